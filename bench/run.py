@@ -1,0 +1,31 @@
+"""`make bench`: runs every benchmark in bench/ and prints the figures (one core)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+MODULES = ["bench.bench_analysis", "bench.bench_engine", "bench.bench_bots"]
+
+
+def main() -> int:
+    print(f"{'benchmark':<58} {'figure':>14}  target")
+    for name in MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                continue
+            raise
+        for label, value, unit, target in mod.run():
+            tgt = f">= {target:,.0f}{unit}" if target else ""
+            mark = "" if not target else ("  ok" if value >= target else "  BELOW TARGET")
+            print(f"{label:<58} {value:>14,.2f}  {tgt}{mark}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

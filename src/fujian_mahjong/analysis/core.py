@@ -1,0 +1,360 @@
+"""R7 hand analysis with golds: win, waits, readiness, shanten and decompositions.
+
+Representation: a concealed hand is a count vector over the 27 suited kinds (index = kind).
+Every tile of the gold kind in the hand is a gold (R5: the indicator is out of play, the
+other three copies are golds), i.e. a wildcard for any suited kind; the analysis moves
+those into the wildcard count ``w``. The hot-path functions (``*_keys``) take the three
+per-suit keys (see :mod:`.tables`) and ``w`` directly, so a caller keeping the keys
+incrementally (``Hand`` below, or the engine) pays three table lookups per win check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from fujian_mahjong.analysis.tables import POW5, kept, need_table
+from fujian_mahjong.errors import HandError
+from fujian_mahjong.tiles import KIND_STR, NUM_SUITED, fmt
+
+_T = need_table()
+ALL_SUITED = tuple(range(NUM_SUITED))
+
+
+def split_keys(counts: Sequence[int], gold: int | None) -> tuple[int, int, int, int]:
+    """Per-suit keys and the number of golds of a 27-count hand."""
+    k = [0, 0, 0]
+    for kind in range(NUM_SUITED):
+        n = counts[kind]
+        if n and kind != gold:
+            k[kind // 9] += n * POW5[kind % 9]
+    w = counts[gold] if gold is not None and gold < NUM_SUITED else 0
+    return k[0], k[1], k[2], w
+
+
+def need_keys(k0: int, k1: int, k2: int) -> int:
+    """Fewest jokers that complete the natural tiles into melds plus one pair."""
+    a = _T[k0]
+    b = _T[k1]
+    c = _T[k2]
+    d = min(a & 3, b & 3, c & 3, 3)
+    return (a >> 2) + (b >> 2) + (c >> 2) + d - 1
+
+
+def is_win_keys(k0: int, k1: int, k2: int, w: int) -> bool:
+    """Hot path: a 3k+2 hand given as suit keys and golds wins. Size is not checked."""
+    a = _T[k0]
+    b = _T[k1]
+    c = _T[k2]
+    d = min(a & 3, b & 3, c & 3, 3)
+    return (a >> 2) + (b >> 2) + (c >> 2) + d - 1 <= w
+
+
+@cache
+def _need_generic(digits: tuple[int, ...]) -> tuple[int, int]:
+    """(f, fp) for one suit with any counts (used only when a count would reach 5)."""
+    if not any(digits):
+        return 0, 2
+    i = next(j for j, x in enumerate(digits) if x)
+    best = bestp = 99
+
+    def sub(*used: int) -> tuple[int, int]:
+        d = list(digits)
+        for u in used:
+            d[u] -= 1
+        return _need_generic(tuple(d))
+
+    a = digits[i]
+    for j in range(1, min(a, 3) + 1):
+        f, fp = sub(*([i] * j))
+        best = min(best, f + 3 - j)
+        bestp = min(bestp, fp + 3 - j)
+        if j <= 2:
+            bestp = min(bestp, f + 2 - j)
+    if i <= 6:
+        for ub in (0, 1) if digits[i + 1] else (0,):
+            for uc in (0, 1) if digits[i + 2] else (0,):
+                used = [i] + ([i + 1] if ub else []) + ([i + 2] if uc else [])
+                f, fp = sub(*used)
+                best = min(best, f + 3 - len(used))
+                bestp = min(bestp, fp + 3 - len(used))
+    if 1 <= i <= 7 and digits[i + 1]:
+        f, fp = sub(i, i + 1)
+        best = min(best, f + 1)
+        bestp = min(bestp, fp + 1)
+    return best, min(bestp, best + 2)
+
+
+def _suit_value(key: int, extra: int) -> tuple[int, int]:
+    """(f, d) of a suit key with one more tile of rank ``extra`` (may make a count 5)."""
+    if (key // POW5[extra]) % 5 == 4:
+        digs = []
+        k = key
+        for _ in range(9):
+            k, r = divmod(k, 5)
+            digs.append(r)
+        digs[extra] += 1
+        f, fp = _need_generic(tuple(digs))
+        return f, fp - f
+    v = _T[key + POW5[extra]]
+    return v >> 2, (v & 3) - 1
+
+
+def waits_keys(k0: int, k1: int, k2: int, w: int, gold: int | None) -> list[int]:
+    """Hot path: the suited kinds whose addition makes a 3k+1 hand win (D-13, by shape)."""
+    keys = (k0, k1, k2)
+    vals = (_T[k0], _T[k1], _T[k2])
+    fs = [v >> 2 for v in vals]
+    ds = [(v & 3) - 1 for v in vals]
+    ftot = fs[0] + fs[1] + fs[2]
+    # Ready = wins with one more gold. Not ready -> no waits at all.
+    if ftot + min(ds[0], ds[1], ds[2], 2) > w + 1:
+        return []
+    out: list[int] = []
+    for s in range(3):
+        others_f = ftot - fs[s]
+        others_d = min(ds[(s + 1) % 3], ds[(s + 2) % 3], 2)
+        key = keys[s]
+        base = 9 * s
+        for r in range(9):
+            kind = base + r
+            if kind == gold:
+                out.append(kind)  # a natural tile of the gold kind is a gold: hand is ready
+                continue
+            f, d = _suit_value(key, r)
+            if others_f + f + min(others_d, d) <= w:
+                out.append(kind)
+    return out
+
+
+def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int) -> int:
+    """Hot path: shanten of a hand that must make ``melds`` melds + a pair.
+
+    It is ``3*melds + 1 - w - kept`` where ``kept`` is the most natural tiles that fit
+    into ``melds`` partial melds plus a partial pair (golds and draws fill the rest).
+    """
+    a = kept(k0)
+    b = kept(k1)
+    c = kept(k2)
+    best = 0
+    for j0 in range(melds + 1):
+        a0 = a[j0]
+        ap = a[6 + j0]
+        for j1 in range(melds - j0 + 1):
+            j2 = melds - j0 - j1
+            b1 = b[j1]
+            c2 = c[j2]
+            v = max(ap + b1 + c2, a0 + b[6 + j1] + c2, a0 + b1 + c[6 + j2])
+            if v > best:
+                best = v
+    return 3 * melds + 1 - w - best
+
+
+# ----------------------------------------------------------------------------------------
+# Validated, convenient API over 27-count vectors
+
+
+def _check(counts: Sequence[int], gold: int | None, exposed: int, sizes: tuple[int, ...]) -> int:
+    if len(counts) != NUM_SUITED:
+        raise HandError(f"a hand is 27 suited counts, got {len(counts)}")
+    if not 0 <= exposed <= 5:
+        raise HandError(f"exposed melds must be 0-5, got {exposed}")
+    if gold is not None and not 0 <= gold < NUM_SUITED:
+        raise HandError(f"the gold must be a suited kind, got {gold}")
+    for kind, n in enumerate(counts):
+        if n < 0 or n > 4:
+            raise HandError(f"{n} copies of {KIND_STR[kind]}: a kind has at most 4")
+    total = sum(counts)
+    want = [3 * (5 - exposed) + s for s in sizes]
+    if total not in want:
+        raise HandError(
+            f"hand has {total} tiles; with {exposed} exposed melds it must have "
+            + " or ".join(str(x) for x in want)
+        )
+    return total
+
+
+def is_win(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
+    """R7: the 3k+2 hand is exactly (5 - exposed) melds + one pair, golds as wildcards."""
+    _check(counts, gold, exposed, (2,))
+    return is_win_keys(*split_keys(counts, gold))
+
+
+def waits(counts: Sequence[int], gold: int | None, exposed: int = 0) -> list[int]:
+    """R7/D-13: the suited kinds whose addition wins, for a 3k+1 hand."""
+    _check(counts, gold, exposed, (1,))
+    k0, k1, k2, w = split_keys(counts, gold)
+    return waits_keys(k0, k1, k2, w, gold)
+
+
+def is_ready(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
+    """D-13: ready (听牌) means the 3k+1 hand plus one gold would win."""
+    _check(counts, gold, exposed, (1,))
+    k0, k1, k2, w = split_keys(counts, gold)
+    return is_win_keys(k0, k1, k2, w + 1)
+
+
+def is_any_tile_ready(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
+    """R8 闲金: the 3k+1 hand wins with ANY of the 27 suited kinds."""
+    return len(waits(counts, gold, exposed)) == NUM_SUITED
+
+
+def shanten(counts: Sequence[int], gold: int | None, exposed: int = 0) -> int:
+    """-1 complete, 0 ready (3k+1); for an incomplete 3k+2 hand, the best over one discard."""
+    _check(counts, gold, exposed, (1, 2))
+    k0, k1, k2, w = split_keys(counts, gold)
+    return shanten_keys(k0, k1, k2, w, 5 - exposed)
+
+
+# ----------------------------------------------------------------------------------------
+# Decompositions (for scoring: 金雀, 金龙, 清一色 with golds as themselves …)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Group:
+    """One meld or the pair of a decomposition.
+
+    ``tiles`` are the kinds the group stands for (sorted); ``golds`` the kinds that golds
+    stand for inside it (a sub-multiset of ``tiles``; equal to the gold kind when a gold is
+    used as itself).
+    """
+
+    type: str  # "chow" | "pong" | "pair"
+    tiles: tuple[int, ...]
+    golds: tuple[int, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "type": self.type,
+            "tiles": fmt(self.tiles),
+            "golds": [KIND_STR[k] for k in self.golds],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """A concealed hand split into melds and one pair (R7), with the golds' roles."""
+
+    groups: tuple[Group, ...]
+    gold: int | None
+
+    @property
+    def pair(self) -> Group:
+        return next(g for g in self.groups if g.type == "pair")
+
+    @property
+    def melds(self) -> tuple[Group, ...]:
+        return tuple(g for g in self.groups if g.type != "pair")
+
+    @property
+    def gold_pair(self) -> bool:
+        """金雀: the pair is two golds."""
+        return len(self.pair.golds) == 2
+
+    @property
+    def gold_pong_of_gold(self) -> bool:
+        """金龙: three golds form a pong of the gold kind itself."""
+        return any(
+            g.type == "pong" and len(g.golds) == 3 and g.tiles[0] == self.gold for g in self.groups
+        )
+
+    @property
+    def golds_as_themselves(self) -> bool:
+        """No gold substitutes any other kind."""
+        return all(k == self.gold for g in self.groups for k in g.golds)
+
+    @property
+    def golds_only_in_pair(self) -> bool:
+        return all(not g.golds for g in self.groups if g.type != "pair")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "melds": [g.to_json() for g in self.melds],
+            "pair": self.pair.to_json(),
+        }
+
+
+def decompositions(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, limit: int = 1000
+) -> list[Decomposition]:
+    """All distinct ways a 3k+2 hand splits into melds + one pair, golds as wildcards."""
+    _check(counts, gold, exposed, (2,))
+    k0, k1, k2, w = split_keys(counts, gold)
+    if not is_win_keys(k0, k1, k2, w):
+        return []
+    nat = [0 if k == gold else counts[k] for k in range(NUM_SUITED)]
+    g = gold if gold is not None else 0
+    found: set[tuple[Group, ...]] = set()
+    _enumerate(nat, w, g, False, [], found, limit)
+    return [Decomposition(gs, gold) for gs in sorted(found)]
+
+
+def _enumerate(
+    nat: list[int],
+    w: int,
+    gold: int,
+    have_pair: bool,
+    acc: list[Group],
+    found: set[tuple[Group, ...]],
+    limit: int,
+) -> None:
+    if len(found) >= limit:
+        return
+    i = next((k for k in range(NUM_SUITED) if nat[k]), -1)
+    if i < 0:
+        # Only golds remain: they stand for the gold kind itself (pair and pongs).
+        rest = list(acc)
+        left = w
+        if not have_pair:
+            if left < 2:
+                return
+            rest.append(Group("pair", (gold, gold), (gold, gold)))
+            left -= 2
+        if left % 3:
+            return
+        for _ in range(left // 3):
+            rest.append(Group("pong", (gold,) * 3, (gold,) * 3))
+        found.add(tuple(sorted(rest)))
+        return
+    r = i % 9
+    base = i - r
+
+    def attempt(group: Group, used: Iterable[int], golds: int, pair: bool) -> None:
+        if golds > w:
+            return
+        used = list(used)
+        for u in used:
+            nat[u] -= 1
+        if all(nat[u] >= 0 for u in used):
+            acc.append(group)
+            _enumerate(nat, w - golds, gold, pair, acc, found, limit)
+            acc.pop()
+        for u in used:
+            nat[u] += 1
+
+    for j in range(1, min(nat[i], 3) + 1):
+        attempt(Group("pong", (i, i, i), (i,) * (3 - j)), [i] * j, 3 - j, have_pair)
+    if not have_pair:
+        for j in range(1, min(nat[i], 2) + 1):
+            attempt(Group("pair", (i, i), (i,) * (2 - j)), [i] * j, 2 - j, True)
+    # chows containing i, with i as the lowest natural tile of the chow
+    for start in (r - 2, r - 1, r):
+        if start < 0 or start > 6:
+            continue
+        ranks = [start, start + 1, start + 2]
+        lower = [x for x in ranks if x < r]  # below i: no naturals left there, must be golds
+        upper = [x for x in ranks if x > r]
+        for mask in range(1 << len(upper)):
+            naturals = [base + r] + [base + x for b, x in enumerate(upper) if mask >> b & 1]
+            gold_for = [base + x for x in lower] + [
+                base + x for b, x in enumerate(upper) if not mask >> b & 1
+            ]
+            if any(nat[k] == 0 for k in naturals[1:]):
+                continue
+            attempt(
+                Group("chow", tuple(base + x for x in ranks), tuple(sorted(gold_for))),
+                naturals,
+                len(gold_for),
+                have_pair,
+            )

@@ -1,0 +1,205 @@
+"""Per-suit lookup tables for hand analysis (查表法, R7).
+
+A suit's tiles are a count vector ``c[0..8]`` (each 0–4) encoded as the base-5 integer
+``key = sum(c[i] * 5**i)``; golds are wildcards (jokers) for any suited kind.
+
+The *need table* (one byte per key, 5**9 = 1,953,125 keys) stores, for the tiles of one suit:
+
+* ``f``: the fewest jokers that complete ALL of them into melds (chows/pongs), and
+* ``d = fp - f`` where ``fp`` is the fewest jokers completing them into melds plus exactly
+  one pair (``fp <= f + 2``: a pair of two jokers; ``d`` is always in -1..2),
+
+packed as ``f * 4 + (d + 1)``. A whole hand with ``w`` golds wins iff
+``f0 + f1 + f2 + min(d0, d1, d2, 2) <= w`` (leftover jokers form pongs; copy limits are
+ignored, Decision D-13). So a win check is three lookups.
+
+The table is built once (``python -m fujian_mahjong.analysis.tables``; it takes about
+10-20 s in CPython) and shipped gzip-compressed in the package as ``need.bin.gz``.
+If the file is missing it is rebuilt on first use and written to the user cache dir.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+POW5 = tuple(5**i for i in range(10))
+NKEYS = 5**9
+_FILE = Path(__file__).with_name("need.bin.gz")
+
+
+def digits(key: int) -> list[int]:
+    """Decode a suit key into its 9 counts."""
+    out = []
+    for _ in range(9):
+        key, r = divmod(key, 5)
+        out.append(r)
+    return out
+
+
+def encode(counts: list[int] | tuple[int, ...]) -> int:
+    """Encode 9 counts (each 0–4) into a suit key."""
+    return sum(c * p for c, p in zip(counts, POW5, strict=False))
+
+
+def build_need_table() -> bytes:
+    """Compute the need table for every suit key by dynamic programming.
+
+    Keys are processed in ascending order; every option removes tiles from the leftmost
+    non-empty rank, so it refers to a smaller key that is already computed.
+    """
+    f = bytearray(NKEYS)
+    fp = bytearray(NKEYS)
+    fp[0] = 2  # R7: the pair made of two jokers
+    p = POW5
+    for key in range(1, NKEYS):
+        # leftmost non-empty rank i and the counts at i, i+1, i+2
+        i = 0
+        k = key
+        while k % 5 == 0:
+            k //= 5
+            i += 1
+        a = k % 5
+        b = (k // 5) % 5 if i <= 7 else 0
+        c = (k // 25) % 5 if i <= 6 else 0
+        pi = p[i]
+        best = 99
+        bestp = 99
+        # pong with j real copies and 3 - j jokers
+        for j in range(1, min(a, 3) + 1):
+            sub = key - j * pi
+            cost = 3 - j
+            if f[sub] + cost < best:
+                best = f[sub] + cost
+            if fp[sub] + cost < bestp:
+                bestp = fp[sub] + cost
+            # pair with j real copies (j <= 2) and 2 - j jokers
+            if j <= 2 and f[sub] + 2 - j < bestp:
+                bestp = f[sub] + 2 - j
+        if i <= 6:
+            # chow i, i+1, i+2: each of i+1, i+2 real if present (or a joker anyway)
+            for use_b in (0, 1) if b else (0,):
+                for use_c in (0, 1) if c else (0,):
+                    sub = key - pi - use_b * p[i + 1] - use_c * p[i + 2]
+                    cost = 2 - use_b - use_c
+                    if f[sub] + cost < best:
+                        best = f[sub] + cost
+                    if fp[sub] + cost < bestp:
+                        bestp = fp[sub] + cost
+        if 1 <= i <= 7 and b:
+            # chow (i-1), i, i+1 with a joker for i-1 (matters for 8-9)
+            sub = key - pi - p[i + 1]
+            if f[sub] + 1 < best:
+                best = f[sub] + 1
+            if fp[sub] + 1 < bestp:
+                bestp = fp[sub] + 1
+        if best + 2 < bestp:
+            bestp = best + 2
+        f[key] = best
+        fp[key] = bestp
+    out = bytearray(NKEYS)
+    for key in range(NKEYS):
+        d = fp[key] - f[key]
+        if not -1 <= d <= 2 or f[key] > 63:
+            raise AssertionError(f"need table invariant broken at key {key}: f={f[key]} d={d}")
+        out[key] = f[key] * 4 + d + 1
+    return bytes(out)
+
+
+def _cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "fujian_mahjong" / "need.bin"
+
+
+@cache
+def need_table() -> bytes:
+    """The need table: shipped in the package, else cached, else built (and cached)."""
+    if _FILE.exists():
+        data = gzip.decompress(_FILE.read_bytes())
+        if len(data) == NKEYS:
+            return data
+    cp = _cache_path()
+    if cp.exists() and cp.stat().st_size == NKEYS:
+        return cp.read_bytes()
+    data = build_need_table()
+    try:
+        cp.parent.mkdir(parents=True, exist_ok=True)
+        cp.write_bytes(data)
+    except OSError:
+        pass  # a read-only home only costs a rebuild next time
+    return data
+
+
+# Kept vectors for shanten: for a suit key, KEPT[key] = (A0..A5, B0..B5) where A[j] is the most
+# real tiles that fit into at most j (partial) melds and B[j] the same plus one (partial) pair.
+# Partial blocks are subsets of a chow or pong: {i}, {ii}, {iii}, {i,i+1}, {i,i+2}, {i,i+1,i+2}.
+# They are computed on first sight of a suit vector and memoised for the process.
+_EMPTY_KEPT = (0,) * 12
+
+
+@cache
+def kept(key: int) -> tuple[int, ...]:
+    if key == 0:
+        return _EMPTY_KEPT
+    i = 0
+    k = key
+    while k % 5 == 0:
+        k //= 5
+        i += 1
+    a = k % 5
+    b = (k // 5) % 5 if i <= 7 else 0
+    c = (k // 25) % 5 if i <= 6 else 0
+    p = POW5
+    pi = p[i]
+    res = list(kept(key - pi))  # drop one copy of rank i
+    blocks: list[tuple[int, int]] = [(pi, 1)]
+    if a >= 2:
+        blocks.append((2 * pi, 2))
+    if a >= 3:
+        blocks.append((3 * pi, 3))
+    if b:
+        blocks.append((pi + p[i + 1], 2))
+    if c:
+        blocks.append((pi + p[i + 2], 2))
+        if b:
+            blocks.append((pi + p[i + 1] + p[i + 2], 3))
+    for used, size in blocks:
+        sub = kept(key - used)
+        for j in range(1, 6):
+            v = sub[j - 1] + size
+            if v > res[j]:
+                res[j] = v
+            v = sub[6 + j - 1] + size
+            if v > res[6 + j]:
+                res[6 + j] = v
+    for used, size in ((pi, 1), (2 * pi, 2)) if a >= 2 else ((pi, 1),):
+        sub = kept(key - used)
+        for j in range(6):
+            v = sub[j] + size
+            if v > res[6 + j]:
+                res[6 + j] = v
+    for j in range(6):
+        if j and res[j - 1] > res[j]:
+            res[j] = res[j - 1]
+        if res[j] > res[6 + j]:
+            res[6 + j] = res[j]
+        if j and res[6 + j - 1] > res[6 + j]:
+            res[6 + j] = res[6 + j - 1]
+    return tuple(res)
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    data = build_need_table()
+    dt = time.perf_counter() - t0
+    _FILE.write_bytes(gzip.compress(data, 9))
+    print(f"built need table: {NKEYS} keys in {dt:.1f} s -> {_FILE} ({_FILE.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    main()

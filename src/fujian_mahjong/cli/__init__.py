@@ -1,0 +1,1 @@
+"""The ``fjmj`` command line."""
