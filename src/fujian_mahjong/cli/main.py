@@ -27,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fjmj",
         description="Fujian gold mahjong (福州麻将 / 三明麻将): analysis, scoring, play, simulation.",
     )
-    sub: SubParsers[_Parser] = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub: SubParsers[_Parser] = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser
+    )
     analyze.add_parser(sub)
     for mod in _optional_modules():
         mod.add_parser(sub)

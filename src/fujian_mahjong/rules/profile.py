@@ -1,0 +1,169 @@
+"""Rule profiles as data (one TOML file each). Engine and scoring branch on named fields,
+never on a profile's name (STYLE.md)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import MISSING, dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fujian_mahjong.errors import ProfileError
+
+PROFILE_DIR = Path(__file__).with_name("profiles")
+BUILTIN = ("fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanming")
+DEFAULT = "fuzhou-tcy"
+
+SPECIAL_KEYS = (
+    "tian_hu",
+    "qiang_jin",
+    "san_jin_dao",
+    "jin_que",
+    "jin_long",
+    "ping_hu",
+    "ping_hu_one_flower",
+    "wu_shui_hu",
+    "qing_yi_se",
+    "jin_kan",
+)
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "dealer_first": ("random", "dice"),
+    "gold_open": ("tail", "dice"),
+    "gold_discard": ("self_draw_only", "forbidden", "free"),
+    "discard_winner": ("jin_que_then_nearest", "highest_score", "nearest"),
+    "streak": ("dealer_wins", "hands_dealt", "wins_and_draws"),
+    "scoring": ("tcy", "bianfeng", "doudou", "sanming"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Every difference between the rule variants, as a named field (RULES.md)."""
+
+    name: str
+    title_zh: str
+    title_en: str
+    players_min: int  # R2
+    players_max: int
+    dealer_first: str  # R2: "random" | "dice"
+    reserve_base: int  # R5 reserve
+    reserve_exposed_kong: int
+    reserve_concealed_kong: int
+    reserve_flower_set: int
+    gold_open: str  # R5: "tail" (Fuzhou) | "dice" (sanming, D-3)
+    gold_discard: str  # R5: "self_draw_only" (D-4) | "forbidden" | "free"
+    rob_kong: bool  # R6 抢杠
+    opening_priority: tuple[str, ...]  # R8 window A
+    discard_winner: str  # R6: "jin_que_then_nearest" | "highest_score" (拦胡) | "nearest"
+    three_golds_on_discard: bool  # R7 斗斗
+    last_group_kongs: bool  # R5 / D-17
+    xian_jin: bool  # R8.4 闲金
+    jin_kan: bool  # R8.5 金坎
+    heavenly_as_rob_gold: bool  # R7: 天胡 scored as 抢金
+    streak: str  # R9
+    scoring: str  # R10 formula
+    base: int  # R10 base (b, n, or sanming's 5)
+    draw_payment: int  # R10 sanming 黄庄
+    specials: tuple[str, ...]  # R7 table: specials that exist here
+    special_values: dict[str, int]  # R10
+    jin_que_pure: bool  # R7: 金雀 needs G = 2 both in the pair (sanming)
+    cap: int = 0  # R10 doudou: T <= cap (0 = none)
+    ping_hu_combo_bonus: int = 0  # R10 doudou +10
+    hand_cap: int = 0  # R11 per-hand loss cap in points (0 = none); a table setting
+
+    def reserve(self, exposed_kongs: int, concealed_kongs: int, sets: int) -> int:
+        """R5: the number of tiles at the end of the wall never drawn from the head."""
+        return (
+            self.reserve_base
+            + self.reserve_exposed_kong * exposed_kongs
+            + self.reserve_concealed_kong * concealed_kongs
+            + self.reserve_flower_set * sets
+        )
+
+    def special_value(self, key: str) -> int:
+        return self.special_values.get(key, 0)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+def _validate(data: dict[str, Any], source: str) -> Profile:
+    kw: dict[str, Any] = {}
+    for f in fields(Profile):
+        if f.name not in data:
+            if f.default is not MISSING:  # optional field with a default
+                continue
+            raise ProfileError(f"{source}: missing field '{f.name}'")
+        v = data[f.name]
+        typ = str(f.type)
+        if typ == "int":
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ProfileError(f"{source}: field '{f.name}' must be a whole number >= 0")
+        elif typ == "bool":
+            if not isinstance(v, bool):
+                raise ProfileError(f"{source}: field '{f.name}' must be true or false")
+        elif typ == "str":
+            if not isinstance(v, str):
+                raise ProfileError(f"{source}: field '{f.name}' must be a string")
+            if f.name in _CHOICES and v not in _CHOICES[f.name]:
+                raise ProfileError(
+                    f"{source}: field '{f.name}' is {v!r}; expected one of {', '.join(_CHOICES[f.name])}"
+                )
+        elif typ.startswith("tuple"):
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise ProfileError(f"{source}: field '{f.name}' must be a list of strings")
+            v = tuple(v)
+        elif typ.startswith("dict"):
+            if not isinstance(v, dict) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in v.values()
+            ):
+                raise ProfileError(f"{source}: field '{f.name}' must be a table of numbers")
+            v = dict(v)
+        kw[f.name] = v
+    unknown = set(data) - {f.name for f in fields(Profile)}
+    if unknown:
+        raise ProfileError(f"{source}: unknown field '{sorted(unknown)[0]}'")
+    p = Profile(**kw)
+    if not 2 <= p.players_min <= p.players_max <= 4:
+        raise ProfileError(
+            f"{source}: field 'players_min'/'players_max' must satisfy 2 <= min <= max <= 4"
+        )
+    for s in p.specials:
+        if s not in SPECIAL_KEYS:
+            raise ProfileError(f"{source}: field 'specials' has unknown special {s!r}")
+    for s in p.special_values:
+        if s not in SPECIAL_KEYS:
+            raise ProfileError(f"{source}: field 'special_values' has unknown special {s!r}")
+    if sorted(p.opening_priority) != ["san_jin_dao", "tian_hu"]:
+        raise ProfileError(f"{source}: field 'opening_priority' must order tian_hu and san_jin_dao")
+    return p
+
+
+def load_profile_file(path: str | Path) -> Profile:
+    """Load and validate a user profile file (TOML)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ProfileError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML: {e}") from None
+    return _validate(data, str(path))
+
+
+@cache
+def get_profile(name_or_path: str = DEFAULT) -> Profile:
+    """A built-in profile by name, or a user profile by TOML path."""
+    if name_or_path in BUILTIN:
+        return load_profile_file(PROFILE_DIR / f"{name_or_path}.toml")
+    if name_or_path.endswith(".toml"):
+        return load_profile_file(name_or_path)
+    raise ProfileError(
+        f"unknown profile {name_or_path!r}; built-in: {', '.join(BUILTIN)} (or a path to a .toml file)"
+    )

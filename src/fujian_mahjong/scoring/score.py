@@ -1,0 +1,319 @@
+"""R7 special hands and R10 scoring: one formula per profile, with a breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fujian_mahjong.analysis import Decomposition, decompositions
+from fujian_mahjong.errors import ScoreInputError
+from fujian_mahjong.scoring.situation import Situation
+from fujian_mahjong.tiles import flower_sets
+
+SPECIAL_NAMES: dict[str, tuple[str, str]] = {
+    "tian_hu": ("天胡", "Heavenly hand"),
+    "qiang_jin": ("抢金", "Rob the gold"),
+    "san_jin_dao": ("三金倒", "Three golds"),
+    "jin_que": ("金雀", "Gold sparrow"),
+    "jin_long": ("金龙", "Gold dragon"),
+    "ping_hu": ("平胡(无花无杠)", "Plain win (no flowers, no kongs)"),
+    "ping_hu_one_flower": ("平胡(一张花)", "Plain win (one flower)"),
+    "wu_shui_hu": ("无水胡", "Clean win (no flowers, kongs or golds)"),
+    "qing_yi_se": ("清一色", "One suit"),
+    "jin_kan": ("金坎", "Gold gap"),
+}
+
+TERM_NAMES: dict[str, tuple[str, str]] = {
+    "flowers": ("花", "flowers (fl)"),
+    "flower_sets": ("套花", "flower sets (2 each)"),
+    "exposed_kongs": ("明杠", "exposed kongs (mk)"),
+    "concealed_kongs": ("暗杠", "concealed kongs (2 each)"),
+    "golds": ("金", "golds (G)"),
+    "streak": ("连庄", "dealer streak"),
+    "base": ("底", "base"),
+    "subtotal": ("小计", "subtotal"),
+    "doubled": ("×2", "x2"),
+    "self_draw_doubled": ("自摸×2", "self-draw x2"),
+    "one": ("1", "one"),
+    "special": ("特殊", "special"),
+    "ping_hu_combo": ("平胡加成", "plain-win combination"),
+    "cap": ("封顶", "cap"),
+    "discard_doubled": ("放胡×2", "discard win x2"),
+    "total": ("每家付", "each payer pays"),
+    "total_discard": ("放胡者付", "the discarder pays"),
+    "draw_payment": ("黄庄庄家付每家", "draw: the dealer pays each player"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    key: str
+    zh: str
+    en: str
+    value: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "zh": self.zh, "en": self.en, "value": self.value}
+
+
+def term(key: str, value: int, suffix: str = "") -> Term:
+    if key in SPECIAL_NAMES:
+        zh, en = SPECIAL_NAMES[key]
+    else:
+        zh, en = TERM_NAMES[key]
+    return Term(key, zh + suffix, en + suffix, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """R10: the points each payer pays (``points``), every seat's payment (zero-sum),
+    the specials of the hand and an ordered breakdown."""
+
+    points: int
+    payments: tuple[int, ...]
+    specials: tuple[str, ...]
+    breakdown: tuple[Term, ...]
+    winner: int | None
+    decomposition: Decomposition | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": self.points,
+            "payments": list(self.payments),
+            "specials": list(self.specials),
+            "breakdown": [t.to_json() for t in self.breakdown],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Quantities:
+    """R10 common quantities for the winner."""
+
+    fl: int
+    sets: int
+    mk: int
+    ak: int
+    G: int
+    L: int
+
+
+def quantities(sit: Situation) -> Quantities:
+    assert sit.gold is not None
+    return Quantities(
+        fl=len(sit.flowers),
+        sets=flower_sets(sit.flowers),
+        mk=sum(1 for m in sit.melds if m.is_exposed_kong),
+        ak=sum(1 for m in sit.melds if m.type == "kong_concealed"),
+        G=sum(1 for k in sit.hand if k == sit.gold),
+        L=sit.streak,
+    )
+
+
+def detect_specials(sit: Situation, dec: Decomposition | None, q: Quantities) -> list[str]:
+    """R7 table: the specials of the hand under one reading, limited to the profile's."""
+    p = sit.profile
+    found: list[str] = []
+    g3 = q.G - (1 if sit.win == "rob_gold" else 0)  # D-15: a robbed gold never counts
+    kongs = q.mk + q.ak
+    if sit.win == "heavenly":
+        found.append("qiang_jin" if p.heavenly_as_rob_gold else "tian_hu")
+    if sit.win == "rob_gold":
+        found.append("qiang_jin")
+    if g3 >= 3:
+        found.append("san_jin_dao")
+    if dec is not None and dec.gold_pair and (not p.jin_que_pure or q.G == 2):
+        found.append("jin_que")
+    if dec is not None and q.G == 3 and dec.gold_pong_of_gold:
+        found.append("jin_long")
+    if q.fl == 0 and kongs == 0:
+        found.append("ping_hu")
+        if q.G == 0:
+            found.append("wu_shui_hu")
+    if q.fl == 1 and kongs == 0:
+        found.append("ping_hu_one_flower")
+    if dec is not None and dec.golds_as_themselves:
+        suited = [*sit.hand, *(k for m in sit.melds for k in m.tiles)]
+        if len({k // 9 for k in suited}) == 1:
+            found.append("qing_yi_se")
+    if (
+        sit.jinkan_declared
+        and sit.self_draw
+        and sit.winning_tile is not None
+        and sit.winning_tile == sit.gold
+    ):
+        found.append("jin_kan")
+    seen = dict.fromkeys(k for k in found if k in p.specials)
+    return list(seen)
+
+
+def _max_special(sit: Situation, specials: list[str]) -> tuple[str | None, int]:
+    best: str | None = None
+    val = 0
+    for s in specials:
+        v = sit.profile.special_value(s)
+        # on a tie prefer a special other than 平胡 (it may combine, doudou +10)
+        if v > val or (v == val and best in ("ping_hu", "ping_hu_one_flower")):
+            best, val = s, v
+    return best, val
+
+
+Formula = Callable[[Situation, Quantities, list[str]], tuple[int, list[Term]]]
+
+
+def _flower_terms(q: Quantities, gold_term: bool, sets_weight: int = 2) -> list[Term]:
+    terms = [term("flowers", q.fl)]
+    if sets_weight:
+        terms.append(term("flower_sets", sets_weight * q.sets))
+    terms += [term("exposed_kongs", q.mk), term("concealed_kongs", 2 * q.ak)]
+    if gold_term:
+        terms.append(term("golds", q.G))
+    return terms
+
+
+def formula_tcy(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
+    """fuzhou-tcy: F = fl + 2·sets + mk + 2·ak; X = (F + G + L + 5) × 2 + S (max special)."""
+    f = q.fl + 2 * q.sets + q.mk + 2 * q.ak
+    sub = f + q.G + q.L + 5
+    best, s = _max_special(sit, specials)
+    terms = [*_flower_terms(q, True), term("streak", q.L), term("base", 5), term("subtotal", sub)]
+    terms.append(term("doubled", sub * 2))
+    if best:
+        terms.append(term(best, s))
+    return sub * 2 + s, terms
+
+
+def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
+    """fuzhou-bianfeng: H = fl + 2·sets + mk + 2·ak + G; X = 2·(b(1+L) + bH), or with a
+    special m: X = b(m + L) + 2bH (D-10)."""
+    b = sit.base or sit.profile.base
+    h = q.fl + 2 * q.sets + q.mk + 2 * q.ak + q.G
+    best, m = _max_special(sit, specials)
+    terms = [*_flower_terms(q, True), term("subtotal", h)]
+    terms.append(term("base", b))
+    terms.append(term("streak", q.L))
+    if best:
+        terms.append(term(best, m))
+        return b * (m + q.L) + 2 * b * h, terms
+    terms.append(term("one", 1))
+    return 2 * (b * (1 + q.L) + b * h), terms
+
+
+def formula_doudou(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
+    """fuzhou-doudou: B = 1 + G + fl + mk + 2·ak + 2·sets; T = B (discard), 2B (self-draw),
+    2B + m with a special (+10 with 平胡); T ≤ 202; + 2·max(k−1, 0); × n (× 2 for a discard)."""
+    p = sit.profile
+    n = sit.base or p.base
+    b = 1 + q.G + q.fl + q.mk + 2 * q.ak + 2 * q.sets
+    best, m = _max_special(sit, specials)
+    terms = [term("one", 1), *_flower_terms(q, True), term("subtotal", b)]
+    if best:
+        t = 2 * b + m
+        terms += [term("self_draw_doubled", 2 * b), term(best, m)]
+        if best in ("qiang_jin", "san_jin_dao", "jin_que") and "ping_hu" in specials:
+            t += p.ping_hu_combo_bonus
+            terms.append(term("ping_hu_combo", p.ping_hu_combo_bonus))
+    elif sit.self_draw:
+        t = 2 * b
+        terms.append(term("self_draw_doubled", t))
+    else:
+        t = b
+    if p.cap and t > p.cap:
+        terms.append(term("cap", p.cap))
+        t = p.cap
+    streak = 2 * max(q.L - 1, 0)
+    terms.append(term("streak", streak))
+    t += streak
+    terms.append(term("base", n))
+    x = t * n
+    if not sit.self_draw:
+        x *= 2
+        terms.append(term("discard_doubled", x))
+    return x, terms
+
+
+def formula_sanming(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
+    """sanming: F = fl + mk + 2·ak; S = sum of specials (D-12); discard X = F + L + G + 5 + S;
+    self-draw X = (F + L + G + 5)·2 + S."""
+    base = sit.base or sit.profile.base
+    sub = q.fl + q.mk + 2 * q.ak + q.L + q.G + base
+    terms = [*_flower_terms(q, True, sets_weight=0), term("streak", q.L), term("base", base)]
+    terms.append(term("subtotal", sub))
+    x = sub
+    if sit.self_draw:
+        x = sub * 2
+        terms.append(term("self_draw_doubled", x))
+    for s in specials:
+        v = sit.profile.special_value(s)
+        terms.append(term(s, v))
+        x += v
+    return x, terms
+
+
+FORMULAS: dict[str, Formula] = {
+    "tcy": formula_tcy,
+    "bianfeng": formula_bianfeng,
+    "doudou": formula_doudou,
+    "sanming": formula_sanming,
+}
+
+
+def _payments(sit: Situation, x: int) -> tuple[int, ...]:
+    pay = [0] * sit.seats
+    assert sit.winner is not None
+    if sit.self_draw:
+        for s in range(sit.seats):
+            if s != sit.winner:
+                pay[s] = -x
+        pay[sit.winner] = x * (sit.seats - 1)
+    else:
+        assert sit.discarder is not None
+        pay[sit.discarder] = -x
+        pay[sit.winner] = x
+    return tuple(pay)
+
+
+def score_draw(sit: Situation) -> Score:
+    """R10 sanming 黄庄: the dealer pays each other player ``draw_payment``."""
+    d = sit.profile.draw_payment
+    pay = [0] * sit.seats
+    if d:
+        for s in range(sit.seats):
+            if s != sit.dealer:
+                pay[s] = d
+        pay[sit.dealer] = -d * (sit.seats - 1)
+    return Score(d, tuple(pay), (), (term("draw_payment", d),), None)
+
+
+def readings(sit: Situation) -> list[Decomposition | None]:
+    """Every valid reading of the winner's hand (R7: the most favourable one is scored)."""
+    counts = [0] * 27
+    for k in sit.hand:
+        counts[k] += 1
+    decs: list[Decomposition | None] = list(decompositions(counts, sit.gold, len(sit.melds)))
+    if not decs:
+        g3 = counts[sit.gold] if sit.gold is not None else 0
+        if sit.win == "rob_gold":
+            g3 -= 1
+        if sit.win in ("three_golds",) or (g3 >= 3 and sit.self_draw):
+            return [None]  # R7: 三金倒 needs no complete shape
+        raise ScoreInputError("field 'hand': the hand is not a winning hand (5 melds + 1 pair, R7)")
+    return decs
+
+
+def score(sit: Situation) -> Score:
+    """R10: score a win situation under the most favourable reading of the hand (R7)."""
+    if sit.win == "draw":
+        return score_draw(sit)
+    q = quantities(sit)
+    formula = FORMULAS[sit.profile.scoring]
+    best: tuple[int, list[Term], list[str], Decomposition | None] | None = None
+    for dec in readings(sit):
+        specials = detect_specials(sit, dec, q)
+        x, terms = formula(sit, q, specials)
+        if best is None or x > best[0]:
+            best = (x, terms, specials, dec)
+    assert best is not None
+    x, terms, specials, dec = best
+    terms = [*terms, term("total" if sit.self_draw else "total_discard", x)]
+    return Score(x, _payments(sit, x), tuple(specials), tuple(terms), sit.winner, dec)
