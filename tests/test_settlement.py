@@ -42,8 +42,8 @@ def test_levels_table_r11() -> None:
     assert level_for(0).level == 1 and level_for(0).title == "待业" and level_for(0).rank == "麻袋"
     assert level_for(99).level == 1 and level_for(100).level == 2
     assert level_for(100).title == "临时工" and level_for(100).rank == "街头一段"
-    assert level_for(838860799).level == 23
-    top = level_for(838860800)
+    assert level_for(419430399).level == 23
+    top = level_for(419430400)  # level 23's "next" figure reaches the top level
     assert (
         top.level == 24 and top.title == "财神" and top.rank == "麻将无敌" and top.next_at is None
     )
