@@ -290,6 +290,8 @@ def readings(sit: Situation) -> list[Decomposition | None]:
     counts = [0] * 27
     for k in sit.hand:
         counts[k] += 1
+    if sit.win == "three_golds" and len(sit.hand) % 3 == 1:
+        return [None]  # R7/R8: declared on a 3k+1 hand (window A, or 斗斗 on a discard)
     decs: list[Decomposition | None] = list(decompositions(counts, sit.gold, len(sit.melds)))
     if not decs:
         g3 = counts[sit.gold] if sit.gold is not None else 0
