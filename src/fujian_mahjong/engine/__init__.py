@@ -2,5 +2,19 @@
 
 from fujian_mahjong.engine.actions import ACTION_TYPES, Action
 from fujian_mahjong.engine.game import Game, break_rotation, seed_commitment
+from fujian_mahjong.engine.match import Match
+from fujian_mahjong.engine.replay import from_jsonl, replay, to_jsonl
+from fujian_mahjong.engine.wall import build_wall
 
-__all__ = ["ACTION_TYPES", "Action", "Game", "break_rotation", "seed_commitment"]
+__all__ = [
+    "ACTION_TYPES",
+    "Action",
+    "Game",
+    "Match",
+    "break_rotation",
+    "build_wall",
+    "from_jsonl",
+    "replay",
+    "seed_commitment",
+    "to_jsonl",
+]

@@ -1,0 +1,460 @@
+"""Rule scenarios: stacked-wall situations with scripted moves and expected outcomes.
+
+A scenario (JSON) deals exactly the given tiles, plays exactly the given moves and checks
+what happens (see docs/scenarios.md). ``load_scenarios`` validates files (ScenarioError:
+file, scenario, field, reason); ``run_scenario`` plays one and returns its checks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fujian_mahjong.engine import ACTION_TYPES, Action, Game, build_wall
+from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
+from fujian_mahjong.rules import get_profile
+from fujian_mahjong.tiles import KIND_STR, fmt, fmt_sorted, parse, parse_kind
+
+STATE_KEYS = ("to_act", "live", "reserve", "wall", "gold", "flowers", "hand", "hand_sizes", "melds", "xian_jin")
+
+
+@dataclass
+class Scenario:
+    name: str
+    source: str
+    data: dict[str, Any]
+    profile: str
+    players: int
+    dealer: int
+    streak: int
+    dice: tuple[int, int]
+    wall: list[int]
+    actions: list[dict[str, Any]]
+    expect: dict[str, Any]
+
+
+@dataclass
+class Check:
+    check: str
+    ok: bool
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.check, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class Outcome:
+    scenario: Scenario
+    checks: list[Check] = field(default_factory=list)
+    game: Game | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        g = self.game
+        result: dict[str, Any] | None = None
+        sc = None
+        if g is not None and g.is_over():
+            result = dict(g.win) if g.win else {"draw": True}
+            s = g.score()
+            sc = {"points": s.points, "payments": list(s.payments)} if s else None
+        return {
+            "name": self.scenario.name,
+            "passed": self.passed,
+            "checks": [c.to_json() for c in self.checks],
+            "result": result,
+            "score": sc,
+        }
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def load_scenarios(path: str | Path) -> list[Scenario]:
+    """Read a ``.json`` (one object, or a list) or ``.jsonl`` file of scenarios."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read: {e.strerror}") from None
+    items: list[Any] = []
+    if path.suffix == ".jsonl":
+        for i, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    items.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    raise ScenarioError(f"{path}: line {i}: not valid JSON ({e.msg})") from None
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}") from None
+        items = data if isinstance(data, list) else [data]
+    return [parse_scenario(item, str(path), i) for i, item in enumerate(items, 1)]
+
+
+def _err(src: str, name: str, fld: str, reason: str) -> ScenarioError:
+    return ScenarioError(f"{src}: scenario {name!r}: field '{fld}': {reason}")
+
+
+def _tiles(src: str, name: str, fld: str, v: Any) -> list[int]:
+    if not isinstance(v, str):
+        raise _err(src, name, fld, f"expected a string of tiles, got {v!r}")
+    try:
+        return parse(v)
+    except MahjongError as e:
+        raise _err(src, name, fld, str(e)) from None
+
+
+def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenario:
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{src}: scenario #{index}: must be a JSON object")
+    name = data.get("name", f"#{index}")
+    if not isinstance(name, str):
+        raise _err(src, f"#{index}", "name", "must be a string")
+    prof_name = data.get("profile", "fuzhou-tcy")
+    try:
+        prof = get_profile(str(prof_name))
+    except MahjongError as e:
+        raise _err(src, name, "profile", str(e)) from None
+    players = data.get("players", 4)
+    if not isinstance(players, int) or not prof.players_min <= players <= prof.players_max:
+        raise _err(src, name, "players", f"{prof.name} plays with {prof.players_min}-{prof.players_max}")
+    dealer = data.get("dealer", 0)
+    if not isinstance(dealer, int) or not 0 <= dealer < players:
+        raise _err(src, name, "dealer", f"must be a seat 0-{players - 1}")
+    streak = data.get("streak", 0)
+    if not isinstance(streak, int) or streak < 0:
+        raise _err(src, name, "streak", "must be a whole number >= 0")
+    dice = data.get("dice", [1, 1])
+    if (
+        not isinstance(dice, list)
+        or len(dice) != 2
+        or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice)
+    ):
+        raise _err(src, name, "dice", "must be two numbers 1-6")
+    if "wall" in data:
+        wall = _tiles(src, name, "wall", data["wall"])
+        if len(wall) != 144:
+            raise _err(src, name, "wall", f"must hold all 144 tiles, got {len(wall)}")
+        try:
+            Game.from_wall(prof, wall, (dice[0], dice[1]), players, dealer, streak)
+        except MahjongError as e:
+            raise _err(src, name, "wall", str(e)) from None
+    else:
+        deal_in = data.get("deal")
+        if not isinstance(deal_in, dict):
+            raise _err(src, name, "deal", "required (or give 'wall'): an object seat -> tiles")
+        deal: dict[int, list[int]] = {}
+        for k, v in deal_in.items():
+            if not str(k).isdigit():
+                raise _err(src, name, "deal", f"key {k!r} is not a seat number")
+            deal[int(k)] = _tiles(src, name, f"deal.{k}", v)
+        draws = _tiles(src, name, "draws", data.get("draws", ""))
+        tail = _tiles(src, name, "tail", data.get("tail", ""))
+        try:
+            wall = build_wall(deal, draws, tail, players, dealer)
+        except MahjongError as e:
+            fld = "deal" if str(e).startswith("deal") else "deal/draws/tail"
+            raise _err(src, name, fld, str(e).removeprefix("deal: ")) from None
+    actions = data.get("actions", [])
+    if not isinstance(actions, list):
+        raise _err(src, name, "actions", "must be a list")
+    for i, a in enumerate(actions, 1):
+        _check_action(src, name, f"actions[{i}]", a, players, need_seat=True)
+    expect = data.get("expect", {})
+    if not isinstance(expect, dict):
+        raise _err(src, name, "expect", "must be an object")
+    _check_expect(src, name, expect, players, len(actions))
+    return Scenario(
+        name, src, data, prof.name, players, dealer, streak, (dice[0], dice[1]), wall, actions, expect
+    )
+
+
+def _check_action(src: str, name: str, fld: str, a: Any, players: int, need_seat: bool) -> None:
+    if not isinstance(a, dict):
+        raise _err(src, name, fld, "must be an object")
+    if need_seat:
+        s = a.get("seat")
+        if not isinstance(s, int) or not 0 <= s < players:
+            raise _err(src, name, f"{fld}.seat", f"must be a seat 0-{players - 1}")
+    do = a.get("do", a.get("type"))
+    if do not in ACTION_TYPES:
+        raise _err(src, name, f"{fld}.do", f"unknown action {do!r} (one of {', '.join(ACTION_TYPES)})")
+    for key in ("tile", "tiles"):
+        if key in a and a[key] is not None:
+            _tiles(src, name, f"{fld}.{key}", a[key])
+    if "tile" in a and a["tile"] is not None and len(parse(str(a["tile"]))) != 1:
+        raise _err(src, name, f"{fld}.tile", "must be exactly one tile")
+
+
+def _check_point(src: str, name: str, fld: str, item: dict[str, Any], n_actions: int) -> None:
+    keys = [k for k in ("after", "before") if k in item]
+    if len(keys) != 1:
+        raise _err(src, name, fld, "needs exactly one of 'after' or 'before'")
+    v = item[keys[0]]
+    hi = n_actions if keys[0] == "after" else n_actions + 1
+    lo = 0 if keys[0] == "after" else 1
+    if not isinstance(v, int) or not lo <= v <= hi:
+        raise _err(src, name, f"{fld}.{keys[0]}", f"must be an action number {lo}-{hi}")
+
+
+def _check_expect(src: str, name: str, ex: dict[str, Any], players: int, n: int) -> None:
+    for key in ex:
+        if key not in ("result", "score", "state", "legal", "illegal"):
+            raise _err(src, name, f"expect.{key}", "unknown expectation")
+    for i, st in enumerate(ex.get("state", []), 1):
+        fld = f"expect.state[{i}]"
+        if not isinstance(st, dict):
+            raise _err(src, name, fld, "must be an object")
+        _check_point(src, name, fld, st, n)
+        for k in st:
+            if k not in (*STATE_KEYS, "after", "before"):
+                raise _err(src, name, f"{fld}.{k}", f"unknown state key (one of {', '.join(STATE_KEYS)})")
+    for i, lg in enumerate(ex.get("legal", []), 1):
+        fld = f"expect.legal[{i}]"
+        if not isinstance(lg, dict):
+            raise _err(src, name, fld, "must be an object")
+        _check_point(src, name, fld, lg, n)
+        for key in ("includes", "excludes"):
+            for j, a in enumerate(lg.get(key, []), 1):
+                _check_action(src, name, f"{fld}.{key}[{j}]", a, players, need_seat=False)
+    for i, il in enumerate(ex.get("illegal", []), 1):
+        fld = f"expect.illegal[{i}]"
+        if not isinstance(il, dict):
+            raise _err(src, name, fld, "must be an object")
+        _check_point(src, name, fld, il, n)
+        if not isinstance(il.get("action"), dict):
+            raise _err(src, name, f"{fld}.action", "required: the action to try")
+        d = il["action"].get("do", il["action"].get("type"))
+        if d not in ACTION_TYPES:
+            raise _err(src, name, f"{fld}.action.do", f"unknown action {d!r}")
+    if "result" in ex and not isinstance(ex["result"], dict):
+        raise _err(src, name, "expect.result", "must be an object")
+    if "score" in ex and not isinstance(ex["score"], dict):
+        raise _err(src, name, "expect.score", "must be an object")
+
+
+# ---------------------------------------------------------------------------- running
+
+
+def _action_of(a: dict[str, Any]) -> Action:
+    d = dict(a)
+    d["type"] = d.pop("do", d.get("type"))
+    return Action.from_json(d)
+
+
+def _matches(pattern: dict[str, Any], act: Action) -> bool:
+    do = pattern.get("do", pattern.get("type"))
+    if do != act.type:
+        return False
+    if pattern.get("tile") is not None and parse_kind(str(pattern["tile"])) != act.tile:
+        return False
+    return not (
+        pattern.get("tiles") is not None and tuple(sorted(parse(str(pattern["tiles"])))) != act.tiles
+    )
+
+
+def _fingerprint(g: Game) -> str:
+    state = {
+        "events": len(g.events),
+        "views": [g.view(s) for s in range(g.n)],
+        "counts": g.counts,
+        "keys": g.keys,
+        "head": g.head,
+        "tail": g.tail,
+        "phase": g.phase,
+        "answers": {s: a.to_json() for s, a in g.answers.items()},
+    }
+    return json.dumps(state, sort_keys=True, default=str)
+
+
+def _auto_moment(g: Game) -> bool:
+    """A moment where several seats may answer (claims, windows) or a last-group kong choice."""
+    return g.phase in ("claims", "window_a") or (g.phase == "turn" and g.last_group)
+
+
+def _auto_pass_one(g: Game) -> None:
+    s = g.to_act()[0]
+    g.apply(s, Action("pass"))
+
+
+def _state_checks(g: Game, st: dict[str, Any], where: str) -> list[Check]:
+    out = []
+    for key, want in st.items():
+        if key in ("after", "before"):
+            continue
+        got: Any
+        ok: bool
+        if key == "to_act":
+            got = g.to_act()
+            ok = sorted(got) == sorted(want)
+        elif key in ("live", "reserve"):
+            got = getattr(g, key)
+            ok = got == want
+        elif key == "wall":
+            got = g.wall_left
+            ok = got == want
+        elif key == "gold":
+            got = KIND_STR[g.gold] if g.gold >= 0 else None
+            ok = got == want
+        elif key == "hand_sizes":
+            got = [g.hand_size(s) for s in range(g.n)]
+            ok = got == want
+        elif key == "xian_jin":
+            got = [s for s in range(g.n) if g.xian_jin[s]]
+            ok = sorted(got) == sorted(want)
+        elif key in ("flowers", "hand"):
+            got = {}
+            ok = True
+            for s, tiles in want.items():
+                seat = int(s)
+                have = g.flowers[seat] if key == "flowers" else g.hand(seat)
+                got[s] = fmt_sorted(have)
+                if sorted(have) != sorted(parse(tiles)):
+                    ok = False
+        elif key == "melds":
+            got = {}
+            ok = True
+            for s, ms in want.items():
+                have = sorted(f"{m.type} {fmt(m.tiles)}" for m in g.melds[int(s)])
+                got[s] = have
+                norm_want = sorted(_norm_meld(x) for x in ms)
+                norm_have = sorted(_norm_meld(x) for x in have)
+                if not all(_meld_eq(a, b) for a, b in zip(norm_want, norm_have, strict=False)) or len(
+                    norm_want
+                ) != len(norm_have):
+                    ok = False
+        else:
+            continue
+        out.append(Check(f"state {key} {where}", ok, "" if ok else f"expected {want!r}, got {got!r}"))
+    return out
+
+
+def _norm_meld(text: str) -> tuple[str, tuple[int, ...]]:
+    typ, _, tiles = str(text).partition(" ")
+    return typ, tuple(sorted(parse(tiles)))
+
+
+def _meld_eq(a: tuple[str, tuple[int, ...]], b: tuple[str, tuple[int, ...]]) -> bool:
+    ta, tb = a[0], b[0]
+    same_type = ta == tb or (ta == "kong" and tb.startswith("kong")) or (tb == "kong" and ta.startswith("kong"))
+    return same_type and a[1] == b[1]
+
+
+def _point_checks(sc: Scenario, g: Game, point: str, n: int) -> list[Check]:
+    out: list[Check] = []
+    ex = sc.expect
+    where = f"{point} {n}"
+    for st in ex.get("state", []):
+        if st.get(point) == n:
+            out += _state_checks(g, st, where)
+    for lg in ex.get("legal", []):
+        if lg.get(point) != n:
+            continue
+        seat = int(lg.get("seat", 0))
+        legal = g.legal_actions(seat)
+        for a in lg.get("includes", []):
+            ok = any(_matches(a, x) for x in legal)
+            out.append(Check(f"legal seat {seat} includes {_fmt_pat(a)} {where}", ok,
+                             "" if ok else f"legal actions: {', '.join(str(x) for x in legal) or 'none'}"))
+        for a in lg.get("excludes", []):
+            bad = [x for x in legal if _matches(a, x)]
+            out.append(Check(f"legal seat {seat} excludes {_fmt_pat(a)} {where}", not bad,
+                             "" if not bad else f"but {', '.join(str(x) for x in bad)} is legal"))
+    for il in ex.get("illegal", []):
+        if il.get(point) != n:
+            continue
+        seat = int(il.get("seat", 0))
+        before = _fingerprint(g)
+        try:
+            g.apply(seat, _action_of(il["action"]))
+            out.append(Check(f"illegal seat {seat} {_fmt_pat(il['action'])} {where}", False,
+                             "the action was accepted"))
+        except IllegalAction as e:
+            same = _fingerprint(g) == before
+            out.append(Check(f"illegal seat {seat} {_fmt_pat(il['action'])} {where}", same,
+                             f"raised: {e}" if same else "raised, but the state changed"))
+    return out
+
+
+def _fmt_pat(a: dict[str, Any]) -> str:
+    do = a.get("do", a.get("type"))
+    extra = a.get("tile") or a.get("tiles") or ""
+    return f"{do} {extra}".strip()
+
+
+def run_scenario(sc: Scenario) -> Outcome:
+    """Play a scenario and evaluate its expectations."""
+    out = Outcome(sc)
+    g = Game.from_wall(sc.profile, sc.wall, sc.dice, sc.players, sc.dealer, sc.streak)
+    out.game = g
+    out.checks += _point_checks(sc, g, "after", 0)
+    acts = sc.actions
+    i = 0
+    failed = False
+    while i < len(acts):
+        a = acts[i]
+        n = i + 1
+        seat = int(a["seat"])
+        if g.is_over():
+            out.checks.append(Check(f"action {n}", False, f"the hand is already over before action {n} ({_fmt_pat(a)} by seat {seat})"))
+            failed = True
+            break
+        if _auto_moment(g) and seat not in g.to_act():
+            _auto_pass_one(g)
+            continue
+        if g.phase == "turn" and seat != g.turn:
+            out.checks.append(Check(f"action {n}", False, f"action {n}: seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn"))
+            failed = True
+            break
+        out.checks += _point_checks(sc, g, "before", n)
+        if g.is_over():  # an illegal-action probe cannot end the hand, but be safe
+            break
+        try:
+            g.apply(seat, _action_of(a))
+        except IllegalAction as e:
+            out.checks.append(Check(f"action {n}", False, f"action {n} ({_fmt_pat(a)} by seat {seat}) is illegal: {e}"))
+            failed = True
+            break
+        out.checks += _point_checks(sc, g, "after", n)
+        i += 1
+    if not failed:
+        while not g.is_over() and _auto_moment(g):
+            _auto_pass_one(g)
+        out.checks += _point_checks(sc, g, "before", len(acts) + 1)
+    ex = sc.expect
+    if "result" in ex:
+        want = ex["result"]
+        if not g.is_over():
+            out.checks.append(Check("result", False, f"the hand is not over (seat(s) {g.to_act()} to act, phase {g.phase})"))
+        elif want.get("draw"):
+            ok = g.win is None
+            out.checks.append(Check("result", ok, "" if ok else f"expected a draw, got {g.win}"))
+        else:
+            got = dict(g.win) if g.win else {"draw": True}
+            diffs = [f"{k}: expected {v!r}, got {got.get(k)!r}" for k, v in want.items() if got.get(k) != v]
+            out.checks.append(Check("result", not diffs, "; ".join(diffs)))
+    if "score" in ex:
+        want = ex["score"]
+        s = g.score() if g.is_over() else None
+        if s is None:
+            out.checks.append(Check("score", False, "the hand is not over"))
+        else:
+            got = {"points": s.points, "payments": list(s.payments), "specials": list(s.specials)}
+            diffs = []
+            for k, v in want.items():
+                gv = got.get(k)
+                if k == "specials":
+                    if sorted(v) != sorted(gv or []):
+                        diffs.append(f"specials: expected {v!r}, got {gv!r}")
+                elif gv != v:
+                    diffs.append(f"{k}: expected {v!r}, got {gv!r}")
+            out.checks.append(Check("score", not diffs, "; ".join(diffs)))
+    return out
