@@ -686,13 +686,15 @@ class Game:
         return self._wins_with(s, k)
 
     def _claim_options(self, o: int, d: int, k: int, window_b: bool) -> list[Action]:
-        if k == self.gold:
-            return []  # R5: a discarded gold can never be claimed
         out: list[Action] = []
+        if window_b and self._is_ready(o):
+            # R8.2: a ready non-dealer may rob the gold (a win on t becomes 抢金); this
+            # takes the indicator, not t, so it holds even when t is a gold
+            out.append(ROB_GOLD)
+        if k == self.gold:
+            return out  # R5: a discarded gold can never be claimed
         if window_b:
-            # R8.2: a ready non-dealer may rob the gold (a win on t becomes 抢金)
-            if self._is_ready(o):
-                out.append(ROB_GOLD)
+            pass
         elif self._may_win_on(o, k, discard=True):
             out.append(WIN)
         if self.profile.three_golds_on_discard and (o + 1) % self.n == d and self.golds(o) == 3:
