@@ -17,7 +17,18 @@ from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
 from fujian_mahjong.rules import get_profile
 from fujian_mahjong.tiles import KIND_STR, fmt, fmt_sorted, parse, parse_kind
 
-STATE_KEYS = ("to_act", "live", "reserve", "wall", "gold", "flowers", "hand", "hand_sizes", "melds", "xian_jin")
+STATE_KEYS = (
+    "to_act",
+    "live",
+    "reserve",
+    "wall",
+    "gold",
+    "flowers",
+    "hand",
+    "hand_sizes",
+    "melds",
+    "xian_jin",
+)
 
 
 @dataclass
@@ -125,7 +136,9 @@ def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenar
         raise _err(src, name, "profile", str(e)) from None
     players = data.get("players", 4)
     if not isinstance(players, int) or not prof.players_min <= players <= prof.players_max:
-        raise _err(src, name, "players", f"{prof.name} plays with {prof.players_min}-{prof.players_max}")
+        raise _err(
+            src, name, "players", f"{prof.name} plays with {prof.players_min}-{prof.players_max}"
+        )
     dealer = data.get("dealer", 0)
     if not isinstance(dealer, int) or not 0 <= dealer < players:
         raise _err(src, name, "dealer", f"must be a seat 0-{players - 1}")
@@ -173,7 +186,17 @@ def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenar
         raise _err(src, name, "expect", "must be an object")
     _check_expect(src, name, expect, players, len(actions))
     return Scenario(
-        name, src, data, prof.name, players, dealer, streak, (dice[0], dice[1]), wall, actions, expect
+        name,
+        src,
+        data,
+        prof.name,
+        players,
+        dealer,
+        streak,
+        (dice[0], dice[1]),
+        wall,
+        actions,
+        expect,
     )
 
 
@@ -186,7 +209,9 @@ def _check_action(src: str, name: str, fld: str, a: Any, players: int, need_seat
             raise _err(src, name, f"{fld}.seat", f"must be a seat 0-{players - 1}")
     do = a.get("do", a.get("type"))
     if do not in ACTION_TYPES:
-        raise _err(src, name, f"{fld}.do", f"unknown action {do!r} (one of {', '.join(ACTION_TYPES)})")
+        raise _err(
+            src, name, f"{fld}.do", f"unknown action {do!r} (one of {', '.join(ACTION_TYPES)})"
+        )
     for key in ("tile", "tiles"):
         if key in a and a[key] is not None:
             _tiles(src, name, f"{fld}.{key}", a[key])
@@ -216,7 +241,9 @@ def _check_expect(src: str, name: str, ex: dict[str, Any], players: int, n: int)
         _check_point(src, name, fld, st, n)
         for k in st:
             if k not in (*STATE_KEYS, "after", "before"):
-                raise _err(src, name, f"{fld}.{k}", f"unknown state key (one of {', '.join(STATE_KEYS)})")
+                raise _err(
+                    src, name, f"{fld}.{k}", f"unknown state key (one of {', '.join(STATE_KEYS)})"
+                )
     for i, lg in enumerate(ex.get("legal", []), 1):
         fld = f"expect.legal[{i}]"
         if not isinstance(lg, dict):
@@ -257,7 +284,8 @@ def _matches(pattern: dict[str, Any], act: Action) -> bool:
     if pattern.get("tile") is not None and parse_kind(str(pattern["tile"])) != act.tile:
         return False
     return not (
-        pattern.get("tiles") is not None and tuple(sorted(parse(str(pattern["tiles"])))) != act.tiles
+        pattern.get("tiles") is not None
+        and tuple(sorted(parse(str(pattern["tiles"])))) != act.tiles
     )
 
 
@@ -323,17 +351,19 @@ def _state_checks(g: Game, st: dict[str, Any], where: str) -> list[Check]:
             got = {}
             ok = True
             for s, ms in want.items():
-                have = sorted(f"{m.type} {fmt(m.tiles)}" for m in g.melds[int(s)])
-                got[s] = have
+                have_melds = sorted(f"{m.type} {fmt(m.tiles)}" for m in g.melds[int(s)])
+                got[s] = have_melds
                 norm_want = sorted(_norm_meld(x) for x in ms)
-                norm_have = sorted(_norm_meld(x) for x in have)
-                if not all(_meld_eq(a, b) for a, b in zip(norm_want, norm_have, strict=False)) or len(
-                    norm_want
-                ) != len(norm_have):
+                norm_have = sorted(_norm_meld(x) for x in have_melds)
+                if not all(
+                    _meld_eq(a, b) for a, b in zip(norm_want, norm_have, strict=False)
+                ) or len(norm_want) != len(norm_have):
                     ok = False
         else:
             continue
-        out.append(Check(f"state {key} {where}", ok, "" if ok else f"expected {want!r}, got {got!r}"))
+        out.append(
+            Check(f"state {key} {where}", ok, "" if ok else f"expected {want!r}, got {got!r}")
+        )
     return out
 
 
@@ -344,7 +374,11 @@ def _norm_meld(text: str) -> tuple[str, tuple[int, ...]]:
 
 def _meld_eq(a: tuple[str, tuple[int, ...]], b: tuple[str, tuple[int, ...]]) -> bool:
     ta, tb = a[0], b[0]
-    same_type = ta == tb or (ta == "kong" and tb.startswith("kong")) or (tb == "kong" and ta.startswith("kong"))
+    same_type = (
+        ta == tb
+        or (ta == "kong" and tb.startswith("kong"))
+        or (tb == "kong" and ta.startswith("kong"))
+    )
     return same_type and a[1] == b[1]
 
 
@@ -362,12 +396,22 @@ def _point_checks(sc: Scenario, g: Game, point: str, n: int) -> list[Check]:
         legal = g.legal_actions(seat)
         for a in lg.get("includes", []):
             ok = any(_matches(a, x) for x in legal)
-            out.append(Check(f"legal seat {seat} includes {_fmt_pat(a)} {where}", ok,
-                             "" if ok else f"legal actions: {', '.join(str(x) for x in legal) or 'none'}"))
+            out.append(
+                Check(
+                    f"legal seat {seat} includes {_fmt_pat(a)} {where}",
+                    ok,
+                    "" if ok else f"legal actions: {', '.join(str(x) for x in legal) or 'none'}",
+                )
+            )
         for a in lg.get("excludes", []):
             bad = [x for x in legal if _matches(a, x)]
-            out.append(Check(f"legal seat {seat} excludes {_fmt_pat(a)} {where}", not bad,
-                             "" if not bad else f"but {', '.join(str(x) for x in bad)} is legal"))
+            out.append(
+                Check(
+                    f"legal seat {seat} excludes {_fmt_pat(a)} {where}",
+                    not bad,
+                    "" if not bad else f"but {', '.join(str(x) for x in bad)} is legal",
+                )
+            )
     for il in ex.get("illegal", []):
         if il.get(point) != n:
             continue
@@ -375,12 +419,22 @@ def _point_checks(sc: Scenario, g: Game, point: str, n: int) -> list[Check]:
         before = _fingerprint(g)
         try:
             g.apply(seat, _action_of(il["action"]))
-            out.append(Check(f"illegal seat {seat} {_fmt_pat(il['action'])} {where}", False,
-                             "the action was accepted"))
+            out.append(
+                Check(
+                    f"illegal seat {seat} {_fmt_pat(il['action'])} {where}",
+                    False,
+                    "the action was accepted",
+                )
+            )
         except IllegalAction as e:
             same = _fingerprint(g) == before
-            out.append(Check(f"illegal seat {seat} {_fmt_pat(il['action'])} {where}", same,
-                             f"raised: {e}" if same else "raised, but the state changed"))
+            out.append(
+                Check(
+                    f"illegal seat {seat} {_fmt_pat(il['action'])} {where}",
+                    same,
+                    f"raised: {e}" if same else "raised, but the state changed",
+                )
+            )
     return out
 
 
@@ -404,14 +458,26 @@ def run_scenario(sc: Scenario) -> Outcome:
         n = i + 1
         seat = int(a["seat"])
         if g.is_over():
-            out.checks.append(Check(f"action {n}", False, f"the hand is already over before action {n} ({_fmt_pat(a)} by seat {seat})"))
+            out.checks.append(
+                Check(
+                    f"action {n}",
+                    False,
+                    f"the hand is already over before action {n} ({_fmt_pat(a)} by seat {seat})",
+                )
+            )
             failed = True
             break
         if _auto_moment(g) and seat not in g.to_act():
             _auto_pass_one(g)
             continue
         if g.phase == "turn" and seat != g.turn:
-            out.checks.append(Check(f"action {n}", False, f"action {n}: seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn"))
+            out.checks.append(
+                Check(
+                    f"action {n}",
+                    False,
+                    f"action {n}: seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn",
+                )
+            )
             failed = True
             break
         out.checks += _point_checks(sc, g, "before", n)
@@ -420,7 +486,13 @@ def run_scenario(sc: Scenario) -> Outcome:
         try:
             g.apply(seat, _action_of(a))
         except IllegalAction as e:
-            out.checks.append(Check(f"action {n}", False, f"action {n} ({_fmt_pat(a)} by seat {seat}) is illegal: {e}"))
+            out.checks.append(
+                Check(
+                    f"action {n}",
+                    False,
+                    f"action {n} ({_fmt_pat(a)} by seat {seat}) is illegal: {e}",
+                )
+            )
             failed = True
             break
         out.checks += _point_checks(sc, g, "after", n)
@@ -433,13 +505,23 @@ def run_scenario(sc: Scenario) -> Outcome:
     if "result" in ex:
         want = ex["result"]
         if not g.is_over():
-            out.checks.append(Check("result", False, f"the hand is not over (seat(s) {g.to_act()} to act, phase {g.phase})"))
+            out.checks.append(
+                Check(
+                    "result",
+                    False,
+                    f"the hand is not over (seat(s) {g.to_act()} to act, phase {g.phase})",
+                )
+            )
         elif want.get("draw"):
             ok = g.win is None
             out.checks.append(Check("result", ok, "" if ok else f"expected a draw, got {g.win}"))
         else:
             got = dict(g.win) if g.win else {"draw": True}
-            diffs = [f"{k}: expected {v!r}, got {got.get(k)!r}" for k, v in want.items() if got.get(k) != v]
+            diffs = [
+                f"{k}: expected {v!r}, got {got.get(k)!r}"
+                for k, v in want.items()
+                if got.get(k) != v
+            ]
             out.checks.append(Check("result", not diffs, "; ".join(diffs)))
     if "score" in ex:
         want = ex["score"]
@@ -447,10 +529,14 @@ def run_scenario(sc: Scenario) -> Outcome:
         if s is None:
             out.checks.append(Check("score", False, "the hand is not over"))
         else:
-            got = {"points": s.points, "payments": list(s.payments), "specials": list(s.specials)}
+            gs: dict[str, Any] = {
+                "points": s.points,
+                "payments": list(s.payments),
+                "specials": list(s.specials),
+            }
             diffs = []
             for k, v in want.items():
-                gv = got.get(k)
+                gv = gs.get(k)
                 if k == "specials":
                     if sorted(v) != sorted(gv or []):
                         diffs.append(f"specials: expected {v!r}, got {gv!r}")

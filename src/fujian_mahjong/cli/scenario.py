@@ -13,7 +13,9 @@ from fujian_mahjong.scenario import Outcome, load_scenarios, run_scenario
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("scenario", help="run rule scenarios (.json / .jsonl) and check expectations")
+    p = sub.add_parser(
+        "scenario", help="run rule scenarios (.json / .jsonl) and check expectations"
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--json", action="store_true", help="one JSON object per scenario")
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
@@ -50,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
         if args.trace and o.game is not None:
             _trace(o.game, args.lang)
         for c in o.checks:
-            print(f"  {'✓' if c.ok else '✗'} {c.check}" + (f": {c.detail}" if c.detail and not c.ok else ""))
+            print(
+                f"  {'✓' if c.ok else '✗'} {c.check}"
+                + (f": {c.detail}" if c.detail and not c.ok else "")
+            )
     if not args.json:
         total = len(outcomes)
         if zh:
