@@ -128,26 +128,61 @@ def waits_keys(k0: int, k1: int, k2: int, w: int, gold: int | None) -> list[int]
     return out
 
 
+_PAIR_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def _pair_vector(k0: int, k1: int) -> tuple[int, ...]:
+    """Kept vectors of two suits combined (max-plus convolution), memoised per key pair."""
+    key = k0 * 1953125 + k1
+    v = _PAIR_CACHE.get(key)
+    if v is not None:
+        return v
+    a = kept(k0)
+    b = kept(k1)
+    out = [0] * 12
+    for j0 in range(6):
+        a0 = a[j0]
+        ap = a[6 + j0]
+        for j1 in range(6 - j0):
+            j = j0 + j1
+            x = a0 + b[j1]
+            if x > out[j]:
+                out[j] = x
+            x = ap + b[j1]
+            y = a0 + b[6 + j1]
+            if y > x:
+                x = y
+            if x > out[6 + j]:
+                out[6 + j] = x
+    for j in range(1, 6):  # at most j melds: monotone
+        if out[j - 1] > out[j]:
+            out[j] = out[j - 1]
+        if out[5 + j] > out[6 + j]:
+            out[6 + j] = out[5 + j]
+    v = tuple(out)
+    if len(_PAIR_CACHE) > 400_000:
+        _PAIR_CACHE.clear()
+    _PAIR_CACHE[key] = v
+    return v
+
+
 def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int) -> int:
     """Hot path: shanten of a hand that must make ``melds`` melds + a pair.
 
     It is ``3*melds + 1 - w - kept`` where ``kept`` is the most natural tiles that fit
     into ``melds`` partial melds plus a partial pair (golds and draws fill the rest).
     """
-    a = kept(k0)
-    b = kept(k1)
+    ab = _pair_vector(k0, k1)
     c = kept(k2)
     best = 0
-    for j0 in range(melds + 1):
-        a0 = a[j0]
-        ap = a[6 + j0]
-        for j1 in range(melds - j0 + 1):
-            j2 = melds - j0 - j1
-            b1 = b[j1]
-            c2 = c[j2]
-            v = max(ap + b1 + c2, a0 + b[6 + j1] + c2, a0 + b1 + c[6 + j2])
-            if v > best:
-                best = v
+    for j in range(melds + 1):
+        r = melds - j
+        x = ab[j] + c[6 + r]
+        y = ab[6 + j] + c[r]
+        if y > x:
+            x = y
+        if x > best:
+            best = x
     return 3 * melds + 1 - w - best
 
 

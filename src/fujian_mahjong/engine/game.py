@@ -30,6 +30,7 @@ from fujian_mahjong.engine.actions import (
     WIN,
     Action,
 )
+from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction, MahjongError
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.scoring import MeldIn, Score, Situation, score
@@ -37,6 +38,11 @@ from fujian_mahjong.tiles import KIND_STR, NUM_TILES, fmt, is_flower, physical_s
 
 EVENT_VERSION = 1
 _K = KIND_STR
+# Shared action values (hot path: legal actions are rebuilt at every decision)
+_DISCARD = tuple(Action("discard", k) for k in range(27))
+_CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(27))
+_ADDED_KONG = tuple(Action("added_kong", k) for k in range(27))
+_ROB_WITH = tuple(Action("rob_gold", k) for k in range(27))
 
 
 def seed_commitment(seed: str) -> str:
@@ -119,6 +125,8 @@ class Game:
         self.win: dict[str, Any] | None = None
         self._score: Score | None = None
         self._situation: Situation | None = None
+        self._legal_stamp = -1
+        self._legal_cache: list[Action] = []
 
     @classmethod
     def new(
@@ -385,7 +393,13 @@ class Game:
     def legal_actions(self, seat: int) -> list[Action]:
         """Everything ``seat`` may do now (R5–R8); empty if it need not act."""
         if self.phase == "turn":
-            return self._turn_actions(seat) if seat == self.turn else []
+            if seat != self.turn:
+                return []
+            stamp = len(self.events)
+            if self._legal_stamp != stamp:
+                self._legal_cache = self._turn_actions(seat)
+                self._legal_stamp = stamp
+            return list(self._legal_cache)
         if self.phase in ("claims", "window_a"):
             if seat in self.pending and seat not in self.answers:
                 return list(self.pending[seat])
@@ -402,7 +416,7 @@ class Game:
             raise IllegalAction(
                 f"seat {seat} may not act now (waiting for seat(s) {self.to_act()})"
             )
-        if action not in legal:
+        if not any(a is action for a in legal) and action not in legal:
             raise IllegalAction(
                 f"seat {seat}: {action} is not legal now; legal: "
                 + ", ".join(str(a) for a in legal)
@@ -445,7 +459,7 @@ class Game:
             # R8.5 金坎 lock: each later draw is discarded unless it wins
             k = self.last_drawn
             if not (k == self.gold and p.gold_discard == "forbidden"):
-                out.append(Action("discard", k))
+                out.append(_DISCARD[k])
             return out
         if self.drew_this_turn or window_b:
             out.extend(self._kong_actions(s))
@@ -454,7 +468,7 @@ class Game:
         # (if only golds are left, discarding one is the only way on: rule-silent fallback)
         for k in range(27):
             if c[k] and not (k == gold and forbid_gold):
-                out.append(Action("discard", k))
+                out.append(_DISCARD[k])
         if window_b:
             # R8.2 庄家抢金: discard t and rob if the 16 tiles left are ready
             k0, k1, k2 = self.keys[s]
@@ -469,7 +483,7 @@ class Game:
                     kk[k // 9] -= POW5[k % 9]
                     ok = is_win_keys(kk[0], kk[1], kk[2], w + 1)
                 if ok:
-                    out.append(Action("rob_gold", k))
+                    out.append(_ROB_WITH[k])
         if p.jin_kan and not locked:
             out.extend(self._jin_kan_actions(s))
         return out
@@ -483,10 +497,10 @@ class Game:
         out = []
         for k in range(27):
             if c[k] == 4 and k != self.gold:
-                out.append(Action("concealed_kong", k))
+                out.append(_CONCEALED_KONG[k])
         for m in self.melds[s]:
             if m.type == "pong" and c[m.tiles[0]]:
-                out.append(Action("added_kong", m.tiles[0]))
+                out.append(_ADDED_KONG[m.tiles[0]])
         return out
 
     def _jin_kan_actions(self, s: int) -> list[Action]:
@@ -948,6 +962,10 @@ class Game:
         return self._score
 
     # ------------------------------------------------------------------ views (R12)
+
+    def seat_view(self, seat: int) -> SeatView:
+        """R12: the seat's view as an object with cheap accessors (for bots)."""
+        return SeatView(self, seat)
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything seat ``seat`` may see (R12) — never another seat's concealed tiles or

@@ -1,0 +1,40 @@
+"""The bot protocol: a bot sees only its seat's view (R12) and returns one action."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Protocol
+
+from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.view import SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A bot's choice with a short explanation (shown by clients as a hint)."""
+
+    action: Action
+    reason: str
+
+
+class Bot(Protocol):
+    """Anything with ``name`` and ``act(view) -> Decision``. Bots keep no hidden state
+    beyond what they saw."""
+
+    name: str
+
+    def act(self, view: SeatView) -> Decision: ...
+
+
+class RandomBot:
+    """Uniform over the legal actions, seeded."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"random-bot:{seed}")
+
+    def act(self, view: SeatView) -> Decision:
+        a = self.rng.choice(view.legal)
+        return Decision(a, "random choice")

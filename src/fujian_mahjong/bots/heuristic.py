@@ -1,0 +1,258 @@
+"""HeuristicBot: a real player built on the table-driven analysis (R7).
+
+Rules it follows, in order:
+
+1. Wins are always taken (自摸, 放胡, 抢杠, 抢金, 天胡). 三金倒 is declared at once, unless
+   the profile pays more for 金龙 than for 三金倒, the hand is ready and at least 16 live
+   tiles remain: then it plays on for 金龙 (it can still declare 三金倒 on a later turn).
+   金坎 is declared when offered (sanming: it locks a ready hand that a gold completes).
+2. Discards: the tile that leaves the lowest shanten (golds counted as wildcards);
+   ties are broken by effective tiles (ukeire: kinds that lower the shanten, weighted by
+   the copies it cannot see), then — late in the hand (live < 24) — by safety (kinds
+   opponents discarded, kinds with many copies visible), then by keeping connected tiles.
+   A gold is never discarded where the profile penalises it unless only golds are left.
+3. Claims (chow/pong/kong) are made only when they lower the shanten, or keep a ready
+   hand ready; a kong is declined while a 平胡 (no flowers, no kongs) is still possible.
+"""
+
+from __future__ import annotations
+
+from fujian_mahjong.analysis import shanten_keys, waits_keys
+from fujian_mahjong.analysis.tables import POW5
+from fujian_mahjong.bots.base import Decision
+from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.tiles import KIND_STR
+
+LATE = 24
+
+
+def _keys_of(c: list[int], gold: int) -> tuple[int, int, int, int]:
+    k = [0, 0, 0]
+    for kind in range(27):
+        n = c[kind]
+        if n and kind != gold:
+            k[kind // 9] += n * POW5[kind % 9]
+    return k[0], k[1], k[2], (c[gold] if gold >= 0 else 0)
+
+
+def _shanten(c: list[int], gold: int, melds: int) -> int:
+    k0, k1, k2, w = _keys_of(c, gold)
+    return shanten_keys(k0, k1, k2, w, melds)
+
+
+class HeuristicBot:
+    """Shanten + effective tiles + late-game safety; explains each decision."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.seed = seed
+
+    # ------------------------------------------------------------------ entry point
+
+    def act(self, view: SeatView) -> Decision:
+        legal = view.legal
+        by_type: dict[str, list[Action]] = {}
+        for a in legal:
+            by_type.setdefault(a.type, []).append(a)
+        if "win" in by_type:
+            return Decision(by_type["win"][0], "win: the hand is complete")
+        if "rob_gold" in by_type:
+            return Decision(by_type["rob_gold"][0], "rob the gold (抢金): the hand is ready")
+        if "three_golds" in by_type:
+            d = self._three_golds(view, by_type["three_golds"][0])
+            if d is not None:
+                return d
+        if view.phase == "claims":
+            return self._claim(view, by_type)
+        if "jin_kan" in by_type:
+            return Decision(by_type["jin_kan"][0], "declare 金坎: a drawn gold wins for +70")
+        if "discard" not in by_type:
+            # last group (sanming kong choice) or a forced pass
+            return self._kong_or_pass(view, by_type)
+        return self._turn(view, by_type)
+
+    # ------------------------------------------------------------------ decisions
+
+    def _three_golds(self, view: SeatView, act: Action) -> Decision | None:
+        if view.special_value("jin_long") > view.special_value("san_jin_dao") and view.live >= 16:
+            melds = 5 - view.exposed(view.seat)
+            c = view.counts
+            if view.phase != "claims" and _shanten(c, view.gold, melds) <= 0:
+                return None  # play on for 金龙
+        return Decision(act, "declare 三金倒 (three golds)")
+
+    def _ping_hu_possible(self, view: SeatView) -> bool:
+        specials = view.has_special
+        if "ping_hu" not in specials and "wu_shui_hu" not in specials:
+            return False
+        fl = len(view.flowers(view.seat))
+        if any(t.startswith("kong") for t, _ in view.melds(view.seat)):
+            return False
+        return fl == 0 or (fl == 1 and "ping_hu_one_flower" in specials)
+
+    def _claim(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
+        pass_ = Action("pass")
+        _, tile = view.claim
+        c = view.counts
+        gold = view.gold
+        melds = 5 - view.exposed(view.seat)
+        now = _shanten(c, gold, melds)
+        best: tuple[int, Action, str] | None = None
+        for a in by.get("kong", []):
+            if self._ping_hu_possible(view):
+                continue
+            c2 = list(c)
+            c2[tile] -= 3
+            s = _shanten(c2, gold, melds - 1)
+            if s <= now:
+                best = (s - 1, a, f"kong {KIND_STR[tile]}: flowers +1, shanten {s}")
+        for a in by.get("pong", []):
+            c2 = list(c)
+            c2[tile] -= 2
+            s = _shanten(c2, gold, melds - 1)
+            if s < now or (s == now == 0):
+                if best is None or s < best[0]:
+                    best = (s, a, f"pong {KIND_STR[tile]}: shanten {now} -> {s}")
+        for a in by.get("chow", []):
+            c2 = list(c)
+            for t in a.tiles:
+                c2[t] -= 1
+            s = _shanten(c2, gold, melds - 1)
+            if s < now or (s == now == 0):
+                if best is None or s < best[0]:
+                    pair = "".join(KIND_STR[t] for t in a.tiles)
+                    best = (s, a, f"chow {KIND_STR[tile]} with {pair}: shanten {now} -> {s}")
+        if best is not None:
+            return Decision(best[1], best[2])
+        return Decision(pass_, f"pass: no claim improves the hand (shanten {now})")
+
+    def _kong_or_pass(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
+        for key in ("concealed_kong", "added_kong"):
+            if by.get(key) and not self._ping_hu_possible(view):
+                return Decision(by[key][0], "kong: more flower points, replacement draw")
+        if "pass" in by:
+            return Decision(by["pass"][0], "pass")
+        return Decision(next(iter(by.values()))[0], "only choice")
+
+    def _turn(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
+        c = view.counts
+        gold = view.gold
+        melds = 5 - view.exposed(view.seat)
+        # kongs first (they keep the shape and add flower points) unless 平胡 is possible
+        if not self._ping_hu_possible(view):
+            cur = None
+            for a in by.get("concealed_kong", []) + by.get("added_kong", []):
+                cur = _shanten(c, gold, melds) if cur is None else cur
+                c2 = list(c)
+                if a.type == "concealed_kong":
+                    c2[a.tile] -= 4
+                    s = _shanten(c2, gold, melds - 1)
+                else:
+                    c2[a.tile] -= 1
+                    s = _shanten(c2, gold, melds)
+                if s <= cur:
+                    return Decision(a, f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}")
+        discards = by["discard"]
+        penal = view.gold_discard_rule != "free"
+        cands = [a for a in discards if not (penal and a.tile == gold)] or discards
+        scored: list[tuple[int, Action]] = []
+        k0, k1, k2, w = _keys_of(c, gold)
+        keys = [k0, k1, k2]
+        for a in cands:
+            t = a.tile
+            if t == gold:
+                s = shanten_keys(k0, k1, k2, w - 1, melds)
+            else:
+                keys[t // 9] -= POW5[t % 9]
+                s = shanten_keys(keys[0], keys[1], keys[2], w, melds)
+                keys[t // 9] += POW5[t % 9]
+            scored.append((s, a))
+        best_s = min(s for s, _ in scored)
+        top = [a for s, a in scored if s == best_s]
+        if len(top) == 1:
+            a = top[0]
+            return Decision(a, f"discard {KIND_STR[a.tile]}: shanten {best_s}")
+        visible = view.visible_counts()
+        late = view.live < LATE
+        danger = self._danger(view) if late else None
+        ranked: list[tuple[float, Action, int]] = []
+        for a in top:
+            c[a.tile] -= 1
+            uke = self._ukeire(c, gold, melds, best_s, visible) if best_s <= 1 else 0
+            c[a.tile] += 1
+            value = self._tile_value(c, a.tile, gold)
+            score = uke * 10 - value
+            if danger is not None:
+                score -= danger[a.tile] * 6
+            ranked.append((score, a, uke))
+        ranked.sort(key=lambda x: -x[0])
+        score, a, uke = ranked[0]
+        why = f"discard {KIND_STR[a.tile]}: shanten {best_s}"
+        if best_s <= 1:
+            why += f", {uke} effective tiles"
+        if late and danger is not None and danger[a.tile] == 0:
+            why += ", safe late in the hand"
+        return Decision(a, why)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _ukeire(self, c: list[int], gold: int, melds: int, s: int, visible: list[int]) -> int:
+        """Unseen copies of the kinds that lower the shanten of a 3k+1 hand."""
+        k0, k1, k2, w = _keys_of(c, gold)
+        if s == 0:
+            kinds = waits_keys(k0, k1, k2, w, gold)
+        else:
+            kinds = []
+            near = set()
+            for k in range(27):
+                if c[k] and k != gold:
+                    base = k - k % 9
+                    for d in (-2, -1, 0, 1, 2):
+                        x = k + d
+                        if base <= x < base + 9:
+                            near.add(x)
+            if gold >= 0 and shanten_keys(k0, k1, k2, w + 1, melds) < s:
+                kinds.append(gold)
+            keys = [k0, k1, k2]
+            for k in near:
+                if c[k] >= 4 or k == gold:
+                    continue
+                su = k // 9
+                keys[su] += POW5[k % 9]
+                if shanten_keys(keys[0], keys[1], keys[2], w, melds) < s:
+                    kinds.append(k)
+                keys[su] -= POW5[k % 9]
+        return sum(max(0, 4 - visible[k] - (1 if k == gold else 0)) for k in kinds)
+
+    @staticmethod
+    def _tile_value(c: list[int], k: int, gold: int) -> float:
+        """How much a tile is worth keeping: neighbours and copies (after removing it)."""
+        if k == gold:
+            return 100.0
+        r = k % 9
+        base = k - r
+        v = 3.0 * c[k]
+        for d, wgt in ((-2, 1.0), (-1, 2.0), (1, 2.0), (2, 1.0)):
+            x = r + d
+            if 0 <= x < 9:
+                v += wgt * c[base + x]
+        if r in (0, 8):
+            v -= 0.5
+        return v
+
+    @staticmethod
+    def _danger(view: SeatView) -> list[int]:
+        """0 for kinds an opponent discarded (or 3+ visible), else 1 (late-game defence)."""
+        d = [1] * 27
+        for s in range(view.players):
+            if s == view.seat:
+                continue
+            for k in view.discards(s):
+                d[k] = 0
+        vis = view.visible_counts()
+        for k in range(27):
+            if vis[k] >= 3:
+                d[k] = 0
+        return d

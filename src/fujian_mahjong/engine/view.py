@@ -1,0 +1,134 @@
+"""R12: a seat's view for bots — the same information as ``Game.view(seat)``, but as an
+object with cheap accessors (the simulator asks for thousands per second).
+
+It exposes only what the seat may see: its own concealed tiles, everyone's melds (a
+concealed kong's kind is hidden from the others), discards and flowers, the gold, tile
+counts, dice and public declarations, and its own legal actions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.engine.actions import Action
+
+if TYPE_CHECKING:
+    from fujian_mahjong.engine.game import Game
+
+
+class SeatView:
+    """Read-only view of one seat (R12)."""
+
+    __slots__ = ("_g", "legal", "seat")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self._g = game
+        self.seat = seat
+        self.legal: list[Action] = game.legal_actions(seat)
+
+    # own information
+    @property
+    def counts(self) -> list[int]:
+        """Own concealed tiles as 27 counts (a copy)."""
+        return list(self._g.counts[self.seat])
+
+    @property
+    def keys(self) -> tuple[int, int, int]:
+        k = self._g.keys[self.seat]
+        return k[0], k[1], k[2]
+
+    @property
+    def drawn(self) -> int:
+        """The tile just drawn by this seat at its own turn, else -1."""
+        g = self._g
+        return g.last_drawn if g.phase == "turn" and g.turn == self.seat and g.drew_this_turn else -1
+
+    # public information
+    @property
+    def players(self) -> int:
+        return self._g.n
+
+    @property
+    def profile_name(self) -> str:
+        return self._g.profile.name
+
+    @property
+    def gold(self) -> int:
+        return self._g.gold
+
+    @property
+    def dealer(self) -> int:
+        return self._g.dealer
+
+    @property
+    def live(self) -> int:
+        return self._g.live
+
+    @property
+    def phase(self) -> str:
+        return self._g.phase
+
+    @property
+    def claim(self) -> tuple[int, int]:
+        """(discarder, tile) of the discard being answered, or (-1, -1)."""
+        g = self._g
+        if g.phase == "claims":
+            return g.claim_from, g.claim_tile
+        return -1, -1
+
+    def melds(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
+        out = []
+        for m in self._g.melds[seat]:
+            if m.type == "kong_concealed" and seat != self.seat:
+                out.append((m.type, ()))
+            else:
+                out.append((m.type, m.tiles))
+        return out
+
+    def exposed(self, seat: int) -> int:
+        return len(self._g.melds[seat])
+
+    def discards(self, seat: int) -> list[int]:
+        return list(self._g.discards[seat])
+
+    def flowers(self, seat: int) -> list[int]:
+        return list(self._g.flowers[seat])
+
+    def hand_size(self, seat: int) -> int:
+        return self._g.hand_size(seat)
+
+    def visible_counts(self) -> list[int]:
+        """How many copies of each suited kind this seat can see (own hand, melds,
+        discards, the gold indicator)."""
+        g = self._g
+        c = list(g.counts[self.seat])
+        for s in range(g.n):
+            for k in g.discards[s]:
+                c[k] += 1
+            for t, tiles in self.melds(s):
+                for k in tiles:
+                    c[k] += 1
+        if g.indicator >= 0:
+            c[g.indicator] += 1
+        return c
+
+    def xian_jin(self, seat: int) -> bool:
+        return self._g.xian_jin[seat]
+
+    def gold_discarded(self, seat: int) -> bool:
+        return self._g.gold_discarded[seat]
+
+    def special_value(self, key: str) -> int:
+        return self._g.profile.special_value(key)
+
+    @property
+    def gold_discard_rule(self) -> str:
+        return self._g.profile.gold_discard
+
+    @property
+    def has_special(self) -> tuple[str, ...]:
+        return self._g.profile.specials
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain JSON view (``Game.view``)."""
+        return self._g.view(self.seat)
