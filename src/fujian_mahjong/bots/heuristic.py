@@ -153,7 +153,9 @@ class HeuristicBot:
                     c2[a.tile] -= 1
                     s = _shanten(c2, gold, melds)
                 if s <= cur:
-                    return Decision(a, f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}")
+                    return Decision(
+                        a, f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}"
+                    )
         discards = by["discard"]
         penal = view.gold_discard_rule != "free"
         cands = [a for a in discards if not (penal and a.tile == gold)] or discards

@@ -41,7 +41,9 @@ class SeatView:
     def drawn(self) -> int:
         """The tile just drawn by this seat at its own turn, else -1."""
         g = self._g
-        return g.last_drawn if g.phase == "turn" and g.turn == self.seat and g.drew_this_turn else -1
+        return (
+            g.last_drawn if g.phase == "turn" and g.turn == self.seat and g.drew_this_turn else -1
+        )
 
     # public information
     @property
@@ -105,7 +107,7 @@ class SeatView:
         for s in range(g.n):
             for k in g.discards[s]:
                 c[k] += 1
-            for t, tiles in self.melds(s):
+            for _t, tiles in self.melds(s):
                 for k in tiles:
                     c[k] += 1
         if g.indicator >= 0:
