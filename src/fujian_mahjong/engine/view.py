@@ -79,7 +79,7 @@ class SeatView:
         return -1, -1
 
     def melds(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
-        out = []
+        out: list[tuple[str, tuple[int, ...]]] = []
         for m in self._g.melds[seat]:
             if m.type == "kong_concealed" and seat != self.seat:
                 out.append((m.type, ()))
