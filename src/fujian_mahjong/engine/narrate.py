@@ -109,8 +109,8 @@ def describe(e: dict[str, Any], lang: str = "zh", viewer: int | None = None) -> 
         a = e["action"]["type"]
         if a in ("discard",):
             return None
-        if a == "pass" and viewer is None:
-            return None
+        if a == "pass" and (viewer is None or s != viewer):
+            return None  # who was asked is not public (R12)
         words = _ACT.get(a, (a, a))
         return f"{who} {words[0]}" if zh else f"{who} {words[1]}"
     if t == "xian_jin":

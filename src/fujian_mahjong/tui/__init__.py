@@ -1,0 +1,1 @@
+"""The terminal client (Textual): ``fjmj play``."""
