@@ -112,3 +112,12 @@ def test_players_outside_profile_rejected() -> None:
     d["players"] = 3
     with pytest.raises(ScenarioError, match="'players'"):
         parse_scenario(d)
+
+
+def test_docs_scenarios_pass() -> None:
+    text = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    blocks = [json.loads(b.split("```", 1)[0]) for b in text.split("```json\n")[1:]]
+    assert len(blocks) == 5
+    for b in blocks:
+        out = run_scenario(parse_scenario(b, "docs/scenarios.md"))
+        assert out.passed, [c for c in out.checks if not c.ok]

@@ -697,3 +697,31 @@ def test_payments_zero_sum_and_winner_gain(i: int, streak: int, winner: int, pro
     assert sum(sc.payments) == 0
     assert sc.payments[winner] == -sum(p for s, p in enumerate(sc.payments) if s != winner)
     assert sc.points > 0
+
+
+def _json_blocks(path: Path) -> list[Any]:
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(b.split("```", 1)[0]) for b in text.split("```json\n")[1:]]
+
+
+def test_docs_scoring_examples_round_trip() -> None:
+    """Every example in docs/scoring.md: `fjmj score` gives the documented result."""
+    blocks = _json_blocks(Path(__file__).resolve().parents[1] / "docs" / "scoring.md")
+    pairs = list(zip(blocks[::2], blocks[1::2], strict=True))
+    assert {sit["profile"] for sit, _ in pairs} == {
+        "fuzhou-tcy",
+        "fuzhou-bianfeng",
+        "fuzhou-doudou",
+        "sanming",
+    }
+    for sit, want in pairs:
+        p = subprocess.run(
+            [sys.executable, "-m", "fujian_mahjong", "score", "--json", "-"],
+            input=json.dumps(sit),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert p.returncode == 0, p.stderr
+        got = json.loads(p.stdout)
+        assert {k: got[k] for k in want} == want
