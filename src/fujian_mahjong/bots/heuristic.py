@@ -245,16 +245,21 @@ class HeuristicBot:
         return v
 
     @staticmethod
-    def _danger(view: SeatView) -> list[int]:
-        """0 for kinds an opponent discarded (or 3+ visible), else 1 (late-game defence)."""
-        d = [1] * 27
-        for s in range(view.players):
-            if s == view.seat:
-                continue
-            for k in view.discards(s):
-                d[k] = 0
+    def _danger(view: SeatView) -> list[float]:
+        """Late-game risk of each kind (0 safe .. 1): a kind an opponent discarded is safe
+        against them; a suit an opponent keeps discarding is less likely to be their wait;
+        a kind with 3+ copies visible is nearly dead."""
+        opps = [s for s in range(view.players) if s != view.seat]
+        d = [0.0] * 27
+        for s in opps:
+            disc = view.discards(s)
+            gone = set(disc)
+            per_suit = [0, 0, 0]
+            for k in disc:
+                per_suit[k // 9] += 1
+            for k in range(27):
+                if k not in gone:
+                    d[k] += 1.0 - min(1.0, per_suit[k // 9] / 6)
         vis = view.visible_counts()
-        for k in range(27):
-            if vis[k] >= 3:
-                d[k] = 0
-        return d
+        n = max(1, len(opps))
+        return [0.0 if vis[k] >= 3 else d[k] / n for k in range(27)]

@@ -170,7 +170,7 @@ def situation_from_json(data: Any) -> Situation:
             raise ScoreInputError(f"field 'winning_tile': {e}") from None
         if winning_tile not in hand:
             raise ScoreInputError(f"field 'winning_tile': {wt} is not in 'hand'")
-    elif win not in ("three_golds",):
+    elif win not in ("three_golds", "heavenly"):
         raise ScoreInputError("field 'winning_tile' is required")
     melds_in = data.get("melds", [])
     if not isinstance(melds_in, list):
