@@ -46,6 +46,16 @@ def encode(counts: list[int] | tuple[int, ...]) -> int:
     return sum(c * p for c, p in zip(counts, POW5, strict=False))
 
 
+def leftmost(key: int) -> tuple[int, int, int, int]:
+    """The leftmost non-empty rank i of a suit key and the counts at i, i+1, i+2."""
+    i = 0
+    k = key
+    while k % 5 == 0:
+        k //= 5
+        i += 1
+    return i, k % 5, (k // 5) % 5 if i <= 7 else 0, (k // 25) % 5 if i <= 6 else 0
+
+
 def build_need_table() -> bytes:
     """Compute the need table for every suit key by dynamic programming.
 
@@ -57,15 +67,7 @@ def build_need_table() -> bytes:
     fp[0] = 2  # R7: the pair made of two jokers
     p = POW5
     for key in range(1, NKEYS):
-        # leftmost non-empty rank i and the counts at i, i+1, i+2
-        i = 0
-        k = key
-        while k % 5 == 0:
-            k //= 5
-            i += 1
-        a = k % 5
-        b = (k // 5) % 5 if i <= 7 else 0
-        c = (k // 25) % 5 if i <= 6 else 0
+        i, a, b, c = leftmost(key)
         pi = p[i]
         best = 99
         bestp = 99
@@ -145,14 +147,7 @@ _EMPTY_KEPT = (0,) * 12
 def kept(key: int) -> tuple[int, ...]:
     if key == 0:
         return _EMPTY_KEPT
-    i = 0
-    k = key
-    while k % 5 == 0:
-        k //= 5
-        i += 1
-    a = k % 5
-    b = (k // 5) % 5 if i <= 7 else 0
-    c = (k // 25) % 5 if i <= 6 else 0
+    i, a, b, c = leftmost(key)
     p = POW5
     pi = p[i]
     res = list(kept(key - pi))  # drop one copy of rank i

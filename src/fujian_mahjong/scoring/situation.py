@@ -103,6 +103,13 @@ def _int(data: dict[str, Any], key: str, lo: int, hi: int, default: int | None =
     return v
 
 
+def _kind(text: str, key: str) -> int:
+    try:
+        return parse_kind(text)
+    except MahjongError as e:
+        raise ScoreInputError(f"field '{key}': {e}") from None
+
+
 def _tiles(data: dict[str, Any], key: str) -> list[int]:
     v = data.get(key, "")
     if not isinstance(v, str):
@@ -137,10 +144,7 @@ def situation_from_json(data: Any) -> Situation:
     gold_s = data.get("gold")
     if not isinstance(gold_s, str):
         raise ScoreInputError("field 'gold' is required (a suited kind such as '5p')")
-    try:
-        gold = parse_kind(gold_s)
-    except MahjongError as e:
-        raise ScoreInputError(f"field 'gold': {e}") from None
+    gold = _kind(gold_s, "gold")
     if is_flower(gold):
         raise ScoreInputError(f"field 'gold': {gold_s} is a flower; the gold is a suited kind")
     winner = _int(data, "winner", 0, seats - 1)
@@ -164,10 +168,7 @@ def situation_from_json(data: Any) -> Situation:
     if wt is not None:
         if not isinstance(wt, str):
             raise ScoreInputError("field 'winning_tile' must be a tile such as '7s'")
-        try:
-            winning_tile = parse_kind(wt)
-        except MahjongError as e:
-            raise ScoreInputError(f"field 'winning_tile': {e}") from None
+        winning_tile = _kind(wt, "winning_tile")
         if winning_tile not in hand:
             raise ScoreInputError(f"field 'winning_tile': {wt} is not in 'hand'")
     elif win not in ("three_golds", "heavenly"):

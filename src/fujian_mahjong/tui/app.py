@@ -178,7 +178,9 @@ class PlayApp(App[None]):
             tile = self.selected_tile()
             real = Action(a.type, tile)
             if real not in self.game.legal_actions(HUMAN):
-                self.message = L(self.lang, "选中的牌不能这样打", "not possible with the selected tile")
+                self.message = L(
+                    self.lang, "选中的牌不能这样打", "not possible with the selected tile"
+                )
                 self.refresh_view()
                 return
             a = real
@@ -255,7 +257,9 @@ class PlayApp(App[None]):
         if g.is_over() or HUMAN not in g.to_act():
             return
         d = self.helper.act(g.seat_view(HUMAN))
-        self.message = L(self.lang, f"提示: {d.action} — {d.reason}", f"Hint: {d.action} — {d.reason}")
+        self.message = L(
+            self.lang, f"提示: {d.action} — {d.reason}", f"Hint: {d.action} — {d.reason}"
+        )
         if d.action.type == "discard":
             order = hand_order(g.view(HUMAN))
             if d.action.tile in order:
@@ -272,8 +276,17 @@ class PlayApp(App[None]):
         sc = g.score()
         if g.win:
             w = g.win
-            kind = describe({"type": "win", "seat": w["winner"], "win": w["win"], "tile": None,
-                             "points": sc.points if sc else 0, "payments": list(sc.payments) if sc else []}, lang)
+            kind = describe(
+                {
+                    "type": "win",
+                    "seat": w["winner"],
+                    "win": w["win"],
+                    "tile": None,
+                    "points": sc.points if sc else 0,
+                    "payments": list(sc.payments) if sc else [],
+                },
+                lang,
+            )
             lines.append(f"{kind}")
         else:
             lines.append(L(lang, "荒庄 (和局)", "Draw: no winner"))
@@ -282,7 +295,9 @@ class PlayApp(App[None]):
             melds = " ".join(
                 f"[{tiles_text(m['tiles'], lang)}]" for m in v["melds"][s] if m["tiles"]
             )
-            lines.append(f"{L(lang, f'{s}号', f'P{s}')}: {tiles_text(hands.get(str(s), ''), lang)} {melds}")
+            lines.append(
+                f"{L(lang, f'{s}号', f'P{s}')}: {tiles_text(hands.get(str(s), ''), lang)} {melds}"
+            )
         if sc is not None:
             terms = [f"{(t.zh if lang == 'zh' else t.en)} {t.value}" for t in sc.breakdown]
             row = ""
@@ -293,8 +308,14 @@ class PlayApp(App[None]):
                 row += ("  " if row else "") + term
             if row:
                 lines.append(row)
-            lines.append(L(lang, "本盘: ", "This hand: ") + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(sc.payments)))
-        lines.append(L(lang, "总分: ", "Match: ") + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(self.match.totals)))
+            lines.append(
+                L(lang, "本盘: ", "This hand: ")
+                + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(sc.payments))
+            )
+        lines.append(
+            L(lang, "总分: ", "Match: ")
+            + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(self.match.totals))
+        )
         return "\n".join(lines)
 
     def log_lines(self, limit: int) -> list[str]:
@@ -309,7 +330,9 @@ class PlayApp(App[None]):
         g = self.game
         lang = self.lang
         v = g.view(HUMAN)
-        self.panel("status").show(status_line(v, self.match.hands_played + (0 if g.is_over() else 1), lang))
+        self.panel("status").show(
+            status_line(v, self.match.hands_played + (0 if g.is_over() else 1), lang)
+        )
         self.panel("seats").show("\n".join(seat_lines(v, lang)))
         n = len(hand_order(v))
         self.selected = min(self.selected, max(0, n - 1))
@@ -321,8 +344,10 @@ class PlayApp(App[None]):
         if self.confirm_quit:
             text.append(L(lang, "确定退出? (y/n)", "Quit the match? (y/n)"), style="bold red")
         elif g.is_over():
-            msg = L(lang, "比赛结束 (q 退出)", "Match over (q to quit)") if self.match_over else L(
-                lang, "n 下一盘  q 退出", "n: next hand  q: quit"
+            msg = (
+                L(lang, "比赛结束 (q 退出)", "Match over (q to quit)")
+                if self.match_over
+                else L(lang, "n 下一盘  q 退出", "n: next hand  q: quit")
             )
             text.append(msg, style="bold")
         else:
