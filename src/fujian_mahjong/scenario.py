@@ -353,11 +353,15 @@ def _state_checks(g: Game, st: dict[str, Any], where: str) -> list[Check]:
             for s, ms in want.items():
                 have_melds = sorted(f"{m.type} {fmt(m.tiles)}" for m in g.melds[int(s)])
                 got[s] = have_melds
-                norm_want = sorted(_norm_meld(x) for x in ms)
-                norm_have = sorted(_norm_meld(x) for x in have_melds)
-                if not all(
-                    _meld_eq(a, b) for a, b in zip(norm_want, norm_have, strict=False)
-                ) or len(norm_want) != len(norm_have):
+                left = [_norm_meld(x) for x in have_melds]
+                for x in ms:
+                    w = _norm_meld(x)
+                    hit = next((h for h in left if _meld_eq(w, h)), None)
+                    if hit is None:
+                        ok = False
+                        break
+                    left.remove(hit)
+                if left:
                     ok = False
         else:
             continue
@@ -367,9 +371,18 @@ def _state_checks(g: Game, st: dict[str, Any], where: str) -> list[Check]:
     return out
 
 
+_MELD_ALIASES = {
+    "exposed_kong": "kong_exposed",
+    "concealed_kong": "kong_concealed",
+    "added_kong": "kong_added",
+    "ming_kong": "kong_exposed",
+    "an_kong": "kong_concealed",
+}
+
+
 def _norm_meld(text: str) -> tuple[str, tuple[int, ...]]:
     typ, _, tiles = str(text).partition(" ")
-    return typ, tuple(sorted(parse(tiles)))
+    return _MELD_ALIASES.get(typ, typ), tuple(sorted(parse(tiles)))
 
 
 def _meld_eq(a: tuple[str, tuple[int, ...]], b: tuple[str, tuple[int, ...]]) -> bool:

@@ -358,7 +358,7 @@ class PlayApp(App[None]):
             else:
                 text.append(L(lang, "等待…", "waiting…"), style="dim")
             for i, a in enumerate(self.options):
-                label = f"[{OPTION_KEYS[i]}]{option_label(a, lang)}"
+                label = f"[{OPTION_KEYS[i]}]{option_label(a, lang, g.phase)}"
                 start = text.cell_len
                 text.append(label, style="bold cyan")
                 spans.append((start, text.cell_len, i))

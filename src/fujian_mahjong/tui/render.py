@@ -106,8 +106,10 @@ def seat_lines(view: dict[str, Any], lang: str) -> list[str]:
 OPTION_KEYS = "abcdefgijl"
 
 
-def option_label(a: Action, lang: str) -> str:
+def option_label(a: Action, lang: str, phase: str = "") -> str:
     t = a.type
+    if t == "win" and phase == "window_a":
+        return L(lang, "天胡", "heavenly win")
     if t == "chow":
         return L(lang, "吃", "chow ") + " ".join(name(k, lang) for k in a.tiles)
     words = {
