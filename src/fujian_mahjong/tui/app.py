@@ -275,19 +275,12 @@ class PlayApp(App[None]):
         lines = []
         sc = g.score()
         if g.win:
-            w = g.win
-            kind = describe(
-                {
-                    "type": "win",
-                    "seat": w["winner"],
-                    "win": w["win"],
-                    "tile": None,
-                    "points": sc.points if sc else 0,
-                    "payments": list(sc.payments) if sc else [],
-                },
-                lang,
-            )
-            lines.append(f"{kind}")
+            ev = next(e for e in reversed(g.events) if e["type"] == "win")
+            lines.append(describe(ev, lang) or "")
+            if ev.get("discarder") is not None:
+                lines[-1] += L(
+                    lang, f" (放胡: {ev['discarder']}号)", f" (discarded by P{ev['discarder']})"
+                )
         else:
             lines.append(L(lang, "荒庄 (和局)", "Draw: no winner"))
         hands = v.get("hands", {})
