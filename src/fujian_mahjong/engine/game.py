@@ -607,6 +607,8 @@ class Game:
         if self.last_group:
             if k >= 0 and self._is_win(s):
                 self._finish(s, "last_group", None, k)
+            elif k >= 0 and self.golds(s) == 3:
+                self._finish(s, "three_golds", None, None)
             elif k >= 0 and self._kong_actions(s):
                 self._begin_turn(s, drew=True)
             else:
@@ -876,6 +878,10 @@ class Game:
             if k >= 0:
                 if self._is_win(s):
                     self._finish(s, "last_group", None, k)
+                    return
+                if self.golds(s) == 3:
+                    # R5/R7: wins are automatic in the last group; three golds is a win
+                    self._finish(s, "three_golds", None, None)
                     return
                 if self._kong_actions(s):
                     self._begin_turn(s, drew=True)
