@@ -121,3 +121,59 @@ def test_docs_scenarios_pass() -> None:
     for b in blocks:
         out = run_scenario(parse_scenario(b, "docs/scenarios.md"))
         assert out.passed, [c for c in out.checks if not c.ok]
+
+
+def test_mangled_scenarios_never_crash() -> None:
+    """Seeded fuzzing: any mangled scenario is rejected (ScenarioError) or runs; no traceback."""
+    import copy
+    import random
+
+    from fujian_mahjong.errors import MahjongError
+
+    base = [sc.data for _, sc in ALL]
+    rng = random.Random(0)
+    values: list[Any] = [
+        None,
+        0,
+        -1,
+        5,
+        99,
+        "x",
+        "1m",
+        "",
+        [],
+        {},
+        [1],
+        {"a": 1},
+        True,
+        "999m",
+        {"0": "1m"},
+    ]
+
+    def mutate(d: Any, depth: int = 0) -> None:
+        if isinstance(d, dict) and d:
+            k = rng.choice(list(d))
+            if rng.random() < 0.5 or depth > 3:
+                d[k] = rng.choice(values)
+            else:
+                mutate(d[k], depth + 1)
+        elif isinstance(d, list) and d:
+            i = rng.randrange(len(d))
+            if rng.random() < 0.5 or depth > 3:
+                d[i] = rng.choice(values)
+            else:
+                mutate(d[i], depth + 1)
+
+    ran = rejected = 0
+    for _ in range(1500):
+        d = copy.deepcopy(rng.choice(base))
+        for _ in range(rng.randint(1, 3)):
+            mutate(d)
+        try:
+            sc = parse_scenario(d)
+        except MahjongError:
+            rejected += 1
+            continue
+        run_scenario(sc)
+        ran += 1
+    assert ran > 100 and rejected > 100

@@ -230,42 +230,91 @@ def _check_point(src: str, name: str, fld: str, item: dict[str, Any], n_actions:
         raise _err(src, name, f"{fld}.{keys[0]}", f"must be an action number {lo}-{hi}")
 
 
+def _list(src: str, name: str, fld: str, v: Any) -> list[Any]:
+    if not isinstance(v, list):
+        raise _err(src, name, fld, "must be a list")
+    return v
+
+
+def _seat_map(src: str, name: str, fld: str, v: Any, players: int) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _err(src, name, fld, "must be an object seat -> value")
+    for k in v:
+        if not str(k).isdigit() or not 0 <= int(k) < players:
+            raise _err(src, name, fld, f"{k!r} is not a seat 0-{players - 1}")
+    return v
+
+
+def _int_list(x: Any) -> bool:
+    return isinstance(x, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in x)
+
+
+def _check_state_value(src: str, name: str, fld: str, key: str, v: Any, players: int) -> None:
+    if key in ("to_act", "hand_sizes", "xian_jin"):
+        if not _int_list(v):
+            raise _err(src, name, fld, "must be a list of numbers")
+    elif key in ("live", "reserve", "wall"):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise _err(src, name, fld, "must be a number")
+    elif key == "gold":
+        if len(_tiles(src, name, fld, v)) != 1:
+            raise _err(src, name, fld, "must be one tile")
+    elif key in ("flowers", "hand"):
+        for seat, tiles in _seat_map(src, name, fld, v, players).items():
+            _tiles(src, name, f"{fld}.{seat}", tiles)
+    elif key == "melds":
+        for seat, ms in _seat_map(src, name, fld, v, players).items():
+            for j, m in enumerate(_list(src, name, f"{fld}.{seat}", ms)):
+                if not isinstance(m, str) or " " not in m.strip():
+                    raise _err(src, name, f"{fld}.{seat}[{j}]", 'must look like "pong 555p"')
+                _tiles(src, name, f"{fld}.{seat}[{j}]", m.strip().partition(" ")[2])
+
+
 def _check_expect(src: str, name: str, ex: dict[str, Any], players: int, n: int) -> None:
     for key in ex:
         if key not in ("result", "score", "state", "legal", "illegal"):
             raise _err(src, name, f"expect.{key}", "unknown expectation")
-    for i, st in enumerate(ex.get("state", []), 1):
+    for i, st in enumerate(_list(src, name, "expect.state", ex.get("state", [])), 1):
         fld = f"expect.state[{i}]"
         if not isinstance(st, dict):
             raise _err(src, name, fld, "must be an object")
         _check_point(src, name, fld, st, n)
-        for k in st:
+        for k, v in st.items():
             if k not in (*STATE_KEYS, "after", "before"):
                 raise _err(
                     src, name, f"{fld}.{k}", f"unknown state key (one of {', '.join(STATE_KEYS)})"
                 )
-    for i, lg in enumerate(ex.get("legal", []), 1):
+            if k not in ("after", "before"):
+                _check_state_value(src, name, f"{fld}.{k}", k, v, players)
+    for i, lg in enumerate(_list(src, name, "expect.legal", ex.get("legal", [])), 1):
         fld = f"expect.legal[{i}]"
         if not isinstance(lg, dict):
             raise _err(src, name, fld, "must be an object")
         _check_point(src, name, fld, lg, n)
+        _seat_of(src, name, f"{fld}.seat", lg.get("seat", 0), players)
         for key in ("includes", "excludes"):
-            for j, a in enumerate(lg.get(key, []), 1):
+            for j, a in enumerate(_list(src, name, f"{fld}.{key}", lg.get(key, [])), 1):
                 _check_action(src, name, f"{fld}.{key}[{j}]", a, players, need_seat=False)
-    for i, il in enumerate(ex.get("illegal", []), 1):
+    for i, il in enumerate(_list(src, name, "expect.illegal", ex.get("illegal", [])), 1):
         fld = f"expect.illegal[{i}]"
         if not isinstance(il, dict):
             raise _err(src, name, fld, "must be an object")
         _check_point(src, name, fld, il, n)
+        _seat_of(src, name, f"{fld}.seat", il.get("seat", 0), players)
         if not isinstance(il.get("action"), dict):
             raise _err(src, name, f"{fld}.action", "required: the action to try")
-        d = il["action"].get("do", il["action"].get("type"))
-        if d not in ACTION_TYPES:
-            raise _err(src, name, f"{fld}.action.do", f"unknown action {d!r}")
+        _check_action(src, name, f"{fld}.action", il["action"], players, need_seat=False)
     if "result" in ex and not isinstance(ex["result"], dict):
         raise _err(src, name, "expect.result", "must be an object")
     if "score" in ex and not isinstance(ex["score"], dict):
         raise _err(src, name, "expect.score", "must be an object")
+    if isinstance(ex.get("score"), dict) and "specials" in ex["score"]:
+        _list(src, name, "expect.score.specials", ex["score"]["specials"])
+
+
+def _seat_of(src: str, name: str, fld: str, v: Any, players: int) -> None:
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < players:
+        raise _err(src, name, fld, f"must be a seat 0-{players - 1}")
 
 
 # ---------------------------------------------------------------------------- running
