@@ -307,3 +307,8 @@ def test_profiles_validate_on_load(tmp_path: Path) -> None:
     p = load_profile_file(f)
     g = Game.new(p, seed=1)
     assert g.reserve == 24
+
+
+def test_game_replay_classmethod() -> None:
+    g = play("fuzhou-bianfeng", 12, check=False)
+    assert Game.replay(g.events).events == g.events

@@ -187,6 +187,13 @@ class Game:
         g._start(wall, dice)
         return g
 
+    @staticmethod
+    def replay(events: Sequence[dict[str, Any]]) -> Game:
+        """Rebuild a hand from its event log and verify it (R12); raises ReplayError."""
+        from fujian_mahjong.engine.replay import replay
+
+        return replay(events)
+
     # ------------------------------------------------------------------ small helpers
 
     def _ev(self, **e: Any) -> None:
