@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from fujian_mahjong.engine import Action, Game, Match, from_jsonl, replay, to_jsonl
 from fujian_mahjong.errors import IllegalAction, MahjongError, ReplayError
 from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.scoring import level_for
 from fujian_mahjong.tiles import flower_sets, parse, physical_set
 
 PHYS = [physical_set().count(k) for k in range(42)]
@@ -312,3 +313,31 @@ def test_profiles_validate_on_load(tmp_path: Path) -> None:
 def test_game_replay_classmethod() -> None:
     g = play("fuzhou-bianfeng", 12, check=False)
     assert Game.replay(g.events).events == g.events
+
+
+def test_match_settles_silver_and_ratings_r11() -> None:
+    m = Match("fuzhou-tcy", seed=3, players=4, balances=[1000, 1000, 1000, 20], stake=10, fee=2)
+    rng = random.Random(3)
+    total_before = sum(m.balances)
+    fees = 0
+    for _ in range(6):
+        g = m.next_hand()
+        while not g.is_over():
+            s = g.to_act()[0]
+            g.apply(s, policy(rng, g.legal_actions(s)))
+        m.record(g)
+        fees += sum(m.history[-1]["fees"])
+        assert all(b >= 0 for b in m.balances)
+        assert sum(m.history[-1]["silver"]) == 0
+    assert sum(m.balances) == total_before - fees  # only the fee burns silver
+    assert all(r >= 0 for r in m.ratings)
+    assert [lv.level for lv in m.levels()] == [level_for(r).level for r in m.ratings]
+    # a leaver mid-hand: the hand is void, the leaver pays 8 x base x stake + fee
+    g = m.next_hand()
+    before = list(m.balances)
+    m.leave(2)
+    assert m.over
+    assert m.balances[2] == max(0, before[2] - 8 * 1 * 10 - 2)
+    assert [b for i, b in enumerate(m.balances) if i != 2] == [
+        b for i, b in enumerate(before) if i != 2
+    ]

@@ -8,6 +8,7 @@ from typing import Any
 from fujian_mahjong.engine.game import Game
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import Profile, get_profile
+from fujian_mahjong.scoring import Level, level_for, settle, settle_leaver, update_rating
 
 
 class Match:
@@ -19,6 +20,11 @@ class Match:
         seed: int | str = 0,
         players: int = 4,
         dealer: int | None = None,
+        balances: list[int] | None = None,
+        stake: int = 1,
+        fee: int = 0,
+        cap: int = 0,
+        ratings: list[int] | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         self.seed = str(seed)
@@ -33,6 +39,18 @@ class Match:
         self.over = False
         self.leaver: int | None = None
         self.current: Game | None = None
+        # R11: silver balances, the table's stake, service fee and per-hand loss cap
+        self.balances = list(balances) if balances is not None else [10_000] * players
+        self.stake = stake
+        self.fee = fee
+        self.cap = cap or self.profile.hand_cap
+        self.ratings = list(ratings) if ratings is not None else [0] * players
+        if len(self.balances) != players or len(self.ratings) != players:
+            raise MahjongError("balances and ratings need one entry per seat")
+
+    def levels(self) -> list[Level]:
+        """R11: each seat's level from its rating."""
+        return [level_for(r) for r in self.ratings]
 
     def next_hand(self) -> Game:
         if self.over:
@@ -56,6 +74,9 @@ class Match:
             raise MahjongError("record() needs a finished hand")
         for s, p in enumerate(sc.payments):
             self.totals[s] += p
+            self.ratings[s] = update_rating(self.ratings[s], p)
+        st = settle(sc.payments, self.balances, self.stake, self.cap, self.fee)
+        self.balances = list(st.balances)
         winner = game.win["winner"] if game.win else None
         self.history.append(
             {
@@ -65,6 +86,8 @@ class Match:
                 "winner": winner,
                 "win": game.win["win"] if game.win else "draw",
                 "payments": list(sc.payments),
+                "silver": list(st.transfers),
+                "fees": list(st.fees),
             }
         )
         self.hands_played += 1
@@ -85,6 +108,10 @@ class Match:
         """R9: any player leaving ends the match (R11: the hand in progress is void)."""
         if not 0 <= seat < self.players:
             raise MahjongError(f"there is no seat {seat}")
+        if self.current is not None and not self.current.is_over():
+            # R11 逃跑: the hand is void; the leaver pays 8 × base × stake plus the fee
+            st = settle_leaver(seat, self.balances, self.profile.base, self.stake, self.fee)
+            self.balances = list(st.balances)
         self.leaver = seat
         self.over = True
         self.current = None
