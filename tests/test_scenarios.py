@@ -177,3 +177,15 @@ def test_mangled_scenarios_never_crash() -> None:
         run_scenario(sc)
         ran += 1
     assert ran > 100 and rejected > 100
+
+
+def test_pending_seat_whose_next_action_is_not_an_answer_passes_automatically() -> None:
+    """Seat 2 may win on seat 1's discard, but the script's next action by seat 2 is its own
+    turn's 三金倒: the runner passes seat 2's answer automatically."""
+    lines = (ROOT / "scenarios/r8-window-a.jsonl").read_text().splitlines()
+    data = next(json.loads(x) for x in lines if "declined, then declared" in x)
+    data["actions"] = [a for a in data["actions"] if a["do"] != "pass" or a["seat"] != 2]
+    data["actions"].insert(0, {"seat": 2, "do": "pass"})  # window A: declines 三金倒
+    data["expect"]["legal"][0]["before"] = 4
+    out = run_scenario(parse_scenario(data))
+    assert out.passed, [c for c in out.checks if not c.ok]

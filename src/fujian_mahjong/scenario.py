@@ -357,6 +357,23 @@ def _auto_moment(g: Game) -> bool:
     return g.phase in ("claims", "window_a") or (g.phase == "turn" and g.last_group)
 
 
+# Actions that only ever answer a discard / opening window; ``win`` and ``three_golds`` may
+# also be a seat's own turn action, so they count as answers only when offered now.
+_ANSWERS = frozenset({"pass", "chow", "pong", "kong", "rob_gold"})
+
+
+def _is_answer(g: Game, seat: int, a: dict[str, Any]) -> bool:
+    """Is the scripted action ``a`` this seat's answer at the current multi-seat moment?"""
+    if seat not in g.to_act():
+        return False
+    do = a.get("do", a.get("type"))
+    if g.phase == "turn":  # last-group kong choice: the seat's own decision
+        return True
+    if do in _ANSWERS and not (do == "rob_gold" and a.get("tile")):
+        return True
+    return any(x.type == do for x in g.legal_actions(seat))
+
+
 def _auto_pass_one(g: Game) -> None:
     s = g.to_act()[0]
     g.apply(s, Action("pass"))
@@ -529,7 +546,7 @@ def run_scenario(sc: Scenario) -> Outcome:
             )
             failed = True
             break
-        if _auto_moment(g) and seat not in g.to_act():
+        if _auto_moment(g) and not _is_answer(g, seat, a):
             _auto_pass_one(g)
             continue
         if g.phase == "turn" and seat != g.turn:
