@@ -189,3 +189,11 @@ def test_pending_seat_whose_next_action_is_not_an_answer_passes_automatically() 
     data["expect"]["legal"][0]["before"] = 4
     out = run_scenario(parse_scenario(data))
     assert out.passed, [c for c in out.checks if not c.ok]
+
+
+def test_a_win_on_the_dealers_first_discard_is_taken_as_rob_gold() -> None:
+    lines = (ROOT / "scenarios/r8-rob-gold.jsonl").read_text().splitlines()
+    data = json.loads(lines[2])  # sanming: seat 3 robs after the dealer's plain discard
+    data["actions"][1]["do"] = "win"
+    out = run_scenario(parse_scenario(data))
+    assert out.passed, [c for c in out.checks if not c.ok]

@@ -371,7 +371,10 @@ def _is_answer(g: Game, seat: int, a: dict[str, Any]) -> bool:
         return True
     if do in _ANSWERS and not (do == "rob_gold" and a.get("tile")):
         return True
-    return any(x.type == do for x in g.legal_actions(seat))
+    legal = g.legal_actions(seat)
+    if do == "win" and Action("rob_gold") in legal:
+        return True  # R8.2: written as a win, taken as 抢金
+    return any(x.type == do for x in legal)
 
 
 def _auto_pass_one(g: Game) -> None:
@@ -562,8 +565,12 @@ def run_scenario(sc: Scenario) -> Outcome:
         out.checks += _point_checks(sc, g, "before", n)
         if g.is_over():  # an illegal-action probe cannot end the hand, but be safe
             break
+        act = _action_of(a)
+        legal_now = g.legal_actions(seat)
+        if act.type == "win" and act not in legal_now and Action("rob_gold") in legal_now:
+            act = Action("rob_gold")  # R8.2: a win on the dealer's first discard is 抢金
         try:
-            g.apply(seat, _action_of(a))
+            g.apply(seat, act)
         except IllegalAction as e:
             out.checks.append(
                 Check(
