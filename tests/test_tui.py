@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+from rich.cells import cell_len
+
 from fujian_mahjong.tui.app import HUMAN, PlayApp
 from fujian_mahjong.tui.render import OPTION_KEYS
 
@@ -51,6 +53,7 @@ async def _drive(app: PlayApp, pilot: object, hands: int, stats: dict[str, int])
             continue
         assert HUMAN in g.to_act()
         if steps % 5 == 0:
+            assert all(cell_len(x) <= 80 for x in app.screen_text().splitlines())
             # R12: the screen does not change when only hidden information changes
             shown = app.screen_text()
             _hide_shuffle(app, steps)

@@ -23,6 +23,7 @@ from fujian_mahjong.tui.render import (
     OPTION_KEYS,
     SLOT,
     L,
+    fit,
     hand_bar,
     hand_order,
     option_label,
@@ -309,14 +310,14 @@ class PlayApp(App[None]):
             L(lang, "总分: ", "Match: ")
             + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(self.match.totals))
         )
-        return "\n".join(lines)
+        return "\n".join(fit(x) for x in lines)
 
     def log_lines(self, limit: int) -> list[str]:
         out = []
         for e in self.game.events:
             line = describe(e, self.lang, viewer=HUMAN)
             if line and e.get("type") not in ("end",):
-                out.append(line)
+                out.append(fit(line))
         return out[-limit:]
 
     def refresh_view(self) -> None:

@@ -60,15 +60,33 @@ def seat_label(view: dict[str, Any], s: int, lang: str) -> str:
 
 
 def meld_text(m: dict[str, Any], lang: str) -> str:
+    """Compact meld: 碰222万 / 吃789条 / 明杠2222饼 (zh), P222m / C789s / K2222p (en)."""
     kind = {
-        "chow": ("吃", "chow"),
-        "pong": ("碰", "pong"),
-        "kong_exposed": ("明杠", "kong"),
-        "kong_added": ("加杠", "kong+"),
-        "kong_concealed": ("暗杠", "c.kong"),
+        "chow": ("吃", "C"),
+        "pong": ("碰", "P"),
+        "kong_exposed": ("明杠", "K"),
+        "kong_added": ("加杠", "K+"),
+        "kong_concealed": ("暗杠", "CK"),
     }[m["type"]]
-    tiles = "??" if m["tiles"] is None else tiles_text(m["tiles"], lang)
-    return f"{L(lang, kind[0], kind[1])}{tiles}"
+    if m["tiles"] is None:
+        return f"{L(lang, kind[0], kind[1])}??"
+    ks = parse(m["tiles"])
+    digits = "".join(str(k % 9 + 1) for k in ks)
+    suit = "mps"[ks[0] // 9]
+    suit_txt = L(lang, {"m": "万", "p": "饼", "s": "条"}[suit], suit)
+    return f"{L(lang, kind[0], kind[1])}{digits}{suit_txt}"
+
+
+def fit(line: str, width: int = 80) -> str:
+    """Cut a line to the terminal width (cells), marking the cut."""
+    if cell_len(line) <= width:
+        return line
+    out = ""
+    for ch in line:
+        if cell_len(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…"
 
 
 def status_line(view: dict[str, Any], hand_no: int, lang: str) -> str:
@@ -76,12 +94,14 @@ def status_line(view: dict[str, Any], hand_no: int, lang: str) -> str:
     g = name(parse_kind(gold), lang) if gold else "-"
     turn = view["to_act"]
     who = ",".join(str(s) for s in turn) if turn else "-"
-    return L(
-        lang,
-        f"第{hand_no}盘 {view['profile']} 金:{g} 庄:{view['dealer']}号 连庄:{view['streak']} "
-        f"余牌:{view['live']} 留牌:{view['reserve']} 行动:{who}",
-        f"Hand {hand_no} {view['profile']} gold:{g} dealer:P{view['dealer']} streak:{view['streak']} "
-        f"live:{view['live']} reserve:{view['reserve']} to act:{who}",
+    return fit(
+        L(
+            lang,
+            f"第{hand_no}盘 {view['profile']} 金:{g} 庄:{view['dealer']}号 连庄:{view['streak']} "
+            f"余牌:{view['live']} 留牌:{view['reserve']} 行动:{who}",
+            f"Hand {hand_no} {view['profile']} gold:{g} dealer:P{view['dealer']} streak:{view['streak']} "
+            f"live:{view['live']} reserve:{view['reserve']} to act:{who}",
+        )
     )
 
 
@@ -98,8 +118,8 @@ def seat_lines(view: dict[str, Any], lang: str) -> list[str]:
         if str(s) in view.get("jin_kan", {}):
             extra += L(lang, " 金坎", " jinkan")
         head = f"{seat_label(view, s, lang)} {L(lang, '张', 'n')}{view['hand_sizes'][s]}{extra}"
-        out.append(f"{head} {L(lang, '花', 'fl')}:{fl} {L(lang, '副', 'm')}:{melds}")
-        out.append(f"   {L(lang, '弃', 'disc')}: {tiles_text(view['discards'][s], lang, 16)}")
+        out.append(fit(f"{head} {L(lang, '花', 'fl')}:{fl} {L(lang, '副', 'm')}:{melds}"))
+        out.append(fit(f"   {L(lang, '弃', 'disc')}: {tiles_text(view['discards'][s], lang, 16)}"))
     return out
 
 
