@@ -526,6 +526,14 @@ def _fmt_pat(a: dict[str, Any]) -> str:
     return f"{do} {extra}".strip()
 
 
+def _step_failed(n: int, why: str) -> Check:
+    return Check(
+        f"action {n}",
+        False,
+        f"action {n}: {why}" if not why.startswith("(") else f"action {n} {why}",
+    )
+
+
 def run_scenario(sc: Scenario) -> Outcome:
     """Play a scenario and evaluate its expectations."""
     out = Outcome(sc)
@@ -554,11 +562,7 @@ def run_scenario(sc: Scenario) -> Outcome:
             continue
         if g.phase == "turn" and seat != g.turn:
             out.checks.append(
-                Check(
-                    f"action {n}",
-                    False,
-                    f"action {n}: seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn",
-                )
+                _step_failed(n, f"seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn")
             )
             failed = True
             break
@@ -572,13 +576,7 @@ def run_scenario(sc: Scenario) -> Outcome:
         try:
             g.apply(seat, act)
         except IllegalAction as e:
-            out.checks.append(
-                Check(
-                    f"action {n}",
-                    False,
-                    f"action {n} ({_fmt_pat(a)} by seat {seat}) is illegal: {e}",
-                )
-            )
+            out.checks.append(_step_failed(n, f"({_fmt_pat(a)} by seat {seat}) is illegal: {e}"))
             failed = True
             break
         out.checks += _point_checks(sc, g, "after", n)

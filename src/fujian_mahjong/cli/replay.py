@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from fujian_mahjong.cli.common import read_input
 from fujian_mahjong.engine.narrate import describe
 from fujian_mahjong.engine.replay import from_jsonl, replay
-from fujian_mahjong.errors import MahjongError, ReplayError
+from fujian_mahjong.errors import ReplayError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,10 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-    except OSError as err:
-        raise MahjongError(f"{args.file}: cannot read: {err.strerror}") from None
+    text = read_input(args.file)
     try:
         events = from_jsonl(text)
         replay(events)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
+from fujian_mahjong.cli.common import read_input
 from fujian_mahjong.errors import ScoreInputError
 from fujian_mahjong.scoring import Score, score, situation_from_json
 
@@ -33,10 +32,7 @@ def render(sc: Score, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-    except OSError as e:
-        raise ScoreInputError(f"{args.file}: cannot read: {e.strerror}") from None
+    text = read_input(args.file)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
