@@ -843,20 +843,20 @@ class Game:
                 self._remove(s, t)
             tiles = tuple(sorted((*a.tiles, k)))
             self.melds[s].append(Meld("chow", tiles, d))
-            self._ev(type="claim", seat=s, meld="chow", tiles=fmt(tiles), frm=d)
+            self._ev(type="claim", seat=s, meld="chow", tiles=fmt(tiles), **{"from": d})
             self._begin_turn(s, drew=False)
         elif a.type == "pong":
             self._remove(s, k)
             self._remove(s, k)
             self.melds[s].append(Meld("pong", (k,) * 3, d))
-            self._ev(type="claim", seat=s, meld="pong", tiles=fmt((k,) * 3), frm=d)
+            self._ev(type="claim", seat=s, meld="pong", tiles=fmt((k,) * 3), **{"from": d})
             self._begin_turn(s, drew=False)
         else:
             for _ in range(3):
                 self._remove(s, k)
             self.melds[s].append(Meld("kong_exposed", (k,) * 4, d))
             self.exposed_kongs += 1
-            self._ev(type="claim", seat=s, meld="kong", tiles=fmt((k,) * 4), frm=d)
+            self._ev(type="claim", seat=s, meld="kong", tiles=fmt((k,) * 4), **{"from": d})
             self._replacement(s)
 
     # ------------------------------------------------------------------ draws, last group
