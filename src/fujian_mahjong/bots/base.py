@@ -16,6 +16,11 @@ class Decision:
 
     action: Action
     reason: str
+    reason_zh: str = ""
+
+    def explain(self, lang: str = "en") -> str:
+        """The reason in the client's language (zh falls back to English)."""
+        return self.reason_zh if lang == "zh" and self.reason_zh else self.reason
 
 
 class Bot(Protocol):
@@ -37,4 +42,4 @@ class RandomBot:
 
     def act(self, view: SeatView) -> Decision:
         a = self.rng.choice(view.legal)
-        return Decision(a, "random choice")
+        return Decision(a, "random choice", "随机选择")

@@ -22,7 +22,7 @@ from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
-from fujian_mahjong.tiles import KIND_STR
+from fujian_mahjong.tiles import KIND_STR, name
 
 LATE = 24
 
@@ -57,9 +57,11 @@ class HeuristicBot:
         for a in legal:
             by_type.setdefault(a.type, []).append(a)
         if "win" in by_type:
-            return Decision(by_type["win"][0], "win: the hand is complete")
+            return Decision(by_type["win"][0], "win: the hand is complete", "胡牌: 牌已成")
         if "rob_gold" in by_type:
-            return Decision(by_type["rob_gold"][0], "rob the gold (抢金): the hand is ready")
+            return Decision(
+                by_type["rob_gold"][0], "rob the gold (抢金): the hand is ready", "抢金: 已听牌"
+            )
         if "three_golds" in by_type:
             d = self._three_golds(view, by_type["three_golds"][0])
             if d is not None:
@@ -67,7 +69,11 @@ class HeuristicBot:
         if view.phase == "claims":
             return self._claim(view, by_type)
         if "jin_kan" in by_type:
-            return Decision(by_type["jin_kan"][0], "declare 金坎: a drawn gold wins for +70")
+            return Decision(
+                by_type["jin_kan"][0],
+                "declare 金坎: a drawn gold wins for +70",
+                "金坎: 摸到金即胡 (+70)",
+            )
         if "discard" not in by_type:
             # last group (sanming kong choice) or a forced pass
             return self._kong_or_pass(view, by_type)
@@ -81,7 +87,7 @@ class HeuristicBot:
             c = view.counts
             if view.phase != "claims" and _shanten(c, view.gold, melds) <= 0:
                 return None  # play on for 金龙
-        return Decision(act, "declare 三金倒 (three golds)")
+        return Decision(act, "declare 三金倒 (three golds)", "三金倒")
 
     def _ping_hu_possible(self, view: SeatView) -> bool:
         specials = view.has_special
@@ -99,7 +105,7 @@ class HeuristicBot:
         gold = view.gold
         melds = 5 - view.exposed(view.seat)
         now = _shanten(c, gold, melds)
-        best: tuple[int, Action, str] | None = None
+        best: tuple[int, Action, str, str] | None = None
         for a in by.get("kong", []):
             if self._ping_hu_possible(view):
                 continue
@@ -107,14 +113,24 @@ class HeuristicBot:
             c2[tile] -= 3
             s = _shanten(c2, gold, melds - 1)
             if s <= now:
-                best = (s - 1, a, f"kong {KIND_STR[tile]}: flowers +1, shanten {s}")
+                best = (
+                    s - 1,
+                    a,
+                    f"kong {KIND_STR[tile]}: flowers +1, shanten {s}",
+                    f"杠 {name(tile)}: 花番+1, 向听 {s}",
+                )
         for a in by.get("pong", []):
             c2 = list(c)
             c2[tile] -= 2
             s = _shanten(c2, gold, melds - 1)
             if s < now or (s == now == 0):
                 if best is None or s < best[0]:
-                    best = (s, a, f"pong {KIND_STR[tile]}: shanten {now} -> {s}")
+                    best = (
+                        s,
+                        a,
+                        f"pong {KIND_STR[tile]}: shanten {now} -> {s}",
+                        f"碰 {name(tile)}: 向听 {now}→{s}",
+                    )
         for a in by.get("chow", []):
             c2 = list(c)
             for t in a.tiles:
@@ -123,18 +139,29 @@ class HeuristicBot:
             if s < now or (s == now == 0):
                 if best is None or s < best[0]:
                     pair = "".join(KIND_STR[t] for t in a.tiles)
-                    best = (s, a, f"chow {KIND_STR[tile]} with {pair}: shanten {now} -> {s}")
+                    best = (
+                        s,
+                        a,
+                        f"chow {KIND_STR[tile]} with {pair}: shanten {now} -> {s}",
+                        f"吃 {name(tile)}: 向听 {now}→{s}",
+                    )
         if best is not None:
-            return Decision(best[1], best[2])
-        return Decision(pass_, f"pass: no claim improves the hand (shanten {now})")
+            return Decision(best[1], best[2], best[3])
+        return Decision(
+            pass_,
+            f"pass: no claim improves the hand (shanten {now})",
+            f"过: 吃碰杠都不改善手牌 (向听 {now})",
+        )
 
     def _kong_or_pass(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
         for key in ("concealed_kong", "added_kong"):
             if by.get(key) and not self._ping_hu_possible(view):
-                return Decision(by[key][0], "kong: more flower points, replacement draw")
+                return Decision(
+                    by[key][0], "kong: more flower points, replacement draw", "杠: 多花番, 补牌"
+                )
         if "pass" in by:
-            return Decision(by["pass"][0], "pass")
-        return Decision(next(iter(by.values()))[0], "only choice")
+            return Decision(by["pass"][0], "pass", "过")
+        return Decision(next(iter(by.values()))[0], "only choice", "唯一选择")
 
     def _turn(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
         c = view.counts
@@ -154,7 +181,9 @@ class HeuristicBot:
                     s = _shanten(c2, gold, melds)
                 if s <= cur:
                     return Decision(
-                        a, f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}"
+                        a,
+                        f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}",
+                        f"{'暗杠' if a.type == 'concealed_kong' else '加杠'} {name(a.tile)}: 向听不变 {s}",
                     )
         discards = by["discard"]
         penal = view.gold_discard_rule != "free"
@@ -175,7 +204,11 @@ class HeuristicBot:
         top = [a for s, a in scored if s == best_s]
         if len(top) == 1:
             a = top[0]
-            return Decision(a, f"discard {KIND_STR[a.tile]}: shanten {best_s}")
+            return Decision(
+                a,
+                f"discard {KIND_STR[a.tile]}: shanten {best_s}",
+                f"打 {name(a.tile)}: 向听 {best_s}",
+            )
         visible = view.visible_counts()
         late = view.live < LATE
         danger = self._danger(view) if late else None
@@ -192,11 +225,14 @@ class HeuristicBot:
         ranked.sort(key=lambda x: -x[0])
         score, a, uke = ranked[0]
         why = f"discard {KIND_STR[a.tile]}: shanten {best_s}"
+        why_zh = f"打 {name(a.tile)}: 向听 {best_s}"
         if best_s <= 1:
             why += f", {uke} effective tiles"
+            why_zh += f", 有效牌 {uke} 张"
         if late and danger is not None and danger[a.tile] == 0:
             why += ", safe late in the hand"
-        return Decision(a, why)
+            why_zh += ", 后期安全牌"
+        return Decision(a, why, why_zh)
 
     # ------------------------------------------------------------------ helpers
 

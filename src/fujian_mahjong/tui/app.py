@@ -258,9 +258,7 @@ class PlayApp(App[None]):
         if g.is_over() or HUMAN not in g.to_act():
             return
         d = self.helper.act(g.seat_view(HUMAN))
-        self.message = L(
-            self.lang, f"提示: {d.action} — {d.reason}", f"Hint: {d.action} — {d.reason}"
-        )
+        self.message = L(self.lang, "提示: ", "Hint: ") + d.explain(self.lang)
         if d.action.type == "discard":
             order = hand_order(g.view(HUMAN))
             if d.action.tile in order:
