@@ -223,6 +223,21 @@ CASES: list[tuple[str, dict[str, Any], int, list[int], list[str], str]] = [
         [],
         "F=2: (2+5)*2 = 14, each pays",
     ),
+    (
+        "tcy three golds on a 16-tile hand (window A)",
+        sit(
+            "fuzhou-tcy",
+            gold="5p",
+            hand="1246m239p134789s5p5p5p",
+            win="three_golds",
+            winning_tile=None,
+            flowers="1f",
+        ),
+        58,
+        each(58, 1),
+        ["san_jin_dao", "ping_hu_one_flower"],
+        "a non-dealer's 16 tiles: F=1 G=3: (1+3+5)*2 + max(40, 15) = 58",
+    ),
     # ---------------------------------------------------------------- fuzhou-bianfeng
     (
         "bianfeng conformance",
