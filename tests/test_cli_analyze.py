@@ -69,6 +69,7 @@ def test_bad_hands_exit_2_one_line(hand: str, needle: str) -> None:
         ["analyze", "123m"],
         ["analyze", "--gold", "5p", "--exposed", "x", "123m"],
         ["nonsense"],
+        ["analyze", "--gold", "5p", "--profile", "nope", "123m456m789m234p55p678s"],
         ["score", "/nonexistent.json"],
     ],
 )

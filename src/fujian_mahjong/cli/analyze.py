@@ -9,6 +9,7 @@ import sys
 from fujian_mahjong import analysis
 from fujian_mahjong.errors import HandError, MahjongError
 from fujian_mahjong.i18n import t
+from fujian_mahjong.rules import get_profile
 from fujian_mahjong.tiles import KIND_STR, NUM_SUITED, is_flower, name, parse, parse_kind
 
 
@@ -110,6 +111,10 @@ def _human(res: dict[str, object], lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        get_profile(args.profile)  # analysis is the same in every profile, but check the name
+    except MahjongError as e:
+        raise MahjongError(f"--profile: {e}") from None
     try:
         gold = parse_kind(args.gold)
     except MahjongError as e:
