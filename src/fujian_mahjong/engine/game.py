@@ -416,8 +416,10 @@ class Game:
         """Play one decision; raises :class:`IllegalAction` (state untouched) if not legal."""
         if self.phase == "over":
             raise IllegalAction(f"seat {seat}: the hand is over")
-        if not 0 <= seat < self.n:
-            raise IllegalAction(f"there is no seat {seat} (players 0-{self.n - 1})")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
+            raise IllegalAction(f"there is no seat {seat!r} (players 0-{self.n - 1})")
+        if not isinstance(action, Action):
+            raise IllegalAction(f"seat {seat}: {action!r} is not an Action (use Action.from_json)")
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction(
