@@ -8,7 +8,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-MODULES = ["bench.bench_analysis", "bench.bench_engine", "bench.bench_bots"]
+MODULES = [
+    "bench.bench_analysis",
+    "bench.bench_engine",
+    "bench.bench_bots",
+    "bench.bench_cli",
+    "bench.bench_rl",
+    "bench.bench_server",
+]
 
 
 def main() -> int:

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _optional_modules() -> list[ModuleType]:
     mods: list[ModuleType] = []
-    for name in ("score", "replay", "simulate", "scenario", "play"):
+    for name in ("score", "replay", "simulate", "scenario", "play", "review", "serve", "admin"):
         try:
             mods.append(importlib.import_module(f"fujian_mahjong.cli.{name}"))
         except ModuleNotFoundError as e:
