@@ -1,31 +1,44 @@
 # All targets create/update .venv themselves (idempotent).
+# `make run` installs only the runtime dependencies; `make test`/`lint`/`bench` add the dev tools.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
-.PHONY: run test lint bench venv clean
+.PHONY: run play test lint bench venv clean
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
+
+$(DEV): $(RUNTIME)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(DEV)
 
-venv: $(STAMP)
+venv: $(DEV)
 
-run: $(STAMP)
+# The main job: the table server with the browser client, on the embedded SQLite default.
+run: $(RUNTIME)
+	$(BIN)/fjmj serve --host $(HOST) --port $(PORT)
+
+# The terminal game.
+play: $(RUNTIME)
 	$(BIN)/fjmj play
 
-lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+lint: $(DEV)
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest -n 2 tests
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python bench/run.py
 
 clean:
