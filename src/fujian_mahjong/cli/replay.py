@@ -1,13 +1,19 @@
-"""``fjmj replay FILE``: verify a hand's event log (R12) and print it in words."""
+"""``fjmj replay FILE``: verify a hand's event log (R12) and print it in words.
+
+Exit status: 0 the log verifies; 1 it is a hand log (``start`` … ``end``) that does not
+verify; 2 bad input — unreadable, not a regular file, too large, not UTF-8, empty, not JSON
+Lines of event objects, or not shaped like a hand log.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from fujian_mahjong.cli.common import read_input
-from fujian_mahjong.engine.narrate import describe
-from fujian_mahjong.engine.replay import from_jsonl, replay
-from fujian_mahjong.errors import ReplayError
+from fujian_mahjong.cli.common import CliError, excerpt, loads, read_input
+
+MAX_EVENTS = 20_000  # a hand has a few hundred events
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,21 +24,59 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import sys
+def parse_log(text: str, where: str) -> list[dict[str, Any]]:
+    """The events of a JSON Lines hand log; :class:`CliError` (bad input) if the text is not
+    one (empty, a line that is not a JSON object with a string ``type``, no ``start`` first or
+    no ``end`` last, absurdly long)."""
+    events: list[dict[str, Any]] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        e = loads(line, f"{where}: line {i}")
+        if not isinstance(e, dict) or not isinstance(e.get("type"), str):
+            raise CliError(f"{where}: line {i}: not an event (a JSON object with a 'type')")
+        events.append(e)
+        if len(events) > MAX_EVENTS:
+            raise CliError(f"{where}: more than {MAX_EVENTS:,} events: not a hand log")
+    if not events:
+        raise CliError(f"{where}: empty: not a hand log")
+    if events[0]["type"] != "start":
+        raise CliError(f"{where}: not a hand log (the first event is not 'start')")
+    if events[-1]["type"] != "end":
+        raise CliError(f"{where}: not a complete hand log (the last event is not 'end')")
+    return events
 
-    text = read_input(args.file)
+
+def verify(events: list[dict[str, Any]]) -> str | None:
+    """None if the log verifies (R12), else the one-line reason it does not."""
+    from fujian_mahjong.engine.replay import replay
+    from fujian_mahjong.errors import MahjongError
+
     try:
-        events = from_jsonl(text)
         replay(events)
-    except ReplayError as e:
-        print(f"fjmj: replay: {args.file}: does not verify: {e}", file=sys.stderr)
+    except MahjongError as e:
+        return excerpt(e, 240)
+    except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as e:
+        # a field of the wrong type or size that the engine did not anticipate
+        return f"line 1: cannot replay: {type(e).__name__}: {excerpt(e)}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    where = excerpt("standard input" if args.file == "-" else args.file, 120)
+    events = parse_log(read_input(args.file), where)
+    why = verify(events)
+    zh = args.lang == "zh"
+    if why is not None:
+        label = "记录验证失败" if zh else "does not verify"
+        print(f"fjmj: error: {where}: {label}: {why}", file=sys.stderr)
         return 1
     if not args.quiet:
+        from fujian_mahjong.engine.narrate import describe
+
         for ev in events:
             line = describe(ev, args.lang)
             if line:
                 print(line)
-    ok = "记录验证通过" if args.lang == "zh" else "log verified"
-    print(f"{ok}: {len(events)} events")
+    print(f"记录验证通过: {len(events)} 个事件" if zh else f"log verified: {len(events)} events")
     return 0
