@@ -266,12 +266,36 @@ CASES: list[tuple[str, dict[str, Any], int, list[int], list[str], str]] = [
         "H=3: 2*(1 + 3) = 8, the discarder pays",
     ),
     (
-        "bianfeng ping hu",
+        "bianfeng ping hu on a discard costs 2P",
         sit("fuzhou-bianfeng", **D),
-        30,
-        disc(30, 2, 1),
+        60,
+        disc(60, 2, 1),
         ["ping_hu"],
-        "special m=30, H=0: 1*(30+0) + 0 = 30",
+        "R10 rev. 2: special m=30, H=0: P = 1*(30+0) + 0 = 30; the discarder pays 2P = 60",
+    ),
+    (
+        "bianfeng ping hu self-drawn pays P each",
+        sit("fuzhou-bianfeng"),
+        30,
+        each(30, 1),
+        ["ping_hu"],
+        "R10: self-drawn special unchanged: P = 30 from each",
+    ),
+    (
+        "bianfeng gold sparrow on a discard costs 2P",
+        sit("fuzhou-bianfeng", gold="5p", hand=SPARROW, flowers="1f", streak=2, **D),
+        136,
+        disc(136, 2, 1),
+        ["jin_que"],
+        "R10 rev. 2: H = 1 + G 2 = 3, L=2: P = (60+2) + 2*3 = 68; the discarder pays 136",
+    ),
+    (
+        "bianfeng gold sparrow on a discard, base 3",
+        sit("fuzhou-bianfeng", gold="5p", hand=SPARROW, base=3, **D),
+        2 * (3 * 60 + 2 * 3 * 2),
+        disc(2 * (3 * 60 + 2 * 3 * 2), 2, 1),
+        ["jin_que", "ping_hu"],
+        "b=3, H = G 2, L=0, max(金雀 60, 平胡 30): P = 3*60 + 2*3*2 = 192; the discarder pays 384",
     ),
     (
         "bianfeng gold sparrow",
@@ -420,12 +444,13 @@ CASES: list[tuple[str, dict[str, Any], int, list[int], list[str], str]] = [
             ]
             + [{"type": "kong_exposed", "tiles": "6666m"}],
             winning_tile="5p",
-            flowers="1z1z1z1z2z2z2z2z3z3z3z3z4z4z4z4z5z5z5z5z6z6z6z6z7z7z7z7z1f2f3f4f5f6f7f8f",
+            flowers="1f2f3f4f5f6f7f8f",
         ),
-        192,
-        each(192, 1),
+        108,
+        each(108, 1),
         ["jin_que"],
-        "B = 1+G2+fl36+mk1+2*ak4+2*sets9 = 66; T = 132+60 = 192 (<= 202)",
+        "R1 rev. 2: only 1f-8f are flowers here. B = 1+G2+fl8+mk1+2*ak4+2*sets2 = 24; "
+        "T = 48+60 = 108 (<= 202)",
     ),
     # ---------------------------------------------------------------- sanming
     (
@@ -637,7 +662,7 @@ def test_fuzhou_draw_pays_nothing() -> None:
 
 def test_doudou_cap_applies_before_streak(tmp_path: Path) -> None:
     """R10 doudou: T <= cap, then + 2*max(k-1, 0). The real cap (202) cannot bind with
-    R10's terms (B <= 68, so T <= 196), so a user profile with cap 40 shows the mechanism."""
+    R10's terms (revision 2: only 8 flowers, B <= 26, so T <= 122), so a user profile with cap 40 shows the mechanism."""
     src = Path(get_profile("fuzhou-doudou").name + ".toml")
     text = (
         Path(__file__).resolve().parents[1] / "src/fujian_mahjong/rules/profiles" / src
@@ -703,6 +728,13 @@ def test_cli_score_json_and_errors() -> None:
 def test_payments_zero_sum_and_winner_gain(i: int, streak: int, winner: int, profile: str) -> None:
     data = dict(CASES[i][1])
     data.update(profile=profile, streak=streak, seats=4)
+    if get_profile(profile).honours == "playable":
+        # R1 rev. 2: 1z-7z are not flowers there
+        data["flowers"] = "".join(re.findall(r"\df", data.get("flowers", "")))
+    if data.get("win") == "rob_kong" and not get_profile(profile).rob_kong:
+        data["win"] = "self_draw"  # R6/D-16: 抢杠 only where the profile has it
+    if data.get("win") == "heavenly":
+        data["dealer"] = winner  # R7: 天胡 is the dealer's
     if data.get("win") == "discard":
         data["winner"] = winner
         data["discarder"] = (winner + 1) % 4

@@ -8,8 +8,8 @@ from typing import Any
 
 from fujian_mahjong.analysis import Decomposition, decompositions
 from fujian_mahjong.errors import ScoreInputError
-from fujian_mahjong.scoring.situation import Situation
-from fujian_mahjong.tiles import flower_sets
+from fujian_mahjong.scoring.situation import Situation, check, honours_playable, is_flower_in
+from fujian_mahjong.tiles import flower_sets, is_honour
 
 SPECIAL_NAMES: dict[str, tuple[str, str]] = {
     "tian_hu": ("天胡", "Heavenly hand"),
@@ -25,20 +25,21 @@ SPECIAL_NAMES: dict[str, tuple[str, str]] = {
 }
 
 TERM_NAMES: dict[str, tuple[str, str]] = {
-    "flowers": ("花", "flowers (fl)"),
-    "flower_sets": ("套花", "flower sets (2 each)"),
-    "exposed_kongs": ("明杠", "exposed kongs (mk)"),
-    "concealed_kongs": ("暗杠", "concealed kongs (2 each)"),
-    "golds": ("金", "golds (G)"),
+    "flowers": ("花 (fl)", "flowers (fl)"),
+    "flower_sets": ("套花 (每套2)", "flower sets (2 each)"),
+    "exposed_kongs": ("明杠 (mk)", "exposed kongs (mk)"),
+    "concealed_kongs": ("暗杠 (每个2)", "concealed kongs (2 each)"),
+    "golds": ("金 (G)", "golds (G)"),
     "streak": ("连庄", "dealer streak"),
     "base": ("底", "base"),
     "subtotal": ("小计", "subtotal"),
-    "doubled": ("×2", "x2"),
+    "doubled": ("小计×2", "subtotal x2"),
     "self_draw_doubled": ("自摸×2", "self-draw x2"),
-    "one": ("1", "one"),
+    "one": ("基本1", "one"),
     "special": ("特殊", "special"),
     "ping_hu_combo": ("平胡加成", "plain-win combination"),
     "cap": ("封顶", "cap"),
+    "winner_points": ("胡牌积分", "winner's points"),
     "discard_doubled": ("放胡×2", "discard win x2"),
     "total": ("每家付", "each payer pays"),
     "total_discard": ("放胡者付", "the discarder pays"),
@@ -100,9 +101,12 @@ class Quantities:
 
 def quantities(sit: Situation) -> Quantities:
     assert sit.gold is not None
+    # R1/R10: with playable honours (fuzhou-doudou) only 1f-8f are flowers, so the sets
+    # are only 春夏秋冬 and 梅兰竹菊; situation validation keeps honours out of `flowers`.
+    flowers = [k for k in sit.flowers if is_flower_in(sit.profile, k)]
     return Quantities(
-        fl=len(sit.flowers),
-        sets=flower_sets(sit.flowers),
+        fl=len(flowers),
+        sets=flower_sets(flowers),
         mk=sum(1 for m in sit.melds if m.is_exposed_kong),
         ak=sum(1 for m in sit.melds if m.type == "kong_concealed"),
         G=sum(1 for k in sit.hand if k == sit.gold),
@@ -184,8 +188,9 @@ def formula_tcy(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int
 
 
 def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
-    """fuzhou-bianfeng: H = fl + 2·sets + mk + 2·ak + G; X = 2·(b(1+L) + bH), or with a
-    special m: X = b(m + L) + 2bH (D-10)."""
+    """fuzhou-bianfeng: H = fl + 2·sets + mk + 2·ak + G. The winner's points are
+    b(1+L) + bH, doubled both ways (X); with a special m they are P = b(m + L) + 2bH (D-10):
+    each pays P on a self-draw, and a discarder pays 2P (revision 2: 谁放冲谁负责…2倍)."""
     b = sit.base or sit.profile.base
     h = q.fl + 2 * q.sets + q.mk + 2 * q.ak + q.G
     best, m = _max_special(sit, specials)
@@ -194,9 +199,17 @@ def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tupl
     terms.append(term("streak", q.L))
     if best:
         terms.append(term(best, m))
-        return b * (m + q.L) + 2 * b * h, terms
+        p = b * (m + q.L) + 2 * b * h
+        terms.append(term("winner_points", p))
+        if sit.self_draw:
+            return p, terms
+        terms.append(term("discard_doubled", 2 * p))
+        return 2 * p, terms
     terms.append(term("one", 1))
-    return 2 * (b * (1 + q.L) + b * h), terms
+    p = b * (1 + q.L) + b * h
+    terms.append(term("winner_points", p))
+    terms.append(term("doubled", 2 * p))
+    return 2 * p, terms
 
 
 def formula_doudou(sit: Situation, q: Quantities, specials: list[str]) -> tuple[int, list[Term]]:
@@ -285,14 +298,31 @@ def score_draw(sit: Situation) -> Score:
     return Score(d, tuple(pay), (), (term("draw_payment", d),), None)
 
 
-def readings(sit: Situation) -> list[Decomposition | None]:
-    """Every valid reading of the winner's hand (R7: the most favourable one is scored)."""
-    counts = [0] * 27
+def _hand_counts(sit: Situation) -> tuple[list[int], bool]:
+    """The winner's concealed counts: 27 suited kinds, or 34 with honours (R1 doudou)."""
+    honours = honours_playable(sit.profile) and (
+        any(is_honour(k) for k in sit.hand) or (sit.gold is not None and is_honour(sit.gold))
+    )
+    counts = [0] * (34 if honours else 27)
     for k in sit.hand:
         counts[k] += 1
+    return counts, honours
+
+
+def _decompose(counts: list[int], gold: int | None, exposed: int, honours: bool) -> list[Any]:
+    if honours:
+        # R7: honour pongs and pairs (never chows); a gold may stand for an honour
+        fn: Any = decompositions
+        return list(fn(counts, gold, exposed, honours=True))
+    return list(decompositions(counts, gold, exposed))
+
+
+def readings(sit: Situation) -> list[Decomposition | None]:
+    """Every valid reading of the winner's hand (R7: the most favourable one is scored)."""
+    counts, honours = _hand_counts(sit)
     if sit.win == "three_golds" and len(sit.hand) % 3 == 1:
         return [None]  # R7/R8: declared on a 3k+1 hand (window A, or 斗斗 on a discard)
-    decs: list[Decomposition | None] = list(decompositions(counts, sit.gold, len(sit.melds)))
+    decs: list[Decomposition | None] = _decompose(counts, sit.gold, len(sit.melds), honours)
     if not decs:
         g3 = counts[sit.gold] if sit.gold is not None else 0
         if sit.win == "rob_gold":
@@ -307,6 +337,7 @@ def score(sit: Situation) -> Score:
     """R10: score a win situation under the most favourable reading of the hand (R7)."""
     if sit.win == "draw":
         return score_draw(sit)
+    check(sit)
     q = quantities(sit)
     formula = FORMULAS[sit.profile.scoring]
     best: tuple[int, list[Term], list[str], Decomposition | None] | None = None
