@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from fujian_mahjong.engine import ACTION_TYPES, Action, Game, build_wall
 from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
@@ -86,37 +86,56 @@ class Outcome:
 # ---------------------------------------------------------------------------- loading
 
 
+MAX_SCENARIOS = 1000  # per file
+MAX_STREAK = 999
+
+
 def load_scenarios(path: str | Path) -> list[Scenario]:
-    """Read a ``.json`` (one object, or a list) or ``.jsonl`` file of scenarios."""
+    """Read a ``.json`` (one object, or a list) or ``.jsonl`` file of scenarios.
+
+    Hostile files are refused with one-line ScenarioErrors (issue 14 items 10–11): not a
+    regular file, over 10 MiB, not UTF-8, JSON nested too deeply or with absurd numbers,
+    no scenario at all."""
+    from fujian_mahjong.cli.common import CliError, decode, loads, read_bytes
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ScenarioError(f"{path}: cannot read: {e.strerror}") from None
+    src = str(path)
     items: list[Any] = []
-    if path.suffix == ".jsonl":
-        for i, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    items.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise ScenarioError(f"{path}: line {i}: not valid JSON ({e.msg})") from None
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ScenarioError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}") from None
-        items = data if isinstance(data, list) else [data]
-    return [parse_scenario(item, str(path), i) for i, item in enumerate(items, 1)]
+    try:
+        text = decode(read_bytes(src), src)
+        if path.suffix == ".jsonl":
+            for i, line in enumerate(text.splitlines(), 1):
+                if line.strip():
+                    items.append(loads(line, f"{src}: line {i}"))
+        elif text.strip():
+            data = loads(text, src)
+            items = data if isinstance(data, list) else [data]
+    except CliError as e:
+        raise ScenarioError(str(e)) from None
+    if not items:
+        raise ScenarioError(f"{src}: no scenario in the file (it is empty)")
+    if len(items) > MAX_SCENARIOS:
+        raise ScenarioError(f"{src}: {len(items):,} scenarios (at most {MAX_SCENARIOS:,} a file)")
+    return [parse_scenario(item, src, i) for i, item in enumerate(items, 1)]
+
+
+def _is_int(v: Any) -> TypeGuard[int]:
+    """A JSON whole number (booleans are not numbers here)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat_key(k: Any, players: int) -> bool:
+    """A seat number written as an object key: ASCII digits naming a seat (not '²')."""
+    return isinstance(k, str) and k.isascii() and k.isdigit() and len(k) <= 2 and int(k) < players
 
 
 def _err(src: str, name: str, fld: str, reason: str) -> ScenarioError:
-    return ScenarioError(f"{src}: scenario {name!r}: field '{fld}': {reason}")
+    return ScenarioError(f"{src}: scenario {_short(name)}: field '{fld}': {reason}")
 
 
 def _tiles(src: str, name: str, fld: str, v: Any) -> list[int]:
     if not isinstance(v, str):
-        raise _err(src, name, fld, f"expected a string of tiles, got {v!r}")
+        raise _err(src, name, fld, f"expected a string of tiles, got {_short(v)}")
     try:
         return parse(v)
     except MahjongError as e:
@@ -135,21 +154,21 @@ def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenar
     except MahjongError as e:
         raise _err(src, name, "profile", str(e)) from None
     players = data.get("players", 4)
-    if not isinstance(players, int) or not prof.players_min <= players <= prof.players_max:
+    if not _is_int(players) or not prof.players_min <= players <= prof.players_max:
         raise _err(
             src, name, "players", f"{prof.name} plays with {prof.players_min}-{prof.players_max}"
         )
     dealer = data.get("dealer", 0)
-    if not isinstance(dealer, int) or not 0 <= dealer < players:
+    if not _is_int(dealer) or not 0 <= dealer < players:
         raise _err(src, name, "dealer", f"must be a seat 0-{players - 1}")
     streak = data.get("streak", 0)
-    if not isinstance(streak, int) or streak < 0:
-        raise _err(src, name, "streak", "must be a whole number >= 0")
+    if not _is_int(streak) or not 0 <= streak <= MAX_STREAK:
+        raise _err(src, name, "streak", f"must be a whole number 0-{MAX_STREAK}")
     dice = data.get("dice", [1, 1])
     if (
         not isinstance(dice, list)
         or len(dice) != 2
-        or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice)
+        or not all(_is_int(d) and 1 <= d <= 6 for d in dice)
     ):
         raise _err(src, name, "dice", "must be two numbers 1-6")
     if "wall" in data:
@@ -166,8 +185,8 @@ def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenar
             raise _err(src, name, "deal", "required (or give 'wall'): an object seat -> tiles")
         deal: dict[int, list[int]] = {}
         for k, v in deal_in.items():
-            if not str(k).isdigit():
-                raise _err(src, name, "deal", f"key {k!r} is not a seat number")
+            if not _seat_key(k, players):
+                raise _err(src, name, "deal", f"key {_short(k)} is not a seat 0-{players - 1}")
             deal[int(k)] = _tiles(src, name, f"deal.{k}", v)
         draws = _tiles(src, name, "draws", data.get("draws", ""))
         tail = _tiles(src, name, "tail", data.get("tail", ""))
@@ -205,12 +224,15 @@ def _check_action(src: str, name: str, fld: str, a: Any, players: int, need_seat
         raise _err(src, name, fld, "must be an object")
     if need_seat:
         s = a.get("seat")
-        if not isinstance(s, int) or not 0 <= s < players:
+        if not _is_int(s) or not 0 <= s < players:
             raise _err(src, name, f"{fld}.seat", f"must be a seat 0-{players - 1}")
     do = a.get("do", a.get("type"))
-    if do not in ACTION_TYPES:
+    if not isinstance(do, str) or do not in ACTION_TYPES:
         raise _err(
-            src, name, f"{fld}.do", f"unknown action {do!r} (one of {', '.join(ACTION_TYPES)})"
+            src,
+            name,
+            f"{fld}.do",
+            f"unknown action {_short(do)} (one of {', '.join(ACTION_TYPES)})",
         )
     for key in ("tile", "tiles"):
         if key in a and a[key] is not None:
@@ -226,7 +248,7 @@ def _check_point(src: str, name: str, fld: str, item: dict[str, Any], n_actions:
     v = item[keys[0]]
     hi = n_actions if keys[0] == "after" else n_actions + 1
     lo = 0 if keys[0] == "after" else 1
-    if not isinstance(v, int) or not lo <= v <= hi:
+    if not _is_int(v) or not lo <= v <= hi:
         raise _err(src, name, f"{fld}.{keys[0]}", f"must be an action number {lo}-{hi}")
 
 
@@ -240,13 +262,13 @@ def _seat_map(src: str, name: str, fld: str, v: Any, players: int) -> dict[str, 
     if not isinstance(v, dict):
         raise _err(src, name, fld, "must be an object seat -> value")
     for k in v:
-        if not str(k).isdigit() or not 0 <= int(k) < players:
-            raise _err(src, name, fld, f"{k!r} is not a seat 0-{players - 1}")
+        if not _seat_key(k, players):
+            raise _err(src, name, fld, f"{_short(k)} is not a seat 0-{players - 1}")
     return v
 
 
 def _int_list(x: Any) -> bool:
-    return isinstance(x, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in x)
+    return isinstance(x, list) and all(_is_int(i) for i in x)
 
 
 def _check_state_value(src: str, name: str, fld: str, key: str, v: Any, players: int) -> None:
@@ -254,7 +276,7 @@ def _check_state_value(src: str, name: str, fld: str, key: str, v: Any, players:
         if not _int_list(v):
             raise _err(src, name, fld, "must be a list of numbers")
     elif key in ("live", "reserve", "wall"):
-        if not isinstance(v, int) or isinstance(v, bool):
+        if not _is_int(v):
             raise _err(src, name, fld, "must be a number")
     elif key == "gold":
         if len(_tiles(src, name, fld, v)) != 1:
@@ -309,12 +331,29 @@ def _check_expect(src: str, name: str, ex: dict[str, Any], players: int, n: int)
     if "score" in ex and not isinstance(ex["score"], dict):
         raise _err(src, name, "expect.score", "must be an object")
     if isinstance(ex.get("score"), dict) and "specials" in ex["score"]:
-        _list(src, name, "expect.score.specials", ex["score"]["specials"])
+        sp = _list(src, name, "expect.score.specials", ex["score"]["specials"])
+        if not all(isinstance(x, str) for x in sp):
+            raise _err(src, name, "expect.score.specials", "must be a list of special names")
+    for key in ("points", "payments"):
+        v = ex.get("score", {}).get(key) if isinstance(ex.get("score"), dict) else None
+        if v is not None and not (_is_int(v) if key == "points" else _int_list(v)):
+            raise _err(
+                src,
+                name,
+                f"expect.score.{key}",
+                "must be a number" if key == "points" else "must be a list of numbers",
+            )
 
 
 def _seat_of(src: str, name: str, fld: str, v: Any, players: int) -> None:
-    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < players:
+    if not _is_int(v) or not 0 <= v < players:
         raise _err(src, name, fld, f"must be a seat 0-{players - 1}")
+
+
+def _short(v: Any) -> str:
+    """A value for an error message: its repr, cut to 40 characters."""
+    r = repr(v)
+    return r if len(r) <= 40 else r[:39] + "…"
 
 
 # ---------------------------------------------------------------------------- running

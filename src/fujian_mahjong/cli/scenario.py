@@ -1,15 +1,21 @@
-"""``fjmj scenario``: run rule scenarios (stacked walls, scripted moves, expectations)."""
+"""``fjmj scenario``: run rule scenarios (stacked walls, scripted moves, expectations).
+
+Exit status: 0 every scenario passes, 1 some check fails, 2 a file is bad input (unreadable,
+not a regular file, too large, not UTF-8, empty, not JSON, or a scenario that does not
+validate). Check lines are printed in the UI language (``--lang``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
+import re
+from typing import TYPE_CHECKING
 
-from fujian_mahjong.engine import Game
-from fujian_mahjong.engine.narrate import describe
-from fujian_mahjong.errors import ScenarioError
-from fujian_mahjong.scenario import Outcome, load_scenarios, run_scenario
+if TYPE_CHECKING:
+    from fujian_mahjong.engine import Game
+
+MAX_FILES = 1000
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,7 +29,57 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
+# The runner names its checks in English; these patterns give the Chinese line.
+_WHERE = r"(after|before) (\d+)"
+_ZH_CHECKS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"^state (\w+) {_WHERE}$"), "状态 {0} ({1})"),
+    (re.compile(rf"^legal seat (\d+) includes (.+) {_WHERE}$"), "{0}号可选 {1} ({2})"),
+    (re.compile(rf"^legal seat (\d+) excludes (.+) {_WHERE}$"), "{0}号不可选 {1} ({2})"),
+    (re.compile(rf"^illegal seat (\d+) (.+) {_WHERE}$"), "{0}号 {1} 被拒绝 ({2})"),
+    (re.compile(r"^action (\d+)$"), "第{0}步"),
+    (re.compile(r"^result$"), "结果"),
+    (re.compile(r"^score$"), "得分"),
+]
+
+
+_ZH_STATE = {
+    "to_act": "待行动",
+    "live": "余牌",
+    "reserve": "留牌",
+    "wall": "牌墙",
+    "gold": "金",
+    "flowers": "花",
+    "hand": "手牌",
+    "hand_sizes": "张数",
+    "melds": "副露",
+    "xian_jin": "闲金",
+}
+
+
+def _zh_where(point: str, n: str) -> str:
+    return f"第{n}步后" if point == "after" else f"第{n}步前"
+
+
+def check_label(check: str, lang: str) -> str:
+    """A check's name in the UI language (the runner's names are English)."""
+    if lang != "zh":
+        return check
+    for pat, fmt in _ZH_CHECKS:
+        m = pat.match(check)
+        if not m:
+            continue
+        g = list(m.groups())
+        if len(g) >= 2 and g[-2] in ("after", "before"):
+            g = [*g[:-2], _zh_where(g[-2], g[-1])]
+        if check.startswith("state "):
+            g[0] = _ZH_STATE.get(g[0], g[0])
+        return fmt.format(*g)
+    return check
+
+
 def _trace(g: Game, lang: str) -> None:
+    from fujian_mahjong.engine.narrate import describe
+
     for e in g.events:
         line = describe(e, lang)
         if line:
@@ -31,13 +87,18 @@ def _trace(g: Game, lang: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fujian_mahjong.cli.common import CliError
+    from fujian_mahjong.errors import ScenarioError
+    from fujian_mahjong.scenario import Outcome, load_scenarios, run_scenario
+
+    if len(args.files) > MAX_FILES:
+        raise CliError(f"{len(args.files):,} files (at most {MAX_FILES:,} at once)")
     scenarios = []
     for f in args.files:
         try:
             scenarios.extend(load_scenarios(f))
         except ScenarioError as e:
-            print(f"fjmj: scenario: {e}", file=sys.stderr)
-            return 2
+            raise CliError(str(e)) from None
     outcomes: list[Outcome] = [run_scenario(sc) for sc in scenarios]
     zh = args.lang == "zh"
     failed = 0
@@ -53,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             _trace(o.game, args.lang)
         for c in o.checks:
             print(
-                f"  {'✓' if c.ok else '✗'} {c.check}"
+                f"  {'✓' if c.ok else '✗'} {check_label(c.check, args.lang)}"
                 + (f": {c.detail}" if c.detail and not c.ok else "")
             )
     if not args.json:
