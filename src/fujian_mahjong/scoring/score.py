@@ -194,7 +194,7 @@ def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tupl
     b = sit.base or sit.profile.base
     h = q.fl + 2 * q.sets + q.mk + 2 * q.ak + q.G
     best, m = _max_special(sit, specials)
-    terms = [*_flower_terms(q, True), term("subtotal", h)]
+    terms = [*_flower_terms(q, True), term("subtotal", h, " (H)")]
     terms.append(term("base", b))
     terms.append(term("streak", q.L))
     if best:
@@ -219,7 +219,7 @@ def formula_doudou(sit: Situation, q: Quantities, specials: list[str]) -> tuple[
     n = sit.base or p.base
     b = 1 + q.G + q.fl + q.mk + 2 * q.ak + 2 * q.sets
     best, m = _max_special(sit, specials)
-    terms = [term("one", 1), *_flower_terms(q, True), term("subtotal", b)]
+    terms = [term("one", 1), *_flower_terms(q, True), term("subtotal", b, " (B)")]
     if best:
         t = 2 * b + m
         terms += [term("self_draw_doubled", 2 * b), term(best, m)]
