@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fujian_mahjong.errors import ScoreInputError
@@ -452,6 +452,71 @@ CASES: list[tuple[str, dict[str, Any], int, list[int], list[str], str]] = [
         "R1 rev. 2: only 1f-8f are flowers here. B = 1+G2+fl8+mk1+2*ak4+2*sets2 = 24; "
         "T = 48+60 = 108 (<= 202)",
     ),
+    # ------------------------------------------- fuzhou-doudou with playable honours (R1 rev. 2)
+    (
+        "doudou honour pong and pair, won on a discarded honour",
+        sit("fuzhou-doudou", gold="5p", hand="234m567m345s678s1z1z1z7z7z", winning_tile="7z", **D),
+        64,
+        disc(64, 2, 1),
+        ["ping_hu"],
+        "R7: honour pong + honour pair; B = 1; 平胡 T = 2B + 30 = 32; discard: 2T = 64",
+    ),
+    (
+        "doudou gold stands for an honour",
+        sit(
+            "fuzhou-doudou",
+            gold="5p",
+            hand="234m567m345s678s1z1z5p7z7z",
+            winning_tile="7z",
+            flowers="1f",
+        ),
+        6,
+        each(6, 1),
+        [],
+        "the gold completes 1z1z (R5); B = 1 + G1 + fl1 = 3; self-draw T = 2B = 6 each",
+    ),
+    (
+        "doudou gold sparrow beside an honour pong",
+        sit("fuzhou-doudou", gold="5p", hand="1z1z1z234m567m345s678s5p5p", winning_tile="4m"),
+        76,
+        each(76, 1),
+        ["jin_que", "ping_hu"],
+        "B = 1 + G2 = 3; 金雀 T = 6 + 60, + 10 with 平胡 = 76 each",
+    ),
+    (
+        "doudou gold kind is an honour",
+        sit("fuzhou-doudou", gold="7z", hand="234m567m345s678s789s7z7z", flowers="5f"),
+        68,
+        each(68, 1),
+        ["jin_que"],
+        "R5: the indicator was 7z, so 7z are golds; B = 1 + G2 + fl1 = 4; 金雀 T = 8 + 60 = 68",
+    ),
+    (
+        "doudou exposed honour kong and pong",
+        sit(
+            "fuzhou-doudou",
+            gold="5p",
+            hand="234m567m345s99s",
+            winning_tile="9s",
+            melds=[
+                {"type": "kong_exposed", "tiles": "1111z"},
+                {"type": "pong", "tiles": "666z"},
+            ],
+            **D,
+        ),
+        4,
+        disc(4, 2, 1),
+        [],
+        "B = 1 + mk1 = 2, a kong: no 平胡; discard T = B = 2, the discarder pays 2T = 4",
+    ),
+    (
+        "doudou seasons are a flower set",
+        sit("fuzhou-doudou", flowers="1f2f3f4f"),
+        14,
+        each(14, 1),
+        [],
+        "R1: fl4 + 2*sets1: B = 1 + 4 + 2 = 7; self-draw T = 2B = 14 each",
+    ),
     # ---------------------------------------------------------------- sanming
     (
         "sanming conformance",
@@ -694,11 +759,74 @@ def test_doudou_cap_applies_before_streak(tmp_path: Path) -> None:
         (sit("fuzhou-tcy", melds=[{"type": "pong", "tiles": "123m"}]), "melds[0].tiles"),
         (sit("fuzhou-tcy", winning_tile="1m"), "winning_tile"),
         (sit("sanming", seats=5), "seats"),
+        # R1: honours are flowers outside fuzhou-doudou, playable tiles (not flowers) in it
+        (sit("fuzhou-tcy", hand="234m567m345s678s1z1z1z7z7z", winning_tile="7z"), "hand"),
+        (sit("fuzhou-doudou", flowers="1z"), "flowers"),
+        (sit("fuzhou-doudou", gold="2f"), "gold"),
+        (
+            sit("fuzhou-doudou", hand="234m567m345s99s", melds=[{"type": "chow", "tiles": "123z"}]),
+            "melds[0].tiles",
+        ),
+        (
+            sit(
+                "fuzhou-doudou", hand="234m567m345s99s", melds=[{"type": "pong", "tiles": "5f5f5f"}]
+            ),
+            "melds[0].tiles",
+        ),
+        # issue 10 item 7: impossible situations
+        (sit("fuzhou-tcy", win="heavenly", dealer=0, winner=2), "winner"),
+        (sit("fuzhou-tcy", gold="9s", **D), "winning_tile"),
+        (sit("fuzhou-tcy", gold="5p", hand=SPARROW, win="three_golds"), "hand"),
+        (sit("fuzhou-tcy", win="rob_kong"), "win"),
+        (sit("fuzhou-doudou", win="rob_kong"), "win"),
+        (
+            sit("fuzhou-tcy", gold="5p", hand=SPARROW, win="rob_gold", winning_tile="9s"),
+            "winning_tile",
+        ),
+        # the field actually at fault
+        (sit("fuzhou-tcy", melds=[{"type": "pong", "tiles": "1z1z1z"}]), "melds[0].tiles"),
+        (sit("fuzhou-tcy", melds=[{"type": "pong"}]), "melds[0].tiles"),
+        (sit("fuzhou-tcy", base=10**12), "base"),
+        (sit("fuzhou-tcy", streak=-1), "streak"),
+        (sit("fuzhou-tcy", hand="1m" * 100), "hand"),
     ],
 )
 def test_invalid_situations_name_the_field(data: dict[str, Any], field: str) -> None:
     with pytest.raises(ScoreInputError, match=re.escape(f"'{field}'")):
         score(situation_from_json(data))
+
+
+def test_copies_error_names_every_field_holding_them() -> None:
+    """R1: four copies of a kind; a fifth in a meld is that meld's fault as much as the hand's."""
+    data = sit(
+        "fuzhou-tcy",
+        hand="55m567m345p678p99s",
+        winning_tile="9s",
+        melds=[{"type": "kong_concealed", "tiles": "5555m"}],
+    )
+    with pytest.raises(
+        ScoreInputError, match=r"fields 'hand', 'melds\[0\]\.tiles': 7 copies of 5m"
+    ):
+        situation_from_json(data)
+
+
+def test_library_score_refuses_impossible_situations() -> None:
+    """Issue 10 item 7: ``score()`` itself checks a hand-made Situation (the engine and the
+    server build them directly), not only ``fjmj score``'s JSON."""
+    import dataclasses
+
+    good = situation_from_json(sit("fuzhou-tcy", gold="5p", hand=SPARROW))
+    for change, field in (
+        ({"win": "heavenly", "winner": 1, "dealer": 0}, "winner"),
+        ({"win": "discard", "discarder": 0, "winning_tile": 13}, "winning_tile"),  # 5p
+        ({"win": "three_golds"}, "hand"),
+        ({"win": "rob_kong"}, "win"),
+        ({"win": "rob_gold", "winning_tile": 26}, "winning_tile"),  # 9s
+    ):
+        bad = dataclasses.replace(good, **change)
+        with pytest.raises(ScoreInputError, match=re.escape(f"field '{field}'")):
+            score(bad)
+    assert score(good).points == 74  # G=2: (2+5)*2 + 金雀 60
 
 
 def test_cli_score_json_and_errors() -> None:
@@ -728,6 +856,8 @@ def test_cli_score_json_and_errors() -> None:
 def test_payments_zero_sum_and_winner_gain(i: int, streak: int, winner: int, profile: str) -> None:
     data = dict(CASES[i][1])
     data.update(profile=profile, streak=streak, seats=4)
+    honour_hand = "z" in data["hand"] + data["gold"] + json.dumps(data.get("melds", []))
+    assume(get_profile(profile).honours == "playable" or not honour_hand)  # R1
     if get_profile(profile).honours == "playable":
         # R1 rev. 2: 1z-7z are not flowers there
         data["flowers"] = "".join(re.findall(r"\df", data.get("flowers", "")))

@@ -182,14 +182,14 @@ def _profile(data: dict[str, Any]) -> Profile:
         raise ScoreInputError(f"field 'profile': {e}") from None
 
 
-def _meld(m: Any, i: int, gold: int) -> MeldIn:
+def _meld(m: Any, i: int, gold: int, profile: Profile) -> MeldIn:
     f = f"melds[{i}]"
     if not isinstance(m, dict) or m.get("type") not in MELD_TYPES:
         raise ScoreInputError(f"field '{f}.type' must be one of {', '.join(MELD_TYPES)}")
     ts = _tiles(m, "tiles", f"{f}.tiles")
     typ = str(m["type"])
     want = 3 if typ in ("chow", "pong") else 4
-    ok = len(ts) == want
+    ok = len(ts) == want and not any(is_flower_in(profile, k) for k in ts)  # R1
     if ok and typ == "chow":
         # R1/R7: chows are suited only (no sequences of winds or dragons)
         s = sorted(ts)
@@ -267,7 +267,7 @@ def situation_from_json(data: Any) -> Situation:
         raise ScoreInputError("field 'melds' must be a list")
     if len(melds_in) > MAX_MELDS:
         raise ScoreInputError(f"field 'melds' has {len(melds_in)} melds; at most {MAX_MELDS}")
-    melds = [_meld(m, i, gold) for i, m in enumerate(melds_in)]
+    melds = [_meld(m, i, gold, profile) for i, m in enumerate(melds_in)]
     flowers = _tiles(data, "flowers")
     for k in flowers:
         if not is_flower_in(profile, k):
