@@ -40,8 +40,11 @@ def check_invariants(g: Game) -> None:
         # hand sizes consistent: 3k+1 between turns, 3k+2 for the seat to discard (R6)
         size = g.hand_size(s) + 3 * len(g.melds[s])
         assert size in (16, 17), (s, size)
-        # no flower in a concealed hand (R1/R4): hands are counts over the 27 suited kinds
-        assert len(g.counts[s]) == 27
+        # no flower in a concealed hand (R1/R4): hands are counts over the 34 suited and
+        # honour kinds, and the honours stay 0 where the profile treats them as flowers
+        assert len(g.counts[s]) == 34
+        if not g.profile.honours_playable:
+            assert not any(g.counts[s][27:])
     # never more than 3 golds live (R5)
     assert sum(g.counts[s][gold] for s in range(n)) <= 3 + (
         1 if g.win and g.win["win"] == "rob_gold" else 0
@@ -49,7 +52,7 @@ def check_invariants(g: Game) -> None:
     # live/reserve arithmetic (R5)
     ek = sum(1 for s in range(n) for m in g.melds[s] if m.type in ("kong_exposed", "kong_added"))
     ak = sum(1 for s in range(n) for m in g.melds[s] if m.type == "kong_concealed")
-    sets = sum(flower_sets(f) for f in g.flowers)
+    sets = sum(flower_sets(f, g.profile.honours_playable) for f in g.flowers)
     assert g.reserve == g.profile.reserve(ek, ak, sets)
     assert g.live == max(0, g.wall_left - g.reserve)
 
@@ -174,7 +177,9 @@ def test_seed_commitment_r12() -> None:
     import hashlib
 
     g = play("fuzhou-doudou", 9, check=False)
-    assert g.events[0]["seed_sha256"] == hashlib.sha256(b"9").hexdigest()
+    # revision 2: the commitment hashes the whole start of the hand, canonically encoded
+    canon = '{"dealer":1,"players":4,"profile":"fuzhou-doudou","seed":"9","streak":0,"version":2}'
+    assert g.events[0]["seed_sha256"] == hashlib.sha256(canon.encode()).hexdigest()
     assert g.events[-1]["seed"] == "9"
     assert "seed" not in g.events[0]
 
@@ -228,16 +233,22 @@ def test_player_counts_follow_profile_r2() -> None:
 
 
 @pytest.mark.parametrize(
-    ("profile", "first", "after_dealer_win", "after_draw", "after_other_win"),
+    ("profile", "first", "after_dealer_win", "after_draw", "after_other_win", "draw_dealer"),
     [
-        ("fuzhou-tcy", 0, 1, 1, 0),  # L: dealer wins; a draw leaves L (D-18)
-        ("fuzhou-bianfeng", 0, 1, 1, 0),
-        ("fuzhou-doudou", 1, 2, 3, 1),  # k: hands dealt including this one
-        ("sanming", 0, 1, 2, 0),  # L: +1 on a dealer win and on a draw
+        ("fuzhou-tcy", 0, 1, 1, 0, 2),  # L: dealer wins; a draw leaves L (D-18)
+        # R9 revision 2: 边锋 passes the deal after a draw and the streak resets
+        ("fuzhou-bianfeng", 0, 1, 0, 0, 3),
+        ("fuzhou-doudou", 1, 2, 3, 1, 2),  # k: hands dealt including this one
+        ("sanming", 0, 1, 2, 0, 2),  # L: +1 on a dealer win and on a draw
     ],
 )
 def test_match_dealer_rotation_and_streaks_r9(
-    profile: str, first: int, after_dealer_win: int, after_draw: int, after_other_win: int
+    profile: str,
+    first: int,
+    after_dealer_win: int,
+    after_draw: int,
+    after_other_win: int,
+    draw_dealer: int,
 ) -> None:
     m = Match(profile, seed=1, players=4, dealer=2)
     assert m.streak == first
@@ -258,9 +269,9 @@ def test_match_dealer_rotation_and_streaks_r9(
     finish(2)
     assert (m.dealer, m.streak) == (2, after_dealer_win)
     finish(None)
-    assert (m.dealer, m.streak) == (2, after_draw)
-    finish(0)
-    assert (m.dealer, m.streak) == (3, after_other_win)
+    assert (m.dealer, m.streak) == (draw_dealer, after_draw)
+    finish(0 if draw_dealer != 0 else 1)
+    assert (m.dealer, m.streak) == ((draw_dealer + 1) % 4, after_other_win)
     assert sum(m.totals) == 0
     m.leave(1)
     assert m.over

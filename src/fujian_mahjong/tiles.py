@@ -8,7 +8,10 @@ Kinds are small integers:
 
 Physical tiles are ids 0–143: ``id // 4`` is the kind for ids below 136 (four copies of
 each of the 34 suited and honour kinds); ids 136–143 are the eight bonus tiles.
-Per R1 every honour and bonus tile is a *flower* (花牌); only the 27 suited kinds play.
+Per R1 (profile field ``honours``) the honours are *flowers* (花牌) like the bonus tiles and
+only the 27 suited kinds play — except where honours are playable (``fuzhou-doudou``): there
+the 34 suited and honour kinds play and only ``1f``–``8f`` are flowers. The functions that
+depend on it take ``playable_honours``.
 """
 
 from __future__ import annotations
@@ -73,9 +76,9 @@ def is_suited(kind: int) -> bool:
     return kind < 27
 
 
-def is_flower(kind: int) -> bool:
-    """R1: all honours and bonus tiles are flowers (花牌)."""
-    return kind >= 27
+def is_flower(kind: int, playable_honours: bool = False) -> bool:
+    """R1: the bonus tiles are flowers (花牌); so are the honours unless they are playable."""
+    return kind >= (34 if playable_honours else 27)
 
 
 def is_honour(kind: int) -> bool:
@@ -214,14 +217,15 @@ def long_name(kind: int, lang: str = "zh") -> str:
     return _EN_HONOUR_LONG[r - 1] if s == "z" else _EN_BONUS[r - 1]
 
 
-def flower_sets(flowers: Iterable[int]) -> int:
+def flower_sets(flowers: Iterable[int], playable_honours: bool = False) -> int:
     """R1 套花: number of complete flower sets among flower kinds.
 
-    A set is four copies of one honour, the four seasons, or the four plants.
+    A set is four copies of one honour (only where honours are flowers), the four seasons,
+    or the four plants.
     """
     fl = list(flowers)
     c = counts_of(fl)
-    n = sum(1 for k in HONOUR_KINDS if c[k] == 4)
+    n = 0 if playable_honours else sum(1 for k in HONOUR_KINDS if c[k] == 4)
     have = {k for k in fl if k >= 34}
     n += int(have >= SEASONS) + int(have >= PLANTS)
     return n

@@ -1,8 +1,8 @@
 """R2–R9 and R12: the game engine (one hand as a state machine, events, replay, match)."""
 
 from fujian_mahjong.engine.actions import ACTION_TYPES, Action
-from fujian_mahjong.engine.game import Game, break_rotation, seed_commitment
-from fujian_mahjong.engine.match import Match
+from fujian_mahjong.engine.game import Game, break_rotation, random_seed, seed_commitment
+from fujian_mahjong.engine.match import Match, hand_seed
 from fujian_mahjong.engine.replay import from_jsonl, replay, to_jsonl
 from fujian_mahjong.engine.wall import build_wall
 
@@ -14,6 +14,8 @@ __all__ = [
     "break_rotation",
     "build_wall",
     "from_jsonl",
+    "hand_seed",
+    "random_seed",
     "replay",
     "seed_commitment",
     "to_jsonl",

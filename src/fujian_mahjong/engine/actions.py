@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fujian_mahjong.errors import IllegalAction, MahjongError
-from fujian_mahjong.tiles import KIND_STR, fmt, parse, parse_kind
+from fujian_mahjong.tiles import KIND_STR, NUM_KINDS, fmt, parse, parse_kind
 
 # R6/R8 decision types. ``win`` is whatever win the moment offers (自摸, 放胡, 抢杠, 天胡).
 ACTION_TYPES = (
@@ -23,15 +23,48 @@ ACTION_TYPES = (
     "jin_kan",  # 金坎: discard tile and declare
 )
 TILE_ACTIONS = frozenset({"discard", "concealed_kong", "added_kong", "jin_kan"})
+_TYPE_SET = frozenset(ACTION_TYPES)
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One decision of one seat. ``tile`` is a kind (-1 when none), ``tiles`` for chow."""
+    """One decision of one seat. ``tile`` is a kind (-1 when none), ``tiles`` for chow.
+
+    Fields are checked on construction (and again by ``Game.apply``, for an object built
+    around ``__init__``): a malformed action raises :class:`IllegalAction`, never
+    ``TypeError`` or ``IndexError`` (a server relies on one exception type)."""
 
     type: str
     tile: int = -1
     tiles: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`IllegalAction` naming the field unless every field is well formed:
+        ``type`` one of ACTION_TYPES, ``tile`` a kind 0–41 or -1, ``tiles`` a tuple of at
+        most four kinds."""
+        typ = self.type
+        if not isinstance(typ, str) or typ not in _TYPE_SET:
+            raise IllegalAction(
+                f"unknown action {typ!r}; expected one of {', '.join(ACTION_TYPES)}"
+            )
+        t = self.tile
+        if type(t) is not int or not -1 <= t < NUM_KINDS:
+            raise IllegalAction(
+                f"action {typ}: tile must be a kind 0-{NUM_KINDS - 1} or -1, got {t!r}"
+            )
+        ts = self.tiles
+        if type(ts) is not tuple or len(ts) > 4:
+            raise IllegalAction(
+                f"action {typ}: tiles must be a tuple of at most 4 kinds, got {ts!r}"
+            )
+        for x in ts:
+            if type(x) is not int or not 0 <= x < NUM_KINDS:
+                raise IllegalAction(
+                    f"action {typ}: tiles must be kinds 0-{NUM_KINDS - 1}, got {ts!r}"
+                )
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
@@ -64,7 +97,7 @@ class Action:
                 tiles = tuple(sorted(parse(str(data["tiles"]))))
         except MahjongError as e:
             raise IllegalAction(f"action {typ}: {e}") from None
-        return Action(str(typ), tile, tiles)
+        return Action(str(typ), tile, tiles)  # validated on construction
 
 
 PASS = Action("pass")

@@ -11,7 +11,9 @@ Every state change is appended to ``events`` (plain JSON-ready dicts).
 from __future__ import annotations
 
 import hashlib
+import json
 import random
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,20 +36,61 @@ from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction, MahjongError
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.scoring import MeldIn, Score, Situation, score
-from fujian_mahjong.tiles import KIND_STR, NUM_TILES, fmt, is_flower, physical_set
+from fujian_mahjong.tiles import KIND_STR, NUM_TILES, flower_sets, fmt, is_flower, physical_set
 
-EVENT_VERSION = 1
+# Version 2 (rules revision 2): the commitment binds the whole start of the hand (R12)
+EVENT_VERSION = 2
+MAX_STREAK = 100  # a sane bound for a streak counter (R9); more is an input error
 _K = KIND_STR
+_NK = 34  # per-seat counts cover the 34 suited and honour kinds in every profile (R1)
 # Shared action values (hot path: legal actions are rebuilt at every decision)
-_DISCARD = tuple(Action("discard", k) for k in range(27))
-_CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(27))
-_ADDED_KONG = tuple(Action("added_kong", k) for k in range(27))
-_ROB_WITH = tuple(Action("rob_gold", k) for k in range(27))
+_DISCARD = tuple(Action("discard", k) for k in range(_NK))
+_CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(_NK))
+_ADDED_KONG = tuple(Action("added_kong", k) for k in range(_NK))
+_ROB_WITH = tuple(Action("rob_gold", k) for k in range(_NK))
 
 
-def seed_commitment(seed: str) -> str:
-    """R12: the SHA-256 published at the start of a hand."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+def seed_commitment(
+    seed: str,
+    *,
+    profile: str,
+    players: int,
+    dealer: int,
+    streak: int,
+    version: int = EVENT_VERSION,
+) -> str:
+    """R12: the SHA-256 published at the start of a hand.
+
+    It hashes a canonical encoding (JSON, sorted keys, no spaces, ASCII) of the event
+    version, profile, players, dealer, streak and seed, so the commitment binds the whole
+    start of the hand: a log whose dealer or streak was edited no longer verifies. An
+    explicit seed (tests, reproducible runs) is not secret; without one the engine draws
+    128 random bits from :mod:`secrets`, which makes the commitment unguessable."""
+    canon = json.dumps(
+        {
+            "dealer": dealer,
+            "players": players,
+            "profile": profile,
+            "seed": seed,
+            "streak": streak,
+            "version": version,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )
+    return hashlib.sha256(canon.encode("ascii")).hexdigest()
+
+
+def random_seed() -> str:
+    """R12: a fresh 128-bit seed from the OS's secure generator (hex)."""
+    return secrets.token_hex(16)
+
+
+def _check_int(what: str, v: object, lo: int, hi: int) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise MahjongError(f"{what} must be a whole number {lo}-{hi}, got {v!r}")
+    return v
 
 
 def break_rotation(dealer: int, d: int) -> int:
@@ -77,6 +120,9 @@ class Game:
     # ------------------------------------------------------------------ construction
 
     def __init__(self, profile: Profile, players: int, dealer: int, streak: int) -> None:
+        _check_int("players", players, 2, 4)
+        _check_int("dealer", dealer, -(2**31), 2**31)
+        _check_int("streak", streak, 0, MAX_STREAK)  # R9: never negative (the winner would pay)
         if not profile.players_min <= players <= profile.players_max:
             raise MahjongError(
                 f"profile {profile.name} plays with {profile.players_min}-{profile.players_max} "
@@ -85,6 +131,10 @@ class Game:
         if not 0 <= dealer < players:
             raise MahjongError(f"dealer must be a seat 0-{players - 1}, got {dealer}")
         self.profile = profile
+        # R1: which kinds are flowers (honours too, unless the profile plays them)
+        self._hon = profile.honours_playable
+        self._nk = profile.playable_kinds
+        self._fl = tuple(is_flower(k, self._hon) for k in range(42))
         self.n = players
         self.dealer = dealer
         self.streak = streak
@@ -95,8 +145,10 @@ class Game:
         self.wall: list[int] = []
         self.head = 0
         self.tail = 0  # index of the tail tile (inclusive)
-        self.counts = [[0] * 27 for _ in range(players)]
-        self.keys = [[0, 0, 0] for _ in range(players)]
+        # concealed tiles as 34 counts (honours stay 0 where they are flowers) and the
+        # per-suit analysis keys of the natural (non-gold) tiles: m, p, s and honours (R7)
+        self.counts = [[0] * _NK for _ in range(players)]
+        self.keys = [[0, 0, 0, 0] for _ in range(players)]
         self.flowers: list[list[int]] = [[] for _ in range(players)]
         self.sets = [0] * players
         self.melds: list[list[Meld]] = [[] for _ in range(players)]
@@ -132,15 +184,18 @@ class Game:
     def new(
         cls,
         profile: Profile | str = "fuzhou-tcy",
-        seed: int | str = 0,
+        seed: int | str | None = None,
         players: int = 4,
         dealer: int = 0,
         streak: int = 0,
     ) -> Game:
-        """A hand whose wall and dice come from the seed (R3, R12)."""
+        """A hand whose wall and dice come from the seed (R3, R12).
+
+        Without a seed, 128 bits from :mod:`secrets` (R12: the wall is unpredictable). An
+        explicit seed makes the hand reproducible and is not secret."""
         prof = get_profile(profile) if isinstance(profile, str) else profile
         g = cls(prof, players, dealer, streak)
-        g.seed = str(seed)
+        g.seed = random_seed() if seed is None else str(seed)
         rng = random.Random(g.seed)
         wall = physical_set()
         rng.shuffle(wall)
@@ -228,35 +283,54 @@ class Game:
 
     def hand(self, s: int) -> list[int]:
         """Seat s's concealed tiles, sorted (not for other seats' views: R12)."""
-        return [k for k in range(27) for _ in range(self.counts[s][k])]
+        c = self.counts[s]
+        return [k for k in range(_NK) for _ in range(c[k])]
 
     def golds(self, s: int) -> int:
         return self.counts[s][self.gold] if self.gold >= 0 else 0
 
+    def _win4(self, k0: int, k1: int, k2: int, kh: int, w: int) -> bool:
+        """R7 win check on suit keys; the honour key only where honours are playable."""
+        if self._hon:
+            return is_win_keys(k0, k1, k2, w, kh=kh)
+        return is_win_keys(k0, k1, k2, w)
+
+    def _waits4(self, k0: int, k1: int, k2: int, kh: int, w: int) -> list[int]:
+        if self._hon:
+            return waits_keys(k0, k1, k2, w, self.gold, kh=kh, honours=True)
+        return waits_keys(k0, k1, k2, w, self.gold)
+
     def _wins_with(self, s: int, k: int) -> bool:
         """Seat s's 3k+1 hand plus tile k is a winning hand (R7)."""
-        k0, k1, k2 = self.keys[s]
+        k0, k1, k2, kh = self.keys[s]
         w = self.counts[s][self.gold]
         if k == self.gold:
-            return is_win_keys(k0, k1, k2, w + 1)
+            return self._win4(k0, k1, k2, kh, w + 1)
         if self.counts[s][k] >= 4:
-            return k in waits_keys(k0, k1, k2, w, self.gold)
+            return k in self._waits4(k0, k1, k2, kh, w)
         su = k // 9
         if su == 0:
             k0 += POW5[k % 9]
         elif su == 1:
             k1 += POW5[k % 9]
-        else:
+        elif su == 2:
             k2 += POW5[k % 9]
-        return is_win_keys(k0, k1, k2, w)
+        else:
+            kh += POW5[k % 9]
+        return self._win4(k0, k1, k2, kh, w)
 
     def _is_win(self, s: int) -> bool:
-        k0, k1, k2 = self.keys[s]
-        return is_win_keys(k0, k1, k2, self.counts[s][self.gold])
+        k = self.keys[s]
+        return self._win4(k[0], k[1], k[2], k[3], self.counts[s][self.gold])
 
     def _is_ready(self, s: int) -> bool:
-        k0, k1, k2 = self.keys[s]
-        return is_win_keys(k0, k1, k2, self.counts[s][self.gold] + 1)
+        k = self.keys[s]
+        return self._win4(k[0], k[1], k[2], k[3], self.counts[s][self.gold] + 1)
+
+    def _xian_jin_barred(self, s: int) -> bool:
+        """R8.4: a 闲金 player's first draw after the announcement never wins (the last
+        group included)."""
+        return self.xian_jin[s] and self.xian_jin_draws[s] < 2
 
     def _exposed(self, s: int) -> int:
         return len(self.melds[s])
@@ -276,7 +350,13 @@ class Game:
             players=self.n,
             dealer=self.dealer,
             streak=self.streak,
-            seed_sha256=seed_commitment(self.seed),
+            seed_sha256=seed_commitment(
+                self.seed,
+                profile=p.name,
+                players=self.n,
+                dealer=self.dealer,
+                streak=self.streak,
+            ),
             stacked=self.stacked is not None,
         )
         self._ev(type="dice", dice=list(dice))
@@ -292,10 +372,11 @@ class Game:
         self.last_drawn = hands[self.dealer][-1]
         self._ev(type="deal", hands={str(s): fmt(h) for s, h in enumerate(hands)})
         # R4 initial flower replacement, in rounds from the dealer in play order
-        in_hand_flowers = [[k for k in h if is_flower(k)] for h in hands]
+        fl_kind = self._fl
+        in_hand_flowers = [[k for k in h if fl_kind[k]] for h in hands]
         for s in range(self.n):
             for k in hands[s]:
-                if not is_flower(k):
+                if not fl_kind[k]:
                     self._add(s, k)
         todo = [(self.dealer + i) % self.n for i in range(self.n)]
         rnd = 1
@@ -312,7 +393,7 @@ class Game:
                 self.flowers[s].extend(fl)
                 self._ev(type="flower", seat=s, round=rnd, flowers=fmt(fl), drawn=fmt(drawn))
                 for k in drawn:
-                    if is_flower(k):
+                    if fl_kind[k]:
                         in_hand_flowers[s].append(k)
                     else:
                         self._add(s, k)
@@ -325,7 +406,7 @@ class Game:
             todo = nxt
             rnd += 1
         for s in range(self.n):
-            self.sets[s] = _sets(self.flowers[s])
+            self.sets[s] = flower_sets(self.flowers[s], self._hon)
         self._open_gold()
         self._window_a()
 
@@ -341,7 +422,7 @@ class Game:
         if p.gold_open == "tail":
             while True:
                 k = self._take_tail()
-                if not is_flower(k):
+                if not self._fl[k]:
                     break
                 to_dealer.append(k)
         else:  # D-3: 2·d positions from the tail, then toward the tail
@@ -351,7 +432,7 @@ class Game:
             while True:
                 k = self.wall.pop(idx)
                 self.tail -= 1
-                if not is_flower(k):
+                if not self._fl[k]:
                     break
                 to_dealer.append(k)
                 if idx > self.tail:
@@ -359,7 +440,7 @@ class Game:
         self.indicator = k
         self.gold = k
         self.flowers[self.dealer].extend(to_dealer)
-        self.sets[self.dealer] = _sets(self.flowers[self.dealer])
+        self.sets[self.dealer] = flower_sets(self.flowers[self.dealer], self._hon)
         # golds leave the natural keys
         for s in range(self.n):
             c = self.counts[s][k]
@@ -416,10 +497,10 @@ class Game:
         """Play one decision; raises :class:`IllegalAction` (state untouched) if not legal."""
         if self.phase == "over":
             raise IllegalAction(f"seat {seat}: the hand is over")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
-            raise IllegalAction(f"there is no seat {seat!r} (players 0-{self.n - 1})")
+        self._check_seat(seat)
         if not isinstance(action, Action):
             raise IllegalAction(f"seat {seat}: {action!r} is not an Action (use Action.from_json)")
+        action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
         legal = self.legal_actions(seat)
         if not legal:
             raise IllegalAction(
@@ -458,11 +539,11 @@ class Game:
             return out
         window_b = self.first_discard_pending and s == self.dealer
         locked = self.jin_kan[s]
-        if self.drew_this_turn and self._is_win(s):
-            # R8.4 闲金: no self-draw on the first draw after the announcement
-            if not (self.xian_jin[s] and self.xian_jin_draws[s] < 2):
-                out.append(WIN)
-        if self.golds(s) == 3 and self.drew_this_turn:
+        # R8.4 闲金: no self-draw (三金倒 included) on the first draw after the announcement
+        barred = self._xian_jin_barred(s)
+        if self.drew_this_turn and not barred and self._is_win(s):
+            out.append(WIN)
+        if self.golds(s) == 3 and self.drew_this_turn and not barred:
             out.append(THREE_GOLDS)
         if locked:
             # R8.5 金坎 lock: each later draw is discarded unless it wins
@@ -471,26 +552,29 @@ class Game:
                 out.append(_DISCARD[k])
             return out
         if self.drew_this_turn or window_b:
+            # R6 (revision 2): kongs only on a turn that began with a draw (a replacement
+            # draw included) or on the dealer's first turn — never right after a chow/pong
             out.extend(self._kong_actions(s))
         gold = self.gold
+        nk = self._nk
         forbid_gold = p.gold_discard == "forbidden" and self.hand_size(s) > c[gold]
         # (if only golds are left, discarding one is the only way on: rule-silent fallback)
-        for k in range(27):
+        for k in range(nk):
             if c[k] and not (k == gold and forbid_gold):
                 out.append(_DISCARD[k])
         if window_b:
             # R8.2 庄家抢金: discard t and rob if the 16 tiles left are ready
-            k0, k1, k2 = self.keys[s]
+            k0, k1, k2, kh = self.keys[s]
             w = c[gold]
-            for k in range(27):
+            for k in range(nk):
                 if not c[k] or (k == gold and forbid_gold):
                     continue
                 if k == gold:
-                    ok = is_win_keys(k0, k1, k2, w)
+                    ok = self._win4(k0, k1, k2, kh, w)
                 else:
-                    kk = [k0, k1, k2]
+                    kk = [k0, k1, k2, kh]
                     kk[k // 9] -= POW5[k % 9]
-                    ok = is_win_keys(kk[0], kk[1], kk[2], w + 1)
+                    ok = self._win4(kk[0], kk[1], kk[2], kk[3], w + 1)
                 if ok:
                     out.append(_ROB_WITH[k])
         if p.jin_kan and not locked:
@@ -504,7 +588,7 @@ class Game:
             return []
         c = self.counts[s]
         out = []
-        for k in range(27):
+        for k in range(self._nk):
             if c[k] == 4 and k != self.gold:
                 out.append(_CONCEALED_KONG[k])
         for m in self.melds[s]:
@@ -516,8 +600,8 @@ class Game:
         """R8.5: gold X of rank 2–8; X−1 and X+1 in hand, no gold, the rest complete."""
         g = self.gold
         r = g % 9
-        if not 1 <= r <= 7:
-            return []
+        if g >= 27 or not 1 <= r <= 7:
+            return []  # (an honour gold has no neighbours)
         c = self.counts[s]
         if c[g] or not c[g - 1] or not c[g + 1]:
             return []
@@ -614,9 +698,10 @@ class Game:
         if k == -1:
             return
         if self.last_group:
-            if k >= 0 and self._is_win(s):
+            barred = self._xian_jin_barred(s)  # R8.4, as in _last_group_draw
+            if k >= 0 and not barred and self._is_win(s):
                 self._finish(s, "last_group", None, k)
-            elif k >= 0 and self.golds(s) == 3:
+            elif k >= 0 and not barred and self.golds(s) == 3:
                 self._finish(s, "three_golds", None, None)
             elif k >= 0 and self._kong_actions(s):
                 self._begin_turn(s, drew=True)
@@ -640,10 +725,10 @@ class Game:
                 k = self.wall[self.head]
                 self.head += 1
             self._ev(type="draw", seat=s, tile=_K[k], source=from_)
-            if not is_flower(k):
+            if not self._fl[k]:
                 break
             self.flowers[s].append(k)
-            self.sets[s] = _sets(self.flowers[s])
+            self.sets[s] = flower_sets(self.flowers[s], self._hon)
             self._ev(type="flower", seat=s, flowers=_K[k])
             if self.last_group:
                 return -2  # R4/D-2: in the last group the draw is spent
@@ -676,8 +761,9 @@ class Game:
             acts = self._claim_options(o, s, k, window_b)
             if acts:
                 opts[o] = [*acts, PASS]
-        if rob and not any(ROB_GOLD in a for a in opts.values()):
-            # 庄家抢金 beats every claim on t: nobody can outrank it
+        if rob and not any(ROB_GOLD in a or THREE_GOLDS in a for a in opts.values()):
+            # 庄家抢金 beats every claim on t: nobody can outrank it (R8: 闲家抢金 and, in
+            # 斗斗, 三金倒 on this discard can — those seats are asked first)
             self._finish(s, "rob_gold", None, self.indicator)
             return
         if not opts:
@@ -689,9 +775,9 @@ class Game:
         self.answers = {}
 
     def _update_xian_jin(self, s: int) -> None:
-        """R8.4 闲金: announced when the hand after a discard wins with ANY suited kind."""
-        k0, k1, k2 = self.keys[s]
-        any_ready = len(waits_keys(k0, k1, k2, self.golds(s), self.gold)) == 27
+        """R8.4 闲金: announced when the hand after a discard wins with ANY playable kind."""
+        k0, k1, k2, kh = self.keys[s]
+        any_ready = len(self._waits4(k0, k1, k2, kh, self.golds(s))) == self._nk
         if any_ready and not self.xian_jin[s]:
             self.xian_jin[s] = True
             self.xian_jin_draws[s] = 0
@@ -716,14 +802,19 @@ class Game:
             # R8.2: a ready non-dealer may rob the gold (a win on t becomes 抢金); this
             # takes the indicator, not t, so it holds even when t is a gold
             out.append(ROB_GOLD)
+        # R7 斗斗: 三金倒 on the discard of one's 下家 (it claims nothing, so a discarded
+        # gold does not prevent it)
+        three = self.profile.three_golds_on_discard and (o + 1) % self.n == d and self.golds(o) == 3
         if k == self.gold:
+            if three:
+                out.append(THREE_GOLDS)
             return out  # R5: a discarded gold can never be claimed
         if window_b:
             pass
         elif self._may_win_on(o, k, discard=True):
             out.append(WIN)
-        if self.profile.three_golds_on_discard and (o + 1) % self.n == d and self.golds(o) == 3:
-            out.append(THREE_GOLDS)  # R7 斗斗: on the discard of one's 下家
+        if three:
+            out.append(THREE_GOLDS)
         if self.jin_kan[o]:
             return out
         c = self.counts[o]
@@ -735,7 +826,7 @@ class Game:
         )
         if c[k] >= 2 and spare:
             out.append(PONG)
-        if o == (d + 1) % self.n and spare:
+        if o == (d + 1) % self.n and spare and k < 27:  # R7: no honour chows
             r = k % 9
             g = self.gold
             for a, b in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
@@ -766,6 +857,12 @@ class Game:
                 self._complete_added_kong(d, k)
             return
         if kind == "window_b":
+            if self.profile.three_golds_on_discard:
+                # R8 (revision 2, 斗斗): 三金倒 > 闲家抢金 > 庄家抢金 on the dealer's first discard
+                three = [s for s in order if ans.get(s) == THREE_GOLDS]
+                if three:
+                    self._finish(three[0], "three_golds", None, None)
+                    return
             robbers = [s for s in order if ans.get(s) == ROB_GOLD]
             if robbers:
                 self._finish(robbers[0], "rob_gold", None, self.indicator)  # nearest first
@@ -836,7 +933,11 @@ class Game:
     def _jin_que_with(self, s: int, k: int) -> bool:
         c = list(self.counts[s])
         c[k] += 1
-        return any(d.gold_pair for d in decompositions(c, self.gold, self._exposed(s)))
+        if self._hon:
+            decs = decompositions(c, self.gold, self._exposed(s), honours=True)
+        else:
+            decs = decompositions(c[:27], self.gold, self._exposed(s))
+        return any(d.gold_pair for d in decs)
 
     def _claim_meld(self, s: int, a: Action, d: int, k: int) -> None:
         self.discards[d].pop()
@@ -885,13 +986,16 @@ class Game:
             if k == -1:
                 return
             if k >= 0:
-                if self._is_win(s):
-                    self._finish(s, "last_group", None, k)
-                    return
-                if self.golds(s) == 3:
-                    # R5/R7: wins are automatic in the last group; three golds is a win
-                    self._finish(s, "three_golds", None, None)
-                    return
+                # R8.4 (revision 2): a 闲金 player's first draw after the announcement
+                # never wins, not even here; that draw is simply spent
+                if not self._xian_jin_barred(s):
+                    if self._is_win(s):
+                        self._finish(s, "last_group", None, k)
+                        return
+                    if self.golds(s) == 3:
+                        # R5/R7: wins are automatic in the last group; three golds is a win
+                        self._finish(s, "three_golds", None, None)
+                        return
                 if self._kong_actions(s):
                     self._begin_turn(s, drew=True)
                     return
@@ -978,13 +1082,24 @@ class Game:
 
     # ------------------------------------------------------------------ views (R12)
 
+    def _check_seat(self, seat: object) -> int:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
+            raise IllegalAction(f"there is no seat {seat!r} (players 0-{self.n - 1})")
+        return seat
+
     def seat_view(self, seat: int) -> SeatView:
         """R12: the seat's view as an object with cheap accessors (for bots)."""
-        return SeatView(self, seat)
+        return SeatView(self, self._check_seat(seat))
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything seat ``seat`` may see (R12) — never another seat's concealed tiles or
-        the wall order until the hand is over."""
+        the wall order until the hand is over.
+
+        ``to_act`` is ``[seat]`` when this seat must act or answer now, else ``[]``: who else
+        was asked to answer a discard (or to declare in an opening window), and who has
+        answered, is private (R12, revision 2). ``phase`` ("claims", "window_a", "turn",
+        "over") is public. The referee's :meth:`to_act` still lists every seat."""
+        self._check_seat(seat)
         over = self.phase == "over"
         v: dict[str, Any] = {
             "seat": seat,
@@ -997,7 +1112,7 @@ class Game:
             "indicator": _K[self.indicator] if self.indicator >= 0 else None,
             "phase": self.phase,
             "turn": self.turn,
-            "to_act": self.to_act(),
+            "to_act": [seat] if seat in self.to_act() else [],
             "hand": fmt(self.hand(seat)),
             "hand_sizes": [self.hand_size(s) for s in range(self.n)],
             "melds": [
@@ -1041,8 +1156,10 @@ class Game:
         c = [0] * 42
         for k in self.wall[self.head : self.tail + 1]:
             c[k] += 1
+        if self.phase == "claims" and self.claim_kind == "rob_kong":
+            c[self.claim_tile] += 1  # R6: the added tile, offered to rob, is in no hand yet
         for s in range(self.n):
-            for k in range(27):
+            for k in range(_NK):
                 c[k] += self.counts[s][k]
             for m in self.melds[s]:
                 for k in m.tiles:
@@ -1054,12 +1171,6 @@ class Game:
         if self.indicator >= 0 and not (self.win and self.win["win"] == "rob_gold"):
             c[self.indicator] += 1
         return c
-
-
-def _sets(flowers: list[int]) -> int:
-    from fujian_mahjong.tiles import flower_sets
-
-    return flower_sets(flowers)
 
 
 assert NUM_TILES == 144

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from typing import Any
 
-from fujian_mahjong.engine.game import Game
+from fujian_mahjong.engine.game import MAX_STREAK, Game, random_seed
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.scoring import Level, level_for, settle, settle_leaver, update_rating
+
+
+def hand_seed(match_seed: str, k: int) -> str:
+    """R12: hand k's seed, HMAC-SHA256(match seed, k) in hex.
+
+    A hand's seed is revealed when it ends; the HMAC makes that tell nothing about the
+    match seed or any other hand's seed (unlike ``f"{seed}:{k}"``)."""
+    return hmac.new(
+        str(match_seed).encode("utf-8"), str(k).encode("ascii"), hashlib.sha256
+    ).hexdigest()
 
 
 class Match:
@@ -17,7 +29,7 @@ class Match:
     def __init__(
         self,
         profile: Profile | str = "fuzhou-tcy",
-        seed: int | str = 0,
+        seed: int | str | None = None,
         players: int = 4,
         dealer: int | None = None,
         balances: list[int] | None = None,
@@ -27,8 +39,24 @@ class Match:
         ratings: list[int] | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
-        self.seed = str(seed)
+        # R12: without a seed, 128 bits from `secrets`; an explicit seed is reproducible and
+        # not secret. Hand k plays HMAC-SHA256(seed, k) (hand_seed).
+        self.seed = random_seed() if seed is None else str(seed)
+        p = self.profile
+        if (
+            not isinstance(players, int)
+            or isinstance(players, bool)
+            or not p.players_min <= players <= p.players_max
+        ):
+            raise MahjongError(
+                f"profile {p.name} plays with {p.players_min}-{p.players_max} players, "
+                f"not {players!r}"
+            )
         self.players = players
+        if dealer is not None and (
+            not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players
+        ):
+            raise MahjongError(f"dealer must be a seat 0-{players - 1}, got {dealer!r}")
         rng = random.Random(f"match:{self.seed}")
         # R2: the first dealer is chosen at random (sanming: by dice; the same draw here)
         self.dealer = rng.randrange(players) if dealer is None else dealer
@@ -57,9 +85,11 @@ class Match:
             raise MahjongError("the match is over")
         if self.current is not None and not self.current.is_over():
             raise MahjongError("the current hand is not finished")
+        if self.streak > MAX_STREAK:
+            self.streak = MAX_STREAK  # R9: a streak beyond the sane bound plays as the bound
         g = Game.new(
             self.profile,
-            seed=f"{self.seed}:{self.hands_played}",
+            seed=hand_seed(self.seed, self.hands_played),
             players=self.players,
             dealer=self.dealer,
             streak=self.streak,
@@ -68,7 +98,13 @@ class Match:
         return g
 
     def record(self, game: Game) -> None:
-        """Add the hand's payments to the running totals and rotate the dealer (R9)."""
+        """Add the hand's payments to the running totals and rotate the dealer (R9).
+
+        Only the hand this match dealt last (``next_hand``), once, and only when finished."""
+        if self.current is None or game is not self.current:
+            raise MahjongError(
+                "record() takes the hand this match dealt last (from next_hand()), once"
+            )
         sc = game.score()
         if not game.is_over() or sc is None:
             raise MahjongError("record() needs a finished hand")
@@ -92,7 +128,9 @@ class Match:
         )
         self.hands_played += 1
         rule = self.profile.streak
-        dealer_keeps = winner is None or winner == self.dealer
+        # R9: the dealer keeps the deal when he wins, and after a draw unless the profile
+        # passes it on (边锋: draw_keeps_dealer = false — his next player deals, streak resets)
+        dealer_keeps = winner == self.dealer or (winner is None and self.profile.draw_keeps_dealer)
         if dealer_keeps:
             if rule == "dealer_wins":
                 if winner is not None:

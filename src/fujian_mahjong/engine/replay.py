@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fujian_mahjong.engine.actions import Action
-from fujian_mahjong.engine.game import Game, seed_commitment
+from fujian_mahjong.engine.game import EVENT_VERSION, Game, seed_commitment
 from fujian_mahjong.errors import MahjongError, ReplayError
 from fujian_mahjong.tiles import parse
 
@@ -36,25 +36,43 @@ def from_jsonl(text: str) -> list[dict[str, Any]]:
 def replay(events: Sequence[dict[str, Any]]) -> Game:
     """Rebuild a hand from its log and verify every event (R12).
 
-    The seed revealed in the last event must match the SHA-256 committed in the first; then
-    the decisions (``act`` events) are replayed and every produced event must equal the
-    logged one. Raises :class:`ReplayError` with the first bad line (1-based)."""
+    The commitment in the first event must be the SHA-256 of the hand's start — version,
+    profile, players, dealer, streak and the seed revealed in the last event — so an edited
+    dealer or streak fails here; then the decisions (``act`` events) are replayed and every
+    produced event must equal the logged one. Raises :class:`ReplayError` with the first
+    bad line (1-based)."""
     if not events:
         raise ReplayError("line 1: the log is empty")
     start = events[0]
     if start.get("type") != "start":
         raise ReplayError("line 1: the first event must be 'start'")
-    if start.get("version") != 1:
-        raise ReplayError(f"line 1: unsupported log version {start.get('version')!r}")
+    if start.get("version") != EVENT_VERSION:
+        raise ReplayError(
+            f"line 1: unsupported log version {start.get('version')!r} (expected {EVENT_VERSION})"
+        )
     end = events[-1]
     if end.get("type") != "end" or not isinstance(end.get("seed"), str):
         raise ReplayError(
             f"line {len(events)}: the last event must be 'end' revealing the seed (R12)"
         )
     seed = end["seed"]
-    if seed_commitment(seed) != start.get("seed_sha256"):
+    try:
+        committed = seed_commitment(
+            seed,
+            profile=start["profile"],
+            players=start["players"],
+            dealer=start["dealer"],
+            streak=start["streak"],
+            version=start["version"],
+        )
+    except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(
-            f"line {len(events)}: the revealed seed does not match the SHA-256 committed on line 1"
+            f"line 1: the start event lacks a field of the commitment: {err}"
+        ) from None
+    if committed != start.get("seed_sha256"):
+        raise ReplayError(
+            f"line {len(events)}: the revealed seed and the start on line 1 (profile, players, "
+            "dealer, streak) do not match the SHA-256 committed on line 1"
         )
     try:
         if start.get("stacked"):

@@ -29,13 +29,30 @@ class SeatView:
     # own information
     @property
     def counts(self) -> list[int]:
-        """Own concealed tiles as 27 counts (a copy)."""
+        """Own concealed tiles as 34 counts (a copy): the 27 suited kinds, then the honours
+        1z–7z (always 0 where the profile treats honours as flowers, R1)."""
         return list(self._g.counts[self.seat])
 
     @property
     def keys(self) -> tuple[int, int, int]:
+        """Analysis keys of the natural (non-gold) suited tiles: m, p, s."""
         k = self._g.keys[self.seat]
         return k[0], k[1], k[2]
+
+    @property
+    def kh(self) -> int:
+        """Analysis key of the natural honours (0 unless honours are playable)."""
+        return self._g.keys[self.seat][3]
+
+    @property
+    def honours_playable(self) -> bool:
+        """R1: does this profile play 东南西北中发白 as ordinary tiles?"""
+        return self._g.profile.honours_playable
+
+    @property
+    def playable_kinds(self) -> int:
+        """R1: 27, or 34 where honours are playable."""
+        return self._g.profile.playable_kinds
 
     @property
     def drawn(self) -> int:
@@ -100,8 +117,8 @@ class SeatView:
         return self._g.hand_size(seat)
 
     def visible_counts(self) -> list[int]:
-        """How many copies of each suited kind this seat can see (own hand, melds,
-        discards, the gold indicator)."""
+        """How many copies of each of the 34 suited and honour kinds this seat can see (own
+        hand, melds, discards, the gold indicator)."""
         g = self._g
         c = list(g.counts[self.seat])
         for s in range(g.n):

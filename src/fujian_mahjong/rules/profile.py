@@ -35,6 +35,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "discard_winner": ("jin_que_then_nearest", "highest_score", "nearest"),
     "streak": ("dealer_wins", "hands_dealt", "wins_and_draws"),
     "scoring": ("tcy", "bianfeng", "doudou", "sanming"),
+    "honours": ("flowers", "playable"),
 }
 
 
@@ -72,6 +73,22 @@ class Profile:
     cap: int = 0  # R10 doudou: T <= cap (0 = none)
     ping_hu_combo_bonus: int = 0  # R10 doudou +10
     hand_cap: int = 0  # R11 per-hand loss cap in points (0 = none); a table setting
+    # R1 (revision 2): "flowers" — 1z–7z are flowers like 1f–8f; "playable" (斗斗) — the
+    # 28 honours are ordinary tiles (字牌) and only 1f–8f are flowers
+    honours: str = "flowers"
+    # R9 (revision 2): after a draw the dealer deals again (False: 边锋, his next player deals
+    # and the streak resets)
+    draw_keeps_dealer: bool = True
+
+    @property
+    def honours_playable(self) -> bool:
+        """R1: are 东南西北中发白 ordinary playable tiles (not flowers)?"""
+        return self.honours == "playable"
+
+    @property
+    def playable_kinds(self) -> int:
+        """R1: 27 suited kinds, or 34 with playable honours (kind ids 0..n-1)."""
+        return 34 if self.honours == "playable" else 27
 
     def reserve(self, exposed_kongs: int, concealed_kongs: int, sets: int) -> int:
         """R5: the number of tiles at the end of the wall never drawn from the head."""
@@ -95,6 +112,10 @@ class Profile:
 
 def _validate(data: dict[str, Any], source: str) -> Profile:
     kw: dict[str, Any] = {}
+    # an unknown key first: a misspelt field would otherwise be reported as a missing one
+    unknown = set(data) - {f.name for f in fields(Profile)}
+    if unknown:
+        raise ProfileError(f"{source}: unknown field '{sorted(unknown)[0]}'")
     for f in fields(Profile):
         if f.name not in data:
             if f.default is not MISSING:  # optional field with a default
