@@ -1,47 +1,129 @@
-"""``fjmj simulate``: bot arena with statistics."""
+"""``fjmj simulate``: bot arena with statistics.
+
+Every argument is validated where it enters (range, type, encoding); memory stays bounded
+whatever ``--hands`` is (hands are streamed). Ctrl-C or SIGTERM stops the worker processes
+and exits with one line (status 130 / 143); a worker that dies, or a hand log that cannot be
+written, is one line too (status 1).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from fujian_mahjong.cli.common import CliError, excerpt
 
-from fujian_mahjong.bots import BOT_KINDS
-from fujian_mahjong.errors import MahjongError
-from fujian_mahjong.rules import BUILTIN, DEFAULT, get_profile
-from fujian_mahjong.sim import SimulationError, Summary, simulate
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from fujian_mahjong.sim import Summary
+
+MAX_HANDS = 10**12
+MAX_WORKERS = 256
+MAX_SEED_CHARS = 200
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("simulate", help="bots play many hands; arena statistics")
     p.add_argument(
-        "--profile", default=DEFAULT, help=f"one of {', '.join(BUILTIN)} or a .toml file"
+        "--profile",
+        default="fuzhou-tcy",
+        help="fuzhou-tcy, fuzhou-bianfeng, fuzhou-doudou, sanming or a .toml file",
     )
-    p.add_argument("--hands", type=int, default=1000)
+    p.add_argument("--hands", default="1000", help=f"hands to play (1 to {MAX_HANDS:.0e})")
     p.add_argument("--seed", default="0")
     p.add_argument(
         "--players",
         default="heuristic,heuristic,random,random",
         help="bot kind per seat, comma-separated (random, heuristic); seats rotate",
     )
-    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--workers", default="1", help="worker processes")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--log-dir", help="write each hand's event log (JSONL) here")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
 
+def _as_whole(s: str) -> int | None:
+    if len(s) > 30:
+        return None
+    try:
+        return int(s.replace("_", ""), 10)
+    except ValueError:
+        pass
+    try:
+        f = float(s)
+    except ValueError:
+        return None
+    return int(f) if math.isfinite(f) and f == int(f) else None
+
+
+def whole_number(option: str, text: object, lo: int, hi: int) -> int:
+    """A whole number in [lo, hi] from an option's text ("1000", "1_000", "1e6")."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        v: int | None = text
+    else:
+        v = _as_whole(str(text).strip())
+    if v is None:
+        raise CliError(f"{option}: expected a whole number, got {excerpt(text, 40)!r}")
+    if not lo <= v <= hi:
+        raise CliError(f"{option}: must be {lo:,} to {hi:,}, got {excerpt(v, 40)}")
+    return v
+
+
+def text_arg(option: str, text: str, limit: int) -> str:
+    """An option's text: valid UTF-8 (argv may hold undecodable bytes), at most ``limit``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CliError(f"{option}: not valid UTF-8") from None
+    if len(text) > limit:
+        raise CliError(f"{option}: {len(text):,} characters (at most {limit})")
+    return text
+
+
+def check_log_dir(path: str) -> str:
+    """A directory we can write hand logs into (created if missing); CliError if not."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    path = text_arg("--log-dir", path, 1000)
+    p = Path(path)
+    shown = excerpt(path, 120)
+    if p.exists() and not p.is_dir():
+        raise CliError(f"--log-dir {shown}: exists and is not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise CliError(f"--log-dir {shown}: cannot write there: {e.strerror or e}") from None
+    return path
+
+
+def check_profile(name: str) -> Any:
+    """The rule profile named by ``--profile``; a TOML path must be a small regular file."""
+    from fujian_mahjong.cli.common import decode, read_bytes
+    from fujian_mahjong.errors import MahjongError
+    from fujian_mahjong.rules import get_profile
+
+    name = text_arg("--profile", name, 1000)
+    if name.endswith(".toml"):
+        decode(read_bytes(name, 1024 * 1024), name)  # refuses FIFOs, huge and binary files
+    try:
+        return get_profile(name)
+    except MahjongError as e:
+        raise CliError(f"--profile: {excerpt(e, 200)}") from None
+
+
 def _table(sm: Summary) -> Table:
+    from rich.table import Table
+
     d = sm.to_json()
     t = Table(
         title=f"{sm.profile}: {sm.hands} hands, {d['hands_per_s']} hands/s, draws {d['draw_rate']:.1%}"
@@ -62,62 +144,60 @@ def _table(sm: Summary) -> Table:
     return t
 
 
+class Terminated(BaseException):
+    """Raised in the main process by SIGTERM, so that cleanup (stopping workers) runs."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def run(args: argparse.Namespace) -> int:
-    prof = get_profile(args.profile)
-    kinds = [k.strip() for k in args.players.split(",") if k.strip()]
+    import signal
+
+    from fujian_mahjong.bots import BOT_KINDS
+    from fujian_mahjong.rules import BUILTIN
+
+    prof = check_profile(args.profile)
+    players = text_arg("--players", args.players, 1000)
+    kinds = [k.strip() for k in players.split(",") if k.strip()]
     for k in kinds:
         if k not in BOT_KINDS:
-            raise MahjongError(
-                f"--players: unknown bot kind {k!r} (expected {', '.join(BOT_KINDS)})"
+            raise CliError(
+                f"--players: unknown bot kind {excerpt(k, 30)!r} (expected {', '.join(BOT_KINDS)})"
             )
     if not prof.players_min <= len(kinds) <= prof.players_max:
-        raise MahjongError(
+        raise CliError(
             f"--players: {prof.name} plays with {prof.players_min}-{prof.players_max} players, got {len(kinds)}"
         )
-    if args.hands < 1:
-        raise MahjongError("--hands must be at least 1")
-    if args.workers < 1:
-        raise MahjongError("--workers must be at least 1")
-    err = Console(stderr=True)
+    hands = whole_number("--hands", args.hands, 1, MAX_HANDS)
+    workers = whole_number("--workers", args.workers, 1, MAX_WORKERS)
+    seed = text_arg("--seed", str(args.seed), MAX_SEED_CHARS)
+    log_dir = check_log_dir(args.log_dir) if getattr(args, "log_dir", None) else None
+    profile = prof.name if args.profile in BUILTIN else args.profile
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        if args.no_progress or not sys.stderr.isatty():
-            sm = simulate(
-                prof.name if args.profile in BUILTIN else args.profile,
-                args.hands,
-                args.seed,
-                kinds,
-                args.workers,
-                args.log_dir,
-            )
-        else:
-            with Progress(
-                TextColumn("[bold]simulate"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} hands/s"),
-                TimeRemainingColumn(),
-                console=err,
-            ) as bar:
-                task = bar.add_task("hands", total=args.hands, rate="-")
-                import time
-
-                t0 = time.perf_counter()
-                done = [0]
-
-                def tick(n: int) -> None:
-                    done[0] += n
-                    rate = done[0] / max(1e-9, time.perf_counter() - t0)
-                    bar.update(task, advance=n, rate=f"{rate:,.0f}")
-
-                sm = simulate(
-                    args.profile, args.hands, args.seed, kinds, args.workers, args.log_dir, tick
-                )
-    except SimulationError as e:
-        print(f"fjmj: simulate: engine error: {e}", file=sys.stderr)
+        sm = _simulate(args, profile, hands, seed, kinds, workers, log_dir)
+    except _Exit as e:
+        print(f"fjmj: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(
+            "fjmj: error: simulate interrupted (Ctrl-C); worker processes stopped", file=sys.stderr
+        )
+        return 130
+    except Terminated:
+        print(
+            "fjmj: error: simulate terminated (SIGTERM); worker processes stopped", file=sys.stderr
+        )
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, old)
     if args.json:
         print(json.dumps(sm.to_json(), ensure_ascii=False))
     else:
+        from rich.console import Console
+
         out = Console()
         out.print(_table(sm))
         d = sm.to_json()
@@ -125,8 +205,64 @@ def run(args: argparse.Namespace) -> int:
             "win rate by seat: "
             + ", ".join(f"{i}: {w:.1%}" for i, w in enumerate(d["win_rate_by_seat"]))
         )
-        out.print("win kinds: " + ", ".join(f"{k} {v}" for k, v in d["win_kinds"].items()))
+        # draws are reported in the title (draw rate), not as a kind of win
+        kinds_won = {k: v for k, v in d["win_kinds"].items() if k != "draw"}
+        out.print("win kinds: " + (", ".join(f"{k} {v}" for k, v in kinds_won.items()) or "none"))
         out.print(
             "specials: " + (", ".join(f"{k} {v}" for k, v in d["specials"].items()) or "none")
         )
     return 0
+
+
+def _simulate(
+    args: argparse.Namespace,
+    profile: str,
+    hands: int,
+    seed: str,
+    kinds: list[str],
+    workers: int,
+    log_dir: str | None,
+) -> Summary:
+    from fujian_mahjong.sim import SimulationError, simulate
+    from fujian_mahjong.sim.simulate import LogWriteError, WorkerDied
+
+    try:
+        if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+            return simulate(profile, hands, seed, kinds, workers, log_dir)
+        import time
+
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        with Progress(
+            TextColumn("[bold]simulate"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} hands/s"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        ) as bar:
+            task = bar.add_task("hands", total=hands, rate="-")
+            t0 = time.perf_counter()
+            done = [0]
+
+            def tick(n: int) -> None:
+                done[0] += n
+                rate = done[0] / max(1e-9, time.perf_counter() - t0)
+                bar.update(task, advance=n, rate=f"{rate:,.0f}")
+
+            return simulate(profile, hands, seed, kinds, workers, log_dir, tick)
+    except SimulationError as e:
+        raise _Exit(f"simulate: engine error: {excerpt(e, 300)}") from None
+    except (WorkerDied, LogWriteError) as e:
+        raise _Exit(f"simulate: {excerpt(e, 300)}") from None
+
+
+class _Exit(Exception):
+    """A one-line failure of the run itself (not bad input): exit status 1."""
