@@ -1,4 +1,9 @@
-"""Events in words (zh/en): the play-by-play for replay, scenario traces and clients."""
+"""Events in words (zh/en): the play-by-play for replay, scenario traces and clients.
+
+Tiles are named in the player's language, honours included (``东``/``E``; playable in
+``fuzhou-doudou``, flowers elsewhere — R1). With a ``viewer`` the text is what that seat may
+know (R12): other seats' draws, their answers in a claim window and the kind of their
+concealed kongs are not named until the hand is over."""
 
 from __future__ import annotations
 
@@ -38,10 +43,16 @@ def seat_name(s: int, lang: str) -> str:
     return f"{s}号位" if lang == "zh" else f"seat {s}"
 
 
-def describe(e: dict[str, Any], lang: str = "zh", viewer: int | None = None) -> str | None:
+def describe(
+    e: dict[str, Any], lang: str = "zh", viewer: int | None = None, hand_over: bool = False
+) -> str | None:
     """One line for an event, or None for events not worth a line.
 
-    With ``viewer`` set, tiles drawn or dealt to other seats are not named (R12)."""
+    With ``viewer`` set (R12): tiles drawn or dealt to other seats are not named; other
+    seats' decisions (``act`` events) are not shown at all — who was asked to answer a
+    discard and what they answered is private, and the outcome has its own event (claim,
+    kong, win); another seat's concealed kong is shown without its tiles unless
+    ``hand_over`` (the hand has ended and everything is revealed)."""
     zh = lang == "zh"
     t = e.get("type")
     s = e.get("seat")
@@ -97,8 +108,11 @@ def describe(e: dict[str, Any], lang: str = "zh", viewer: int | None = None) -> 
         tl = tiles_text(e["tiles"], lang)
         return f"{who} {m[0]} {tl}" if zh else f"{who} {m[1]} {tl}"
     if t == "kong":
-        tl = name(parse(e["tile"])[0], lang)
         kind = {"concealed": ("暗杠", "concealed kong"), "added": ("加杠", "added kong")}[e["kind"]]
+        if e["kind"] == "concealed" and hide and not hand_over:
+            # R12: a concealed kong's kind stays hidden from the other seats
+            return f"{who} {kind[0]}" if zh else f"{who} declares a {kind[1]}"
+        tl = name(parse(e["tile"])[0], lang)
         return f"{who} {kind[0]} {tl}" if zh else f"{who} {kind[1]} of {tl}"
     if t == "add_kong_declared":
         tl = name(parse(e["tile"])[0], lang)
@@ -109,8 +123,10 @@ def describe(e: dict[str, Any], lang: str = "zh", viewer: int | None = None) -> 
         a = e["action"]["type"]
         if a in ("discard",):
             return None
-        if a == "pass" and (viewer is None or s != viewer):
-            return None  # who was asked is not public (R12)
+        if a == "pass" and viewer is None:
+            return None
+        if hide:
+            return None  # R12: other seats' decisions are private; outcomes have events
         words = _ACT.get(a, (a, a))
         return f"{who} {words[0]}" if zh else f"{who} {words[1]}"
     if t == "xian_jin":

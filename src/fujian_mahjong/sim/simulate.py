@@ -1,6 +1,6 @@
 """``fjmj simulate``: bots play N hands; seats rotate over the bot kinds (arena).
 
-Determinism: hand i uses the seed ``"{seed}:{i}"``, dealer ``i mod n`` and the bot kinds
+Determinism: hand i uses the seed ``hand_seed(seed, i)``, dealer ``i mod n`` and the bot kinds
 rotated by ``i`` — so its result depends only on (seed, i), and the summary is the same
 for any number of worker processes (records are aggregated in hand order).
 
@@ -25,6 +25,7 @@ from typing import Any
 
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import Game, to_jsonl
+from fujian_mahjong.engine.match import hand_seed as derive_seed
 from fujian_mahjong.errors import MahjongError
 
 
@@ -76,7 +77,7 @@ def play_hand(
 ) -> HandRecord:
     rot = seat_kinds(kinds, i)
     n = len(kinds)
-    hand_seed = f"{seed}:{i}"
+    hand_seed = derive_seed(seed, i)
     bots = [make_bot(k, f"{hand_seed}:{s}") for s, k in enumerate(rot)]
     try:
         g = Game.new(profile, seed=hand_seed, players=n, dealer=i % n)
