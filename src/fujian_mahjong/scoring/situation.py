@@ -164,8 +164,10 @@ def _tiles(data: dict[str, Any], key: str, field_name: str | None = None) -> lis
 
 def _profile(data: dict[str, Any]) -> Profile:
     name = data.get("profile")
-    if not isinstance(name, str):
+    if name is None:
         raise ScoreInputError("field 'profile' is required (a profile name)")
+    if not isinstance(name, str):
+        raise ScoreInputError(f"field 'profile' must be a profile name, got {short(name)}")
     if len(name) > 256 or not name.isprintable():
         raise ScoreInputError(f"field 'profile': not a profile name or path: {short(name)}")
     if name.endswith(".toml"):
@@ -224,8 +226,10 @@ def situation_from_json(data: Any) -> Situation:
     playable = honours_playable(profile)
     gold_s = data.get("gold")
     what = "a playable kind such as '5p' or '1z'" if playable else "a suited kind such as '5p'"
-    if not isinstance(gold_s, str):
+    if gold_s is None:
         raise ScoreInputError(f"field 'gold' is required ({what})")
+    if not isinstance(gold_s, str):
+        raise ScoreInputError(f"field 'gold' must be {what}, got {short(gold_s)}")
     gold = _kind(gold_s, "gold")
     if is_flower_in(profile, gold):
         raise ScoreInputError(
