@@ -1,0 +1,54 @@
+"""Reinforcement learning: a PettingZoo AEC environment and a Gymnasium single-seat
+wrapper (``FujianMahjong-v0``), with fixed observation/action encodings (docs/rl.md).
+
+Needs the ``rl`` extra (numpy, pettingzoo, gymnasium). Importing this package registers
+``FujianMahjong-v0`` with Gymnasium.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+
+from fujian_mahjong.rl.aec import FujianMahjongEnv
+from fujian_mahjong.rl.encoding import (
+    ACTION_NAMES,
+    N_ACTIONS,
+    OBS_SIZE,
+    Encoder,
+    action_index,
+)
+from fujian_mahjong.rl.gym_env import FujianMahjongGymEnv
+
+GYM_ID = "FujianMahjong-v0"
+
+
+def raw_env(**kwargs: Any) -> FujianMahjongEnv:
+    """The bare AEC environment (``FujianMahjongEnv(**kwargs)``)."""
+    return FujianMahjongEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> Any:
+    """The AEC environment inside PettingZoo's standard checks (bounds, call order)."""
+    e: Any = FujianMahjongEnv(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=GYM_ID, entry_point="fujian_mahjong.rl.gym_env:FujianMahjongGymEnv")
+
+__all__ = [
+    "ACTION_NAMES",
+    "GYM_ID",
+    "N_ACTIONS",
+    "OBS_SIZE",
+    "Encoder",
+    "FujianMahjongEnv",
+    "FujianMahjongGymEnv",
+    "action_index",
+    "env",
+    "raw_env",
+]

@@ -1,0 +1,287 @@
+"""Observation and action encodings for the RL environments (docs/rl.md has the tables).
+
+Everything here is built from one seat's :class:`~fujian_mahjong.engine.view.SeatView`
+(R12): the seat's own concealed tiles and drawn tile, and the public table (melds with
+other seats' concealed kongs hidden, discards, flowers, the gold, counts, declarations).
+Never another seat's concealed tiles, never the wall order, never who else was asked to
+answer a discard.
+
+Encodings cover all 34 playable kinds (``1m``..``7z``) from the start: in ``fuzhou-doudou``
+the honours are playable (R1, revision 2); elsewhere their slots simply stay zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.errors import IllegalAction
+from fujian_mahjong.rules import BUILTIN, Profile
+from fujian_mahjong.tiles import KIND_STR
+
+N_KINDS: Final = 34  # 27 suited + 7 honours (R1)
+MAX_SEATS: Final = 4
+
+# ---------------------------------------------------------------------------------- actions
+# One fixed Discrete space. Tile-carrying actions get one index per kind (34 each).
+A_DISCARD: Final = 0  # discard k
+A_ROB_GOLD_DISCARD: Final = A_DISCARD + N_KINDS  # R8.2 庄家抢金: discard k and rob
+A_JIN_KAN: Final = A_ROB_GOLD_DISCARD + N_KINDS  # R8.5 金坎: discard k and declare
+A_CONCEALED_KONG: Final = A_JIN_KAN + N_KINDS  # R6 暗杠 of k
+A_ADDED_KONG: Final = A_CONCEALED_KONG + N_KINDS  # R6 加杠 of k
+A_CHOW: Final = A_ADDED_KONG + N_KINDS  # R6 chow: +0 claimed tile lowest, +1 middle, +2 highest
+A_PONG: Final = A_CHOW + 3
+A_KONG: Final = A_PONG + 1  # exposed kong on a discard (明杠)
+A_WIN: Final = A_KONG + 1  # 自摸 / 放胡 / 抢杠 / 天胡
+A_THREE_GOLDS: Final = A_WIN + 1  # R7 三金倒
+A_ROB_GOLD: Final = A_THREE_GOLDS + 1  # R8.2 闲家抢金 (no tile)
+A_PASS: Final = A_ROB_GOLD + 1
+N_ACTIONS: Final = A_PASS + 1
+
+_TILE_BASE: Final = {
+    "discard": A_DISCARD,
+    "jin_kan": A_JIN_KAN,
+    "concealed_kong": A_CONCEALED_KONG,
+    "added_kong": A_ADDED_KONG,
+}
+_FIXED: Final = {
+    "pong": A_PONG,
+    "kong": A_KONG,
+    "win": A_WIN,
+    "three_golds": A_THREE_GOLDS,
+    "pass": A_PASS,
+}
+CHOW_SHAPES: Final = ("chow_low", "chow_mid", "chow_high")
+
+
+def _build_index() -> dict[Action, int]:
+    idx: dict[Action, int] = {}
+    for typ, base in _TILE_BASE.items():
+        for k in range(N_KINDS):
+            idx[Action(typ, k)] = base + k
+    for k in range(N_KINDS):
+        idx[Action("rob_gold", k)] = A_ROB_GOLD_DISCARD + k
+    idx[Action("rob_gold")] = A_ROB_GOLD
+    for typ, i in _FIXED.items():
+        idx[Action(typ)] = i
+    return idx
+
+
+ACTION_INDEX: Final = _build_index()  # every non-chow Action -> its index
+# the same keyed by (type, tile): hashing a plain tuple is cheaper (legal masks are hot)
+_KEY_INDEX: Final = {(a.type, a.tile): i for a, i in ACTION_INDEX.items()}
+
+
+def _names() -> tuple[str, ...]:
+    out = [""] * N_ACTIONS
+    for k in range(N_KINDS):
+        t = KIND_STR[k]
+        out[A_DISCARD + k] = f"discard {t}"
+        out[A_ROB_GOLD_DISCARD + k] = f"rob_gold+discard {t}"
+        out[A_JIN_KAN + k] = f"jin_kan+discard {t}"
+        out[A_CONCEALED_KONG + k] = f"concealed_kong {t}"
+        out[A_ADDED_KONG + k] = f"added_kong {t}"
+    for j, s in enumerate(CHOW_SHAPES):
+        out[A_CHOW + j] = s
+    for typ, i in _FIXED.items():
+        out[i] = typ
+    out[A_ROB_GOLD] = "rob_gold"
+    return tuple(out)
+
+
+ACTION_NAMES: Final = _names()
+
+
+def action_index(a: Action, claim_tile: int) -> int:
+    """The Discrete index of an engine action; ``claim_tile`` places a chow's shape."""
+    if a.type == "chow":
+        lo, hi = a.tiles
+        if claim_tile < lo:
+            return A_CHOW
+        if claim_tile < hi:
+            return A_CHOW + 1
+        return A_CHOW + 2
+    return ACTION_INDEX[a]
+
+
+def legal_map(legal: list[Action], claim_tile: int) -> dict[int, Action]:
+    """index -> engine action, for the actions legal now."""
+    out: dict[int, Action] = {}
+    get = _KEY_INDEX.get
+    for a in legal:
+        i = get((a.type, a.tile))
+        out[action_index(a, claim_tile) if i is None else i] = a
+    return out
+
+
+def mask_of(indices: object) -> npt.NDArray[np.int8]:
+    m = np.zeros(N_ACTIONS, dtype=np.int8)
+    m[list(indices)] = 1  # type: ignore[call-overload]
+    return m
+
+
+def to_engine_action(index: object, legal: dict[int, Action]) -> Action:
+    """Decode an action index; raises IllegalAction (one line) when it is not legal now."""
+    if isinstance(index, np.ndarray) and index.shape == ():
+        index = index.item()
+    if isinstance(index, bool) or not isinstance(index, int | np.integer):
+        raise IllegalAction(f"an action must be an integer 0-{N_ACTIONS - 1}, got {index!r}")
+    i = int(index)
+    a = legal.get(i)
+    if a is None:
+        what = ACTION_NAMES[i] if 0 <= i < N_ACTIONS else "out of range"
+        ok = ", ".join(f"{j} ({ACTION_NAMES[j]})" for j in sorted(legal)) or "none"
+        raise IllegalAction(f"action {i} ({what}) is not legal now; legal: {ok}")
+    return a
+
+
+# ---------------------------------------------------------------------------- observation
+# A flat float32 vector; slices below (docs/rl.md). Seats are relative: slot 0 is the
+# observing seat, slot 1 its next player (下家), and so on; slots past the table size are 0.
+O_HAND: Final = 0  # own concealed counts per kind
+O_DRAWN: Final = O_HAND + N_KINDS  # one-hot: the tile just drawn by this seat
+O_GOLD: Final = O_DRAWN + N_KINDS  # one-hot: the gold kind (R5)
+O_CLAIM: Final = O_GOLD + N_KINDS  # one-hot: the tile this seat is asked to answer
+O_UNSEEN: Final = O_CLAIM + N_KINDS  # copies this seat cannot see, per playable kind
+O_DISCARDS: Final = O_UNSEEN + N_KINDS  # 4 x 34: discards per relative seat
+O_MELDS: Final = O_DISCARDS + MAX_SEATS * N_KINDS  # 4 x 34: visible meld tiles per seat
+O_SEATS: Final = O_MELDS + MAX_SEATS * N_KINDS  # 4 x SEAT_FEATURES
+SEAT_FEATURES: Final = (
+    "present",
+    "dealer",
+    "hand_size",
+    "flowers",
+    "melds",
+    "concealed_kongs",
+    "xian_jin",
+    "gold_discarded",
+    "jin_kan",
+    "claim_from",
+)
+NSF: Final = len(SEAT_FEATURES)
+O_LIVE: Final = O_SEATS + MAX_SEATS * NSF  # live tiles left (R5)
+O_PHASE: Final = O_LIVE + 1  # one-hot: turn, claims, window_a (only when this seat acts)
+O_MUST_ACT: Final = O_PHASE + 3  # 1 when this seat has legal actions
+O_STREAK: Final = O_MUST_ACT + 1  # dealer streak counter (R9)
+O_PLAYERS: Final = O_STREAK + 1  # one-hot: 2, 3, 4 players
+O_PROFILE: Final = O_PLAYERS + 3  # one-hot over the built-in profiles
+OBS_SIZE: Final = O_PROFILE + len(BUILTIN)
+
+_PHASES: Final = {"turn": 0, "claims": 1, "window_a": 2}
+
+
+def _obs_high() -> npt.NDArray[np.float32]:
+    h = np.ones(OBS_SIZE, dtype=np.float32)
+    h[O_HAND : O_HAND + N_KINDS] = 4
+    h[O_UNSEEN : O_UNSEEN + N_KINDS] = 4
+    h[O_DISCARDS:O_SEATS] = 4
+    per_seat = dict.fromkeys(SEAT_FEATURES, 1.0)
+    per_seat.update(hand_size=17, flowers=36, melds=5, concealed_kongs=5)
+    for p in range(MAX_SEATS):
+        for j, f in enumerate(SEAT_FEATURES):
+            h[O_SEATS + p * NSF + j] = per_seat[f]
+    h[O_LIVE] = 144
+    h[O_STREAK] = 1000
+    return h
+
+
+OBS_HIGH: Final = _obs_high()
+
+
+class Encoder:
+    """Builds observations and masks for one table (profile and size fixed)."""
+
+    __slots__ = ("_const", "_n", "_playable4", "profile")
+
+    def __init__(self, profile: Profile, players: int) -> None:
+        self.profile = profile
+        self._n = players
+        playable = 34 if getattr(profile, "honours", "flowers") == "playable" else 27
+        p4 = np.zeros(N_KINDS, dtype=np.float32)
+        p4[:playable] = 4
+        self._playable4 = p4
+        c = np.zeros(OBS_SIZE, dtype=np.float32)
+        for p in range(players):
+            c[O_SEATS + p * NSF] = 1.0  # present
+        c[O_PLAYERS + players - 2] = 1.0
+        if profile.name in BUILTIN:
+            c[O_PROFILE + BUILTIN.index(profile.name)] = 1.0
+        self._const = c
+
+    def observe(
+        self, v: SeatView, streak: int, jin_kan: Sequence[bool]
+    ) -> tuple[npt.NDArray[np.float32], dict[int, Action]]:
+        """(observation, legal index map) for the seat of ``v`` — from that view only, plus
+        the public facts the caller saw announced (the dealer streak, 金坎 declarations)."""
+        n = self._n
+        me = v.seat
+        # positions that get +1 (one-hots and tile counts), then positions set to a scalar
+        ones: list[int] = []
+        add = ones.extend
+        # small non-negative integers ride along in the same bincount: index repeated n times
+        add([O_LIVE] * v.live)
+        add([O_STREAK] * streak)
+        drawn = v.drawn
+        if drawn >= 0:
+            ones.append(O_DRAWN + drawn)
+        gold = v.gold
+        if gold >= 0:
+            # the gold indicator (one copy of the gold kind) is out of play and seen (R5)
+            ones.append(O_GOLD + gold)
+            ones.append(O_UNSEEN + gold)
+        legal_actions = v.legal
+        # R12: whether a claim window is open (and on which tile) is shown only to a seat
+        # that must answer it — to the others it would reveal that somebody may claim
+        cfrom, ctile = v.claim if legal_actions else (-1, -1)
+        if ctile >= 0:
+            ones.append(O_CLAIM + ctile)
+        dealer = v.dealer
+        for p in range(n):
+            s = (me + p) % n
+            d = v.discards(s)
+            add(map((O_DISCARDS + p * N_KINDS).__add__, d))
+            add(map(O_UNSEEN.__add__, d))
+            mb = (O_MELDS + p * N_KINDS).__add__
+            melds = v.melds(s)
+            ck = 0
+            for t, tiles in melds:
+                # another seat's concealed kong comes without tiles: its kind stays hidden
+                add(map(mb, tiles))
+                add(map(O_UNSEEN.__add__, tiles))
+                if t == "kong_concealed":
+                    ck += 1
+            sb = O_SEATS + p * NSF
+            if s == dealer:
+                ones.append(sb + 1)
+            add([sb + 2] * v.hand_size(s))
+            add([sb + 3] * len(v.flowers(s)))
+            add([sb + 4] * len(melds))
+            add([sb + 5] * ck)
+            if v.xian_jin(s):
+                ones.append(sb + 6)
+            if v.gold_discarded(s):
+                ones.append(sb + 7)
+            if jin_kan[s]:
+                ones.append(sb + 8)
+            if s == cfrom:
+                ones.append(sb + 9)
+        legal = legal_map(legal_actions, ctile)
+        if legal:
+            ph = _PHASES.get(v.phase)
+            if ph is not None:
+                ones.append(O_PHASE + ph)
+            ones.append(O_MUST_ACT)
+        obs = np.bincount(ones, minlength=OBS_SIZE).astype(np.float32)
+        obs += self._const
+        c = v.counts
+        obs[O_HAND : O_HAND + len(c)] = c
+        # R12: unseen = 4 − what this seat sees (own hand, visible melds and discards, the
+        # gold indicator), for playable kinds; the slice held the seen counts until here
+        u = obs[O_UNSEEN : O_UNSEEN + N_KINDS]
+        np.maximum(self._playable4 - u - obs[O_HAND : O_HAND + N_KINDS], 0, out=u)
+        return obs, legal

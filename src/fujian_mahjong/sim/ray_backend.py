@@ -1,0 +1,164 @@
+"""``fjmj simulate --backend ray``: hand batches as Ray tasks, on this machine or a cluster.
+
+The result is exactly the local backend's: hand i still plays the seed ``"{seed}:{i}"``
+(``play_hand``), batches are the same hand ranges, and records are folded into the
+summary in hand order whatever order the tasks finish in. Ray is an optional extra
+(``pip install 'fujian-mahjong[ray]'``) imported only here, only when this backend runs.
+
+``address=None`` starts a private local Ray instance with ``workers`` CPUs (stopped at the
+end); ``"auto"`` or ``"HOST:PORT"`` joins a running cluster (``ray start``), where at most
+``workers`` tasks run at once. Hand logs (``log_dir``) are written by the tasks, so on a
+cluster they land on the node that played the hand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fujian_mahjong.bots import make_bot
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.sim.simulate import (
+    Accumulator,
+    HandRecord,
+    SimulationError,
+    Summary,
+    WorkerDied,
+    play_hand,
+)
+
+
+class RayBackendError(MahjongError):
+    """Ray is missing, or the cluster could not be reached or failed."""
+
+
+def batch_size(hands: int, workers: int) -> int:
+    """Hands per task: the local backend's chunking (about 8 batches per worker, ≤ 200)."""
+    return max(1, min(200, hands // (workers * 8) or 1))
+
+
+def play_batch(
+    profile: str, seed: str, start: int, stop: int, kinds: tuple[str, ...], log_dir: str | None
+) -> list[HandRecord]:
+    """Hands ``start..stop-1`` of a simulation (the body of one Ray task)."""
+    return [play_hand(profile, seed, i, kinds, log_dir) for i in range(start, stop)]
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayBackendError(
+            "the ray backend needs Ray: pip install 'fujian-mahjong[ray]'"
+        ) from None
+    return ray
+
+
+def simulate_ray(
+    profile: str,
+    hands: int,
+    seed: int | str,
+    kinds: Sequence[str],
+    workers: int = 1,
+    log_dir: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    address: str | None = None,
+) -> Summary:
+    """Like :func:`fujian_mahjong.sim.simulate` (same positional arguments), with the
+    batches run as Ray tasks; ``address`` as in the module docstring."""
+    import time
+
+    seed = str(seed)
+    kinds = tuple(kinds)
+    for k in kinds:
+        make_bot(k)
+    if workers < 1:
+        raise MahjongError(f"workers must be at least 1, got {workers}")
+    ray = _import_ray()
+    t0 = time.perf_counter()
+    started = False
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        try:
+            if address is None:
+                ray.init(
+                    num_cpus=workers,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as e:  # ConnectionError, RuntimeError, ValueError from Ray
+            where = "a local Ray instance" if address is None else f"Ray at {address!r}"
+            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise RayBackendError(f"cannot start {where}: {msg}") from None
+        started = True
+    try:
+        acc = Accumulator(profile, seed, kinds)
+        _run(ray, acc, profile, seed, hands, kinds, workers, log_dir, progress)
+    finally:
+        if started:
+            ray.shutdown()
+    sm = acc.summary()
+    sm.seconds = time.perf_counter() - t0
+    return sm
+
+
+def _run(
+    ray: Any,
+    acc: Accumulator,
+    profile: str,
+    seed: str,
+    hands: int,
+    kinds: tuple[str, ...],
+    workers: int,
+    log_dir: str | None,
+    progress: Callable[[int], None] | None,
+) -> None:
+    task = ray.remote(num_cpus=1, max_retries=0)(play_batch)
+    size = batch_size(hands, workers)
+    starts = iter(range(0, hands, size))
+    in_flight: dict[Any, int] = {}  # ObjectRef -> batch number
+    done: dict[int, list[HandRecord]] = {}  # finished out of order, waiting for their turn
+    next_batch = 0  # the batch to fold into the summary next (hand order)
+    submitted = 0
+
+    def submit() -> bool:
+        nonlocal submitted
+        a = next(starts, None)
+        if a is None:
+            return False
+        ref = task.remote(profile, seed, a, min(hands, a + size), kinds, log_dir)
+        in_flight[ref] = submitted
+        submitted += 1
+        return True
+
+    try:
+        while len(in_flight) < workers and submit():
+            pass
+        while in_flight:
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            ref = ready[0]
+            b = in_flight.pop(ref)
+            try:
+                records: list[HandRecord] = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                cause = getattr(e, "cause", None)
+                if isinstance(cause, MahjongError):
+                    raise cause from None
+                raise SimulationError(f"a Ray task failed: {str(e).splitlines()[0]}") from None
+            except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as e:
+                raise WorkerDied(f"a Ray worker died: {str(e).splitlines()[0]}") from None
+            done[b] = records
+            submit()
+            if progress:
+                progress(len(records))
+            while next_batch in done:
+                for r in done.pop(next_batch):
+                    acc.add(r)
+                next_batch += 1
+    finally:
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
