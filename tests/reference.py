@@ -3,6 +3,9 @@
 The leftmost natural tile must belong to some group: a pong (with 0–2 golds), a chow in any
 of its three positions (golds fill the missing ranks), or the pair (with 0–1 golds). When
 no natural tile is left, the golds left must make the pair (if still needed) and pongs.
+
+Hands are count vectors of 27 kinds, or 34 when the honours are playable (R1/R7
+``fuzhou-doudou``): an honour (27..33) joins only a pong or the pair, never a chow.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Sequence
 
 
 def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
-    i = next((k for k in range(27) if nat[k]), -1)
+    i = next((k for k in range(len(nat)) if nat[k]), -1)
     if i < 0:
         if need_pair:
             return w >= 2 and (w - 2) % 3 == 0
@@ -39,8 +42,8 @@ def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
                     return True
             if w >= 1 and ref_win(nat, w - 1, False):
                 return True
-        # chows containing i
-        for start in (r - 2, r - 1, r):
+        # chows containing i (R7: never of honours)
+        for start in (r - 2, r - 1, r) if i < 27 else ():
             if start < 0 or start + 2 > 8:
                 continue
             others = [base + x for x in (start, start + 1, start + 2) if x != r]
@@ -63,14 +66,15 @@ def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
 
 
 def ref_is_win(counts: Sequence[int], gold: int | None) -> bool:
-    nat = [0 if k == gold else counts[k] for k in range(27)]
+    nat = [0 if k == gold else counts[k] for k in range(len(counts))]
     w = counts[gold] if gold is not None else 0
     return ref_win(nat, w)
 
 
 def ref_waits(counts: Sequence[int], gold: int | None) -> list[int]:
+    """Kinds whose addition wins: 27 suited, or all 34 when ``counts`` has the honours."""
     out = []
-    for k in range(27):
+    for k in range(len(counts)):
         c = list(counts)
         c[k] += 1
         if k == gold or ref_is_win(c, gold):
@@ -100,7 +104,7 @@ def ref_shanten(counts: Sequence[int], gold: int | None) -> int:
 
 
 def _swaps(c: list[int], g: int) -> int:
-    nat = [0 if k == g else c[k] for k in range(27)]
+    nat = [0 if k == g else c[k] for k in range(len(c))]
     w = c[g]
     m = 0
     while True:
@@ -121,7 +125,7 @@ def _swaps_nogold(c: list[int]) -> int:
 def _try_remove(nat: list[int], w: int, left: int, start: int) -> bool:
     if left == 0:
         return ref_win(nat, w)
-    for k in range(start, 27):
+    for k in range(start, len(nat)):
         if nat[k]:
             nat[k] -= 1
             ok = _try_remove(nat, w, left - 1, k)

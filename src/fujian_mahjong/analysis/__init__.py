@@ -1,6 +1,10 @@
-"""R7 hand analysis with golds, built on per-suit lookup tables (查表法)."""
+"""R7 hand analysis with golds, built on per-suit lookup tables (查表法).
+
+Honours (1z–7z) are a pong/pair-only suit where the profile plays them (R1 ``honours``).
+"""
 
 from fujian_mahjong.analysis.core import (
+    NUM_PLAYABLE,
     Decomposition,
     Group,
     decompositions,
@@ -12,11 +16,13 @@ from fujian_mahjong.analysis.core import (
     shanten,
     shanten_keys,
     split_keys,
+    split_keys34,
     waits,
     waits_keys,
 )
 
 __all__ = [
+    "NUM_PLAYABLE",
     "Decomposition",
     "Group",
     "decompositions",
@@ -28,6 +34,7 @@ __all__ = [
     "shanten",
     "shanten_keys",
     "split_keys",
+    "split_keys34",
     "waits",
     "waits_keys",
 ]

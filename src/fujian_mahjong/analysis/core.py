@@ -1,11 +1,15 @@
 """R7 hand analysis with golds: win, waits, readiness, shanten and decompositions.
 
-Representation: a concealed hand is a count vector over the 27 suited kinds (index = kind).
-Every tile of the gold kind in the hand is a gold (R5: the indicator is out of play, the
-other three copies are golds), i.e. a wildcard for any suited kind; the analysis moves
-those into the wildcard count ``w``. The hot-path functions (``*_keys``) take the three
-per-suit keys (see :mod:`.tables`) and ``w`` directly, so a caller keeping the keys
-incrementally (``Hand`` below, or the engine) pays three table lookups per win check.
+Representation: a concealed hand is a count vector over the 27 suited kinds (index = kind),
+or over 34 kinds when the profile plays the honours (R1 ``honours = "playable"``,
+``fuzhou-doudou``: 1z–7z at indexes 27..33, pongs and pairs only). Every tile of the gold
+kind in the hand is a gold (R5: the indicator is out of play, the other three copies are
+golds), i.e. a wildcard for any playable kind; the analysis moves those into the wildcard
+count ``w``. The hot-path functions (``*_keys``) take the three per-suit keys (see
+:mod:`.tables`), ``w`` and, with honours, the honour key ``kh`` directly, so a caller keeping
+the keys incrementally (the engine) pays three or four table lookups per win check. With
+``kh == 0`` (no honours in hand, or a profile where honours are flowers) every hot path
+runs exactly the 27-kind code.
 """
 
 from __future__ import annotations
@@ -14,12 +18,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from fujian_mahjong.analysis.tables import POW5, kept, need_table
+from fujian_mahjong.analysis.tables import (
+    POW5,
+    combine_kept,
+    honour_table,
+    kept,
+    kept_honours,
+    need_table,
+)
 from fujian_mahjong.errors import HandError
 from fujian_mahjong.tiles import KIND_STR, NUM_SUITED, fmt
 
 _T = need_table()
+_TH = honour_table()
+NUM_PLAYABLE = 34  # 27 suited + 7 honours (R1, fuzhou-doudou)
 ALL_SUITED = tuple(range(NUM_SUITED))
+ALL_PLAYABLE = tuple(range(NUM_PLAYABLE))
 
 
 def split_keys(counts: Sequence[int], gold: int | None) -> tuple[int, int, int, int]:
@@ -33,20 +47,48 @@ def split_keys(counts: Sequence[int], gold: int | None) -> tuple[int, int, int, 
     return k[0], k[1], k[2], w
 
 
-def need_keys(k0: int, k1: int, k2: int) -> int:
+def split_keys34(counts: Sequence[int], gold: int | None) -> tuple[int, int, int, int, int]:
+    """``(k0, k1, k2, kh, w)`` of a 27- or 34-count hand; ``kh`` is the honour key
+    ``sum(counts[27 + i] * 5**i)`` and ``w`` the golds (the gold kind may be an honour)."""
+    k = [0, 0, 0]
+    for kind in range(NUM_SUITED):
+        n = counts[kind]
+        if n and kind != gold:
+            k[kind // 9] += n * POW5[kind % 9]
+    kh = 0
+    for i in range(len(counts) - NUM_SUITED):
+        n = counts[NUM_SUITED + i]
+        if n and NUM_SUITED + i != gold:
+            kh += n * POW5[i]
+    w = counts[gold] if gold is not None and 0 <= gold < len(counts) else 0
+    return k[0], k[1], k[2], kh, w
+
+
+def need_keys(k0: int, k1: int, k2: int, kh: int = 0) -> int:
     """Fewest jokers that complete the natural tiles into melds plus one pair."""
     a = _T[k0]
     b = _T[k1]
     c = _T[k2]
+    if kh:
+        h = _TH[kh]
+        d = min(a & 3, b & 3, c & 3, h & 3)
+        return (a >> 2) + (b >> 2) + (c >> 2) + (h >> 2) + d - 1
     d = min(a & 3, b & 3, c & 3, 3)
     return (a >> 2) + (b >> 2) + (c >> 2) + d - 1
 
 
-def is_win_keys(k0: int, k1: int, k2: int, w: int) -> bool:
-    """Hot path: a 3k+2 hand given as suit keys and golds wins. Size is not checked."""
+def is_win_keys(k0: int, k1: int, k2: int, w: int, kh: int = 0) -> bool:
+    """Hot path: a 3k+2 hand given as suit keys and golds wins. Size is not checked.
+
+    ``kh`` is the honour key (R7: honours make pongs and pairs only); 0 means none.
+    """
     a = _T[k0]
     b = _T[k1]
     c = _T[k2]
+    if kh:
+        h = _TH[kh]
+        d = min(a & 3, b & 3, c & 3, h & 3)  # an honour value's d+1 is 0 or 3
+        return (a >> 2) + (b >> 2) + (c >> 2) + (h >> 2) + d - 1 <= w
     d = min(a & 3, b & 3, c & 3, 3)
     return (a >> 2) + (b >> 2) + (c >> 2) + d - 1 <= w
 
@@ -101,20 +143,32 @@ def _suit_value(key: int, extra: int) -> tuple[int, int]:
     return v >> 2, (v & 3) - 1
 
 
-def waits_keys(k0: int, k1: int, k2: int, w: int, gold: int | None) -> list[int]:
-    """Hot path: the suited kinds whose addition makes a 3k+1 hand win (D-13, by shape)."""
+def waits_keys(
+    k0: int, k1: int, k2: int, w: int, gold: int | None, kh: int = 0, honours: bool = False
+) -> list[int]:
+    """Hot path: the kinds whose addition makes a 3k+1 hand win (D-13, by shape).
+
+    The suited kinds always; with ``honours=True`` (R1 playable honours) also 27..33.
+    ``kh`` is the honour key of the hand (0: none).
+    """
     keys = (k0, k1, k2)
     vals = (_T[k0], _T[k1], _T[k2])
     fs = [v >> 2 for v in vals]
     ds = [(v & 3) - 1 for v in vals]
     ftot = fs[0] + fs[1] + fs[2]
+    fh = 0
+    dh = 2
+    if kh:
+        h = _TH[kh]
+        fh = h >> 2
+        dh = (h & 3) - 1
     # Ready = wins with one more gold. Not ready -> no waits at all.
-    if ftot + min(ds[0], ds[1], ds[2], 2) > w + 1:
+    if ftot + fh + min(ds[0], ds[1], ds[2], dh) > w + 1:
         return []
     out: list[int] = []
     for s in range(3):
-        others_f = ftot - fs[s]
-        others_d = min(ds[(s + 1) % 3], ds[(s + 2) % 3], 2)
+        others_f = ftot - fs[s] + fh
+        others_d = min(ds[(s + 1) % 3], ds[(s + 2) % 3], dh)
         key = keys[s]
         base = 9 * s
         for r in range(9):
@@ -124,6 +178,21 @@ def waits_keys(k0: int, k1: int, k2: int, w: int, gold: int | None) -> list[int]
                 continue
             f, d = _suit_value(key, r)
             if others_f + f + min(others_d, d) <= w:
+                out.append(kind)
+    if honours:
+        suits_d = min(ds[0], ds[1], ds[2], 2)
+        for i in range(7):
+            kind = NUM_SUITED + i
+            if kind == gold:
+                out.append(kind)
+                continue
+            if (kh // POW5[i]) % 5 == 4:
+                # a fifth copy (D-13): 5 = pong + pair, one joker cheaper than 4 copies
+                f, d = fh - 1, -1
+            else:
+                v = _TH[kh + POW5[i]]
+                f, d = v >> 2, (v & 3) - 1
+            if ftot + f + min(suits_d, d) <= w:
                 out.append(kind)
     return out
 
@@ -166,14 +235,30 @@ def _pair_vector(k0: int, k1: int) -> tuple[int, ...]:
     return v
 
 
-def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int) -> int:
+_HONOUR_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def _suit_honour_vector(k2: int, kh: int) -> tuple[int, ...]:
+    """Kept vector of the third suit and the honours combined, memoised per key pair."""
+    key = kh * 1953125 + k2
+    v = _HONOUR_CACHE.get(key)
+    if v is None:
+        v = combine_kept(kept(k2), kept_honours(kh))
+        if len(_HONOUR_CACHE) > 400_000:
+            _HONOUR_CACHE.clear()
+        _HONOUR_CACHE[key] = v
+    return v
+
+
+def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int, kh: int = 0) -> int:
     """Hot path: shanten of a hand that must make ``melds`` melds + a pair.
 
     It is ``3*melds + 1 - w - kept`` where ``kept`` is the most natural tiles that fit
     into ``melds`` partial melds plus a partial pair (golds and draws fill the rest).
+    ``kh`` is the honour key (R7: honour blocks are subsets of a pong); 0 means none.
     """
     ab = _pair_vector(k0, k1)
-    c = kept(k2)
+    c = _suit_honour_vector(k2, kh) if kh else kept(k2)
     best = 0
     for j in range(melds + 1):
         r = melds - j
@@ -190,16 +275,35 @@ def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int) -> int:
 # Validated, convenient API over 27-count vectors
 
 
-def _check(counts: Sequence[int], gold: int | None, exposed: int, sizes: tuple[int, ...]) -> int:
-    if len(counts) != NUM_SUITED:
-        raise HandError(f"a hand is 27 suited counts, got {len(counts)}")
+def _check(
+    counts: Sequence[int],
+    gold: int | None,
+    exposed: int,
+    sizes: tuple[int, ...],
+    honours: bool,
+) -> int:
+    n = len(counts)
+    if n not in (NUM_SUITED, NUM_PLAYABLE):
+        raise HandError(f"a hand is 27 suited counts (or 34 with the honours), got {n}")
     if not 0 <= exposed <= 5:
         raise HandError(f"exposed melds must be 0-5, got {exposed}")
-    if gold is not None and not 0 <= gold < NUM_SUITED:
-        raise HandError(f"the gold must be a suited kind, got {gold}")
-    for kind, n in enumerate(counts):
-        if n < 0 or n > 4:
-            raise HandError(f"{n} copies of {KIND_STR[kind]}: a kind has at most 4")
+    if honours:
+        if gold is not None and not 0 <= gold < NUM_PLAYABLE:
+            raise HandError(f"the gold must be a suited kind or an honour, got {gold}")
+    else:
+        if gold is not None and not 0 <= gold < NUM_SUITED:
+            raise HandError(f"the gold must be a suited kind, got {gold}")
+        if n == NUM_PLAYABLE:
+            for kind in range(NUM_SUITED, NUM_PLAYABLE):
+                if counts[kind]:
+                    # R1: honours are flowers unless the profile plays them
+                    raise HandError(
+                        f"{KIND_STR[kind]} is a flower here: honours are playable only with "
+                        "honours=True (profile honours = playable)"
+                    )
+    for kind, c in enumerate(counts):
+        if c < 0 or c > 4:
+            raise HandError(f"{c} copies of {KIND_STR[kind]}: a kind has at most 4")
     total = sum(counts)
     want = [3 * (5 - exposed) + s for s in sizes]
     if total not in want:
@@ -210,36 +314,54 @@ def _check(counts: Sequence[int], gold: int | None, exposed: int, sizes: tuple[i
     return total
 
 
-def is_win(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
-    """R7: the 3k+2 hand is exactly (5 - exposed) melds + one pair, golds as wildcards."""
-    _check(counts, gold, exposed, (2,))
-    return is_win_keys(*split_keys(counts, gold))
+def is_win(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, *, honours: bool = False
+) -> bool:
+    """R7: the 3k+2 hand is exactly (5 - exposed) melds + one pair, golds as wildcards.
+
+    ``counts`` has 27 entries, or 34 with honours at 27..33; ``honours=True`` (R1 profile
+    field ``honours = "playable"``) lets them make pongs and the pair.
+    """
+    _check(counts, gold, exposed, (2,), honours)
+    k0, k1, k2, kh, w = split_keys34(counts, gold)
+    return is_win_keys(k0, k1, k2, w, kh)
 
 
-def waits(counts: Sequence[int], gold: int | None, exposed: int = 0) -> list[int]:
-    """R7/D-13: the suited kinds whose addition wins, for a 3k+1 hand."""
-    _check(counts, gold, exposed, (1,))
-    k0, k1, k2, w = split_keys(counts, gold)
-    return waits_keys(k0, k1, k2, w, gold)
+def waits(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, *, honours: bool = False
+) -> list[int]:
+    """R7/D-13: the playable kinds whose addition wins, for a 3k+1 hand (27, or 34 with
+    ``honours=True``; the gold kind is listed whenever the hand is ready)."""
+    _check(counts, gold, exposed, (1,), honours)
+    k0, k1, k2, kh, w = split_keys34(counts, gold)
+    return waits_keys(k0, k1, k2, w, gold, kh, honours)
 
 
-def is_ready(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
+def is_ready(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, *, honours: bool = False
+) -> bool:
     """D-13: ready (听牌) means the 3k+1 hand plus one gold would win."""
-    _check(counts, gold, exposed, (1,))
-    k0, k1, k2, w = split_keys(counts, gold)
-    return is_win_keys(k0, k1, k2, w + 1)
+    _check(counts, gold, exposed, (1,), honours)
+    k0, k1, k2, kh, w = split_keys34(counts, gold)
+    return is_win_keys(k0, k1, k2, w + 1, kh)
 
 
-def is_any_tile_ready(counts: Sequence[int], gold: int | None, exposed: int = 0) -> bool:
-    """R8 闲金: the 3k+1 hand wins with ANY of the 27 suited kinds."""
-    return len(waits(counts, gold, exposed)) == NUM_SUITED
+def is_any_tile_ready(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, *, honours: bool = False
+) -> bool:
+    """R8 闲金: the 3k+1 hand wins with ANY playable kind (27 suited; 34 with honours)."""
+    return len(waits(counts, gold, exposed, honours=honours)) == (
+        NUM_PLAYABLE if honours else NUM_SUITED
+    )
 
 
-def shanten(counts: Sequence[int], gold: int | None, exposed: int = 0) -> int:
+def shanten(
+    counts: Sequence[int], gold: int | None, exposed: int = 0, *, honours: bool = False
+) -> int:
     """-1 complete, 0 ready (3k+1); for an incomplete 3k+2 hand, the best over one discard."""
-    _check(counts, gold, exposed, (1, 2))
-    k0, k1, k2, w = split_keys(counts, gold)
-    return shanten_keys(k0, k1, k2, w, 5 - exposed)
+    _check(counts, gold, exposed, (1, 2), honours)
+    k0, k1, k2, kh, w = split_keys34(counts, gold)
+    return shanten_keys(k0, k1, k2, w, 5 - exposed, kh)
 
 
 # ----------------------------------------------------------------------------------------
@@ -311,14 +433,23 @@ class Decomposition:
 
 
 def decompositions(
-    counts: Sequence[int], gold: int | None, exposed: int = 0, limit: int = 1000
+    counts: Sequence[int],
+    gold: int | None,
+    exposed: int = 0,
+    limit: int = 1000,
+    *,
+    honours: bool = False,
 ) -> list[Decomposition]:
-    """All distinct ways a 3k+2 hand splits into melds + one pair, golds as wildcards."""
-    _check(counts, gold, exposed, (2,))
-    k0, k1, k2, w = split_keys(counts, gold)
-    if not is_win_keys(k0, k1, k2, w):
+    """All distinct ways a 3k+2 hand splits into melds + one pair, golds as wildcards.
+
+    With ``honours=True`` honours (27..33) make pongs and the pair, never chows, and a gold
+    may stand for an honour (R1, R7).
+    """
+    _check(counts, gold, exposed, (2,), honours)
+    k0, k1, k2, kh, w = split_keys34(counts, gold)
+    if not is_win_keys(k0, k1, k2, w, kh):
         return []
-    nat = [0 if k == gold else counts[k] for k in range(NUM_SUITED)]
+    nat = [0 if k == gold else counts[k] for k in range(len(counts))]
     g = gold if gold is not None else 0
     found: set[tuple[Group, ...]] = set()
     _enumerate(nat, w, g, False, [], found, limit)
@@ -336,7 +467,7 @@ def _enumerate(
 ) -> None:
     if len(found) >= limit:
         return
-    i = next((k for k in range(NUM_SUITED) if nat[k]), -1)
+    i = next((k for k in range(len(nat)) if nat[k]), -1)
     if i < 0:
         # Only golds remain: they stand for the gold kind itself (pair and pongs).
         rest = list(acc)
@@ -373,6 +504,8 @@ def _enumerate(
     if not have_pair:
         for j in range(1, min(nat[i], 2) + 1):
             attempt(Group("pair", (i, i), (i,) * (2 - j)), [i] * j, 2 - j, True)
+    if i >= NUM_SUITED:
+        return  # R7: no honour chows
     # chows containing i, with i as the lowest natural tile of the chow
     for start in (r - 2, r - 1, r):
         if start < 0 or start > 6:

@@ -187,6 +187,86 @@ def kept(key: int) -> tuple[int, ...]:
     return tuple(res)
 
 
+# ----------------------------------------------------------------------------------------
+# The honour "suit" (R1/R7, profile field ``honours = "playable"``): seven kinds 1z–7z that
+# make pongs and pairs only, never chows. Its key is ``kh = sum(c[i] * 5**i)`` over the
+# seven counts. The kinds never interact, so the need values have a closed form per kind:
+# a count c costs ``(-c) % 3`` jokers to complete into pongs, and hosting the pair changes
+# that by -1 when ``c % 3 != 0`` (c = 1, 2, 4) and by +2 otherwise (the joker pair).
+
+NHKEYS = 5**7
+HONOUR_COST = (0, 2, 1, 0, 2, 1)  # jokers to complete c copies (0–5) into pongs
+HONOUR_PAIR_D = (2, -1, -1, 2, -1, -1)  # best change when this kind also hosts the pair
+
+
+@cache
+def honour_table() -> bytes:
+    """Need values of every honour key, packed like the suit table: ``f * 4 + (d + 1)``."""
+    f = [0] * NHKEYS
+    d = [2] * NHKEYS
+    for key in range(1, NHKEYS):
+        c, rest = key % 5, key // 5
+        f[key] = HONOUR_COST[c] + f[rest]
+        d[key] = min(HONOUR_PAIR_D[c], d[rest])
+    return bytes(fk * 4 + dk + 1 for fk, dk in zip(f, d, strict=True))
+
+
+# Kept vectors (see ``kept``) of one honour kind holding c copies: blocks are {i}, {ii},
+# {iii}; the pair is {i} or {ii}. Four copies need two blocks (pong + single) to keep all.
+_HONOUR_KIND_KEPT: tuple[tuple[int, ...], ...] = (
+    _EMPTY_KEPT,
+    (0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    (0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2),
+    (0, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3),
+    (0, 3, 4, 4, 4, 4, 2, 4, 4, 4, 4, 4),
+)
+
+
+def combine_kept(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """Max-plus convolution of two kept vectors (blocks split between two tile sets)."""
+    out = [0] * 12
+    for j0 in range(6):
+        a0 = a[j0]
+        ap = a[6 + j0]
+        for j1 in range(6 - j0):
+            j = j0 + j1
+            x = a0 + b[j1]
+            if x > out[j]:
+                out[j] = x
+            x = ap + b[j1]
+            y = a0 + b[6 + j1]
+            if y > x:
+                x = y
+            if x > out[6 + j]:
+                out[6 + j] = x
+    for j in range(1, 6):  # "at most j blocks": monotone in j
+        if out[j - 1] > out[j]:
+            out[j] = out[j - 1]
+        if out[5 + j] > out[6 + j]:
+            out[6 + j] = out[5 + j]
+    return tuple(out)
+
+
+@cache
+def _kept_honour_sorted(counts: tuple[int, ...]) -> tuple[int, ...]:
+    v: tuple[int, ...] = _EMPTY_KEPT
+    for c in counts:
+        if c:
+            v = combine_kept(v, _HONOUR_KIND_KEPT[c])
+    return v
+
+
+def kept_honours(kh: int) -> tuple[int, ...]:
+    """Kept vector of an honour key; the kinds are interchangeable, so it is memoised on
+    the sorted counts (a few hundred distinct vectors)."""
+    out = []
+    for _ in range(7):
+        kh, r = divmod(kh, 5)
+        if r:
+            out.append(r)
+    return _kept_honour_sorted(tuple(sorted(out)))
+
+
 def main() -> None:
     t0 = time.perf_counter()
     data = build_need_table()
