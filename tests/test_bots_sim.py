@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,15 +13,18 @@ import pytest
 
 from fujian_mahjong.bots import BOT_KINDS, Decision, HeuristicBot, RandomBot
 from fujian_mahjong.engine import Action, Game, from_jsonl, replay
+from fujian_mahjong.engine.match import hand_seed as derive_seed
 from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.engine.wall import build_wall
 from fujian_mahjong.sim import SimulationError, simulate
+from fujian_mahjong.tiles import parse, parse_kind
 
 
 def _strip(d: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in d.items() if k not in ("seconds", "hands_per_s")}
 
 
-@pytest.mark.parametrize("profile", ["fuzhou-tcy", "sanming"])
+@pytest.mark.parametrize("profile", ["fuzhou-tcy", "sanming", "fuzhou-doudou"])
 def test_heuristic_beats_random_decisively(profile: str) -> None:
     sm = simulate(profile, 300, seed=42, kinds=("heuristic", "random", "heuristic", "random"))
     h = sm.kind_stats["heuristic"]
@@ -124,7 +128,8 @@ def test_simulation_error_reports_seed(monkeypatch: pytest.MonkeyPatch) -> None:
             return Decision(Action("chow", -1, (0, 1)), "never legal as a first move")
 
     monkeypatch.setitem(BOT_KINDS, "bad", Bad)  # type: ignore[arg-type]
-    with pytest.raises(SimulationError, match=r"seed '3:0'"):
+    # R12 (issue 10 item 9): hand seeds are HMAC-derived from the run's seed
+    with pytest.raises(SimulationError, match=re.escape(f"hand 0 (seed {derive_seed('3', 0)!r}")):
         simulate("fuzhou-tcy", 5, seed=3, kinds=("bad", "bad", "bad", "bad"))
     from fujian_mahjong.cli import simulate as cli_sim
 
@@ -180,3 +185,97 @@ def test_cli_simulate_json_and_log_dir(tmp_path: Path) -> None:
         assert p.returncode == 2 and "Traceback" not in p.stderr and p.stderr.count("\n") == 1, (
             p.stderr
         )
+
+
+# ------------------------------------------------------------------ honours (R1/R7 rev. 2)
+
+
+def _doudou(deal: dict[int, str], gold: str = "9m", draws: str = "") -> Game:
+    """A fuzhou-doudou hand on a stacked wall: dealer 0; the gold indicator is the tail tile
+    (R5); nobody holds a flower, so there is no replacement."""
+    wall = build_wall(
+        {s: parse(t) for s, t in deal.items()}, parse(draws), [parse_kind(gold)], 4, 0
+    )
+    return Game.from_wall("fuzhou-doudou", wall)
+
+
+# fillers for seats that only need to hold tiles (no flowers, no 9m, at most one 4z
+# elsewhere; with the hands below no kind exceeds its 4 copies)
+OTHERS = {
+    1: "1122p1166s66z77z55p99s",
+    2: "7788m1122p3344p11z22z",
+    3: "7788m3344p1166s33z55z",
+}
+
+
+def test_heuristic_discards_an_isolated_honour_before_a_connected_tile() -> None:
+    """R7: an honour makes only pongs and pairs, so a lone 北 is the poorest tile."""
+    deal = {0: "123m456m789p23s55s67p4z8s", **OTHERS}
+    g = _doudou(deal)
+    assert g.turn == 0 and g.hand(0).count(parse_kind("4z")) == 1
+    v = g.seat_view(0)
+    assert len(v.counts) == 34 and v.honours_playable
+    d = HeuristicBot().act(v)
+    assert d.action.type == "discard" and d.action.tile == parse_kind("4z"), d
+    assert "N" in d.explain("en") and "北" in d.explain("zh")
+
+
+def test_heuristic_pongs_an_honour_pair_when_it_lowers_shanten() -> None:
+    deal = {
+        0: "123m456m789p23s55s67p4z8s",
+        1: "123m456m789p55s4z4z67p9s",
+        2: OTHERS[2],
+        3: OTHERS[3],
+    }
+    g = _doudou(deal)
+    g.apply(0, Action("discard", parse_kind("4z")))
+    assert g.phase == "claims"
+    v = g.seat_view(1)
+    assert Action("pong") in v.legal or any(a.type == "pong" for a in v.legal)
+    d = HeuristicBot().act(v)
+    assert d.action.type == "pong", d
+    assert "N" in d.explain("en") and "北" in d.explain("zh")
+
+
+def test_heuristic_never_chows_honours_and_plays_doudou_hands() -> None:
+    """Honours are pong/kong/pair only (R7): every decision is legal, no chow uses an
+    honour, and whole doudou hands with four heuristic bots finish."""
+    bot = HeuristicBot()
+    honour_pongs = 0
+    for seed in range(25):
+        g = Game.new("fuzhou-doudou", seed=f"honours-{seed}")
+        while not g.is_over():
+            s = g.to_act()[0]
+            v = g.seat_view(s)
+            d = bot.act(v)
+            assert d.action in v.legal and d.reason and d.explain("zh")
+            if d.action.type == "chow":
+                assert all(t < 27 for t in d.action.tiles)
+            if d.action.type == "pong" and v.claim[1] >= 27:
+                honour_pongs += 1
+            g.apply(s, d.action)
+    assert honour_pongs > 0  # honour pairs do get ponged
+
+
+def test_heuristic_ukeire_counts_honour_waits() -> None:
+    """A ready hand waiting on an honour pair (shanpon 5s/北) counts the unseen 北 too."""
+    bot = HeuristicBot()
+    c = [0] * 34
+    for k in parse("123m456m789p55s4z4z"):
+        c[k] += 1
+    visible = list(c)
+    with_h = bot._ukeire(c, 8, 1, 0, visible, True)  # gold 9m, one exposed meld
+    # two unseen 5s, two unseen 北, and the three golds (D-13: a drawn gold always wins)
+    assert with_h == 2 + 2 + 3
+
+
+def test_isolated_honour_is_worth_least() -> None:
+    """Tie-break value (R7): a lone honour can only pair or pong, so it ranks below a lone
+    terminal and a lone middle tile; an honour pair is kept like a suited pair."""
+    c = [0] * 34
+    for k in parse("4z9s5p"):
+        c[k] += 1
+    v = HeuristicBot._tile_value
+    assert v(c, parse_kind("4z"), 8) < v(c, parse_kind("9s"), 8) < v(c, parse_kind("5p"), 8)
+    c[parse_kind("4z")] += 1
+    assert v(c, parse_kind("4z"), 8) > v(c, parse_kind("5p"), 8)

@@ -13,32 +13,47 @@ Rules it follows, in order:
    A gold is never discarded where the profile penalises it unless only golds are left.
 3. Claims (chow/pong/kong) are made only when they lower the shanten, or keep a ready
    hand ready; a kong is declined while a 平胡 (no flowers, no kongs) is still possible.
+
+Honours (R1/R7, ``fuzhou-doudou``): where the profile plays 东南西北中发白, hands are 34
+counts and shanten, waits and effective tiles run over all 34 kinds. An honour has no
+neighbours (no honour chows), so an isolated honour is the poorest tile to keep and an honour
+pair can only grow by a pong.
 """
 
 from __future__ import annotations
 
-from fujian_mahjong.analysis import shanten_keys, waits_keys
+from fujian_mahjong.analysis import shanten_keys, split_keys34, waits_keys
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
-from fujian_mahjong.tiles import KIND_STR, name
+from fujian_mahjong.tiles import is_honour, name
 
 LATE = 24
+HONOUR_SLOT = 3  # index of the honour key in a [k0, k1, k2, kh] list
 
 
-def _keys_of(c: list[int], gold: int) -> tuple[int, int, int, int]:
-    k = [0, 0, 0]
-    for kind in range(27):
-        n = c[kind]
-        if n and kind != gold:
-            k[kind // 9] += n * POW5[kind % 9]
-    return k[0], k[1], k[2], (c[gold] if gold >= 0 else 0)
+def _en(k: int) -> str:
+    """English tile name for reasons: 5p, E S W N Red Green White (tiles.name)."""
+    return name(k, "en")
+
+
+def _slot(k: int) -> tuple[int, int]:
+    """(key index, weight) of one tile of kind k in [k0, k1, k2, kh]."""
+    if k < 27:
+        return k // 9, POW5[k % 9]
+    return HONOUR_SLOT, POW5[k - 27]
+
+
+def _keys_of(c: list[int], gold: int) -> tuple[list[int], int]:
+    """[k0, k1, k2, kh] of the natural tiles and the golds w (27 or 34 counts)."""
+    k0, k1, k2, kh, w = split_keys34(c, gold if gold >= 0 else None)
+    return [k0, k1, k2, kh], w
 
 
 def _shanten(c: list[int], gold: int, melds: int) -> int:
-    k0, k1, k2, w = _keys_of(c, gold)
-    return shanten_keys(k0, k1, k2, w, melds)
+    k, w = _keys_of(c, gold)
+    return shanten_keys(k[0], k[1], k[2], w, melds, k[3])
 
 
 class HeuristicBot:
@@ -116,7 +131,7 @@ class HeuristicBot:
                 best = (
                     s - 1,
                     a,
-                    f"kong {KIND_STR[tile]}: flowers +1, shanten {s}",
+                    f"kong {_en(tile)}: flowers +1, shanten {s}",
                     f"杠 {name(tile)}: 花番+1, 向听 {s}",
                 )
         for a in by.get("pong", []):
@@ -128,22 +143,25 @@ class HeuristicBot:
                     best = (
                         s,
                         a,
-                        f"pong {KIND_STR[tile]}: shanten {now} -> {s}",
+                        f"pong {_en(tile)}: shanten {now} -> {s}",
                         f"碰 {name(tile)}: 向听 {now}→{s}",
                     )
         for a in by.get("chow", []):
+            if is_honour(tile) or any(is_honour(t) for t in a.tiles):
+                continue  # R7: honours make pongs and pairs, never chows
             c2 = list(c)
             for t in a.tiles:
                 c2[t] -= 1
             s = _shanten(c2, gold, melds - 1)
             if s < now or (s == now == 0):
                 if best is None or s < best[0]:
-                    pair = "".join(KIND_STR[t] for t in a.tiles)
+                    pair = "".join(_en(t) for t in a.tiles)
+                    pair_zh = "".join(name(t) for t in a.tiles)
                     best = (
                         s,
                         a,
-                        f"chow {KIND_STR[tile]} with {pair}: shanten {now} -> {s}",
-                        f"吃 {name(tile)}: 向听 {now}→{s}",
+                        f"chow {_en(tile)} with {pair}: shanten {now} -> {s}",
+                        f"吃 {name(tile)} (用 {pair_zh}): 向听 {now}→{s}",
                     )
         if best is not None:
             return Decision(best[1], best[2], best[3])
@@ -182,23 +200,23 @@ class HeuristicBot:
                 if s <= cur:
                     return Decision(
                         a,
-                        f"{a.type.replace('_', ' ')} {KIND_STR[a.tile]}: keeps shanten {s}",
+                        f"{a.type.replace('_', ' ')} {_en(a.tile)}: keeps shanten {s}",
                         f"{'暗杠' if a.type == 'concealed_kong' else '加杠'} {name(a.tile)}: 向听不变 {s}",
                     )
         discards = by["discard"]
         penal = view.gold_discard_rule != "free"
         cands = [a for a in discards if not (penal and a.tile == gold)] or discards
         scored: list[tuple[int, Action]] = []
-        k0, k1, k2, w = _keys_of(c, gold)
-        keys = [k0, k1, k2]
+        keys, w = _keys_of(c, gold)
         for a in cands:
             t = a.tile
             if t == gold:
-                s = shanten_keys(k0, k1, k2, w - 1, melds)
+                s = shanten_keys(keys[0], keys[1], keys[2], w - 1, melds, keys[3])
             else:
-                keys[t // 9] -= POW5[t % 9]
-                s = shanten_keys(keys[0], keys[1], keys[2], w, melds)
-                keys[t // 9] += POW5[t % 9]
+                i, wt = _slot(t)
+                keys[i] -= wt
+                s = shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3])
+                keys[i] += wt
             scored.append((s, a))
         best_s = min(s for s, _ in scored)
         top = [a for s, a in scored if s == best_s]
@@ -206,16 +224,17 @@ class HeuristicBot:
             a = top[0]
             return Decision(
                 a,
-                f"discard {KIND_STR[a.tile]}: shanten {best_s}",
+                f"discard {_en(a.tile)}: shanten {best_s}",
                 f"打 {name(a.tile)}: 向听 {best_s}",
             )
         visible = view.visible_counts()
+        honours = view.honours_playable
         late = view.live < LATE
         danger = self._danger(view) if late else None
         ranked: list[tuple[float, Action, int]] = []
         for a in top:
             c[a.tile] -= 1
-            uke = self._ukeire(c, gold, melds, best_s, visible) if best_s <= 1 else 0
+            uke = self._ukeire(c, gold, melds, best_s, visible, honours) if best_s <= 1 else 0
             c[a.tile] += 1
             value = self._tile_value(c, a.tile, gold)
             score = uke * 10 - value
@@ -224,11 +243,14 @@ class HeuristicBot:
             ranked.append((score, a, uke))
         ranked.sort(key=lambda x: -x[0])
         score, a, uke = ranked[0]
-        why = f"discard {KIND_STR[a.tile]}: shanten {best_s}"
+        why = f"discard {_en(a.tile)}: shanten {best_s}"
         why_zh = f"打 {name(a.tile)}: 向听 {best_s}"
         if best_s <= 1:
             why += f", {uke} effective tiles"
             why_zh += f", 有效牌 {uke} 张"
+        if is_honour(a.tile) and c[a.tile] == 1:
+            why += ", an isolated honour (pong or pair only)"
+            why_zh += ", 孤张字牌 (只能碰或作将)"
         if late and danger is not None and danger[a.tile] == 0:
             why += ", safe late in the hand"
             why_zh += ", 后期安全牌"
@@ -236,39 +258,48 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ helpers
 
-    def _ukeire(self, c: list[int], gold: int, melds: int, s: int, visible: list[int]) -> int:
-        """Unseen copies of the kinds that lower the shanten of a 3k+1 hand."""
-        k0, k1, k2, w = _keys_of(c, gold)
+    def _ukeire(
+        self, c: list[int], gold: int, melds: int, s: int, visible: list[int], honours: bool
+    ) -> int:
+        """Unseen copies of the kinds that lower the shanten of a 3k+1 hand (34 kinds
+        where honours are playable: an honour helps only if held, as its pair or pong)."""
+        keys, w = _keys_of(c, gold)
         if s == 0:
-            kinds = waits_keys(k0, k1, k2, w, gold)
+            kinds = waits_keys(keys[0], keys[1], keys[2], w, gold, keys[3], honours)
         else:
             kinds = []
             near = set()
-            for k in range(27):
+            for k in range(len(c)):
                 if c[k] and k != gold:
+                    if is_honour(k):
+                        near.add(k)  # R7: no honour chows, so no neighbours
+                        continue
                     base = k - k % 9
                     for d in (-2, -1, 0, 1, 2):
                         x = k + d
                         if base <= x < base + 9:
                             near.add(x)
-            if gold >= 0 and shanten_keys(k0, k1, k2, w + 1, melds) < s:
+            if gold >= 0 and shanten_keys(keys[0], keys[1], keys[2], w + 1, melds, keys[3]) < s:
                 kinds.append(gold)
-            keys = [k0, k1, k2]
             for k in near:
                 if c[k] >= 4 or k == gold:
                     continue
-                su = k // 9
-                keys[su] += POW5[k % 9]
-                if shanten_keys(keys[0], keys[1], keys[2], w, melds) < s:
+                i, wt = _slot(k)
+                keys[i] += wt
+                if shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3]) < s:
                     kinds.append(k)
-                keys[su] -= POW5[k % 9]
+                keys[i] -= wt
         return sum(max(0, 4 - visible[k] - (1 if k == gold else 0)) for k in kinds)
 
     @staticmethod
     def _tile_value(c: list[int], k: int, gold: int) -> float:
-        """How much a tile is worth keeping: neighbours and copies (after removing it)."""
+        """How much a tile is worth keeping: neighbours and copies (after removing it).
+        An honour has no neighbours (R7: pongs and pairs only), so an isolated one is worth
+        less than an isolated terminal."""
         if k == gold:
             return 100.0
+        if is_honour(k):
+            return 3.0 * c[k] - 1.0
         r = k % 9
         base = k - r
         v = 3.0 * c[k]
@@ -283,19 +314,20 @@ class HeuristicBot:
     @staticmethod
     def _danger(view: SeatView) -> list[float]:
         """Late-game risk of each kind (0 safe .. 1): a kind an opponent discarded is safe
-        against them; a suit an opponent keeps discarding is less likely to be their wait;
-        a kind with 3+ copies visible is nearly dead."""
+        against them; a suit (the honours count as one) an opponent keeps discarding is less
+        likely to be their wait; a kind with 3+ copies visible is nearly dead."""
         opps = [s for s in range(view.players) if s != view.seat]
-        d = [0.0] * 27
+        vis = view.visible_counts()
+        nk = len(vis)
+        d = [0.0] * nk
         for s in opps:
             disc = view.discards(s)
             gone = set(disc)
-            per_suit = [0, 0, 0]
+            per_suit = [0, 0, 0, 0]
             for k in disc:
-                per_suit[k // 9] += 1
-            for k in range(27):
+                per_suit[min(k // 9, 3)] += 1
+            for k in range(nk):
                 if k not in gone:
-                    d[k] += 1.0 - min(1.0, per_suit[k // 9] / 6)
-        vis = view.visible_counts()
+                    d[k] += 1.0 - min(1.0, per_suit[min(k // 9, 3)] / 6)
         n = max(1, len(opps))
-        return [0.0 if vis[k] >= 3 else d[k] / n for k in range(27)]
+        return [0.0 if vis[k] >= 3 else d[k] / n for k in range(nk)]
