@@ -1,0 +1,237 @@
+"""REST endpoints for the browser client's replay, review and end-of-hand screens (issue 13
+item 5). Included by the app when this module exists.
+
+- ``GET /api/hands/{id}/replay``: every step of a finished hand — after each decision the
+  omniscient state (all hands visible) and the events it produced, narrated in zh/en;
+- ``GET /api/hands/{id}/review?seat=S``: at each decision of seat S, the heuristic bot's
+  choice and reason beside what was played;
+- ``GET /api/hands/{id}/summary``: the winning hand's decomposition (what each gold stands
+  for), the specials by name, the score.
+
+Only finished hands: the log of a hand in progress would reveal concealed tiles and the wall
+(R12), so everything here is 404 until the hand is over. The frames are rebuilt by verifying
+the stored log (``engine.replay``) and re-applying its decisions with the engine's public
+API; nothing reaches into engine internals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from sqlalchemy import select
+
+from fujian_mahjong.engine import Action, Game, replay
+from fujian_mahjong.engine.narrate import describe
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.review import review
+from fujian_mahjong.scoring import SPECIAL_NAMES
+from fujian_mahjong.tiles import parse
+
+router = APIRouter(tags=["replay"])
+
+_PUBLIC_KEYS = (
+    "profile",
+    "players",
+    "dealer",
+    "streak",
+    "dice",
+    "gold",
+    "indicator",
+    "phase",
+    "turn",
+    "hand_sizes",
+    "flowers",
+    "discards",
+    "live",
+    "reserve",
+    "wall",
+    "last_group",
+    "last_discard",
+    "xian_jin",
+    "jin_kan",
+    "gold_discarded",
+)
+
+
+def _fresh_game(events: list[dict[str, Any]]) -> Game:
+    """The hand as it stood before its first decision (the same start ``engine.replay``
+    verifies: a seeded hand, or a stacked wall revealed in the ``end`` event)."""
+    start, end = events[0], events[-1]
+    seed = str(end["seed"])
+    if start.get("stacked"):
+        dice = events[1]["dice"]
+        return Game.from_wall(
+            str(start["profile"]),
+            parse(seed[len("stacked:") :]),
+            dice=(int(dice[0]), int(dice[1])),
+            players=int(start["players"]),
+            dealer=int(start["dealer"]),
+            streak=int(start.get("streak", 0)),
+        )
+    return Game.new(
+        str(start["profile"]),
+        seed=seed,
+        players=int(start["players"]),
+        dealer=int(start["dealer"]),
+        streak=int(start.get("streak", 0)),
+    )
+
+
+def omniscient(g: Game) -> dict[str, Any]:
+    """Every seat's hand and melds plus the public state (for finished hands only)."""
+    views = [g.view(s) for s in range(g.n)]
+    state = {k: views[0].get(k) for k in _PUBLIC_KEYS}
+    state["hands"] = [v["hand"] for v in views]
+    state["melds"] = [views[s]["melds"][s] for s in range(g.n)]
+    state["drawn"] = next((v["drawn"] for v in views if v.get("drawn")), None)
+    return state
+
+
+def _narrate(events: list[dict[str, Any]]) -> list[dict[str, str]]:
+    out = []
+    for e in events:
+        zh = describe(e, "zh")
+        en = describe(e, "en")
+        if zh or en:
+            out.append({"zh": zh or en or "", "en": en or zh or ""})
+    return out
+
+
+def build_replay(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Frames of a finished hand: frame 0 is the table after the deal and the gold; frame i
+    is the state after the i-th decision (``actor``, ``action``) with the events it caused."""
+    g = _fresh_game(events)
+    frames: list[dict[str, Any]] = [
+        {
+            "actor": None,
+            "action": None,
+            "text": _narrate(g.events),
+            "state": omniscient(g),
+        }
+    ]
+    for e in events[len(g.events) :]:
+        if e.get("type") != "act":
+            continue
+        before = len(g.events)
+        g.apply(int(e["seat"]), Action.from_json(e["action"]))
+        frames.append(
+            {
+                "actor": int(e["seat"]),
+                "action": e["action"],
+                "text": _narrate(g.events[before:]),
+                "state": omniscient(g),
+            }
+        )
+    out: dict[str, Any] = {
+        "profile": events[0]["profile"],
+        "players": int(events[0]["players"]),
+        "frames": frames,
+        **summarize(g),
+    }
+    return out
+
+
+def summarize(g: Game) -> dict[str, Any]:
+    """The end of a hand: result, score, the winning decomposition (R7: the reading the
+    scorer chose) and the specials by name."""
+    sc = g.score()
+    dec = sc.decomposition if sc is not None else None
+    v = g.view(0)
+    return {
+        "gold": v["gold"],
+        "result": v.get("result"),
+        "score": v.get("score"),
+        "hands": v.get("hands"),
+        "decomposition": dec.to_json() if dec is not None else None,
+        "specials_named": [
+            {"key": k, "zh": SPECIAL_NAMES[k][0], "en": SPECIAL_NAMES[k][1]}
+            for k in (sc.specials if sc is not None else ())
+            if k in SPECIAL_NAMES
+        ],
+    }
+
+
+def build_review(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """At each decision of ``seat`` that offered a choice, the heuristic bot's choice and
+    reason (from the seat's own view only, R12) beside what was played — the library review
+    (``fujian_mahjong.review``, as ``fjmj review``) plus, per decision, ``frame``: the replay
+    frame the decision was taken in."""
+    players = int(events[0]["players"])
+    if not 0 <= seat < players:
+        raise ValueError(f"seat must be 0-{players - 1}, got {seat}")
+    rev = review(events, seat)
+    frame_of: dict[int, int] = {}
+    acts = 0
+    for line, e in enumerate(events, 1):
+        if e.get("type") == "act":
+            frame_of[line] = acts
+            acts += 1
+    decisions = [{**d, "frame": frame_of[int(d["line"])]} for d in rev["decisions"]]
+    return {
+        **rev,
+        "decisions": decisions,
+        "agree": sum(1 for d in decisions if d["agree"]),
+        "total": len(decisions),
+    }
+
+
+async def _finished_events(request: Request, hand_id: int) -> tuple[list[dict[str, Any]], Any]:
+    """A finished hand's verified log and its row; 404 before the end (R12)."""
+    store = request.app.state.store
+    hand, events = await store.hand_log(hand_id)
+    if hand is None or hand.status != "over" or not events:
+        raise HTTPException(404, f"hand {hand_id} is not finished (or does not exist)")
+    try:
+        replay(events)
+    except MahjongError as err:
+        raise HTTPException(422, f"hand {hand_id}: the stored log does not replay: {err}") from None
+    return events, hand
+
+
+async def _names(request: Request, hand: Any) -> list[str | None]:
+    """Players' names per seat (bots: None) from the hand's seat list."""
+    from fujian_mahjong.server.store import Player
+
+    ids = [p for p in (hand.seat_players or []) if p is not None]
+    names: dict[int, str] = {}
+    if ids:
+        async with request.app.state.store.sessions() as s:
+            rows = await s.execute(select(Player.id, Player.name).where(Player.id.in_(ids)))
+            names = {int(i): str(n) for i, n in rows.all()}
+    return [names.get(p) if p is not None else None for p in (hand.seat_players or [])]
+
+
+@router.get("/api/hands/{hand_id}/replay")
+async def hand_replay(hand_id: int, request: Request) -> dict[str, Any]:
+    """Every step of a finished hand with all hands visible (404 before the end)."""
+    events, hand = await _finished_events(request, hand_id)
+    out = build_replay(events)
+    out["id"] = hand_id
+    out["names"] = await _names(request, hand)
+    return out
+
+
+@router.get("/api/hands/{hand_id}/review")
+async def hand_review(
+    hand_id: int, request: Request, seat: int = Query(0, ge=0, le=3)
+) -> dict[str, Any]:
+    """The heuristic bot's choice and reason at each decision of ``seat``."""
+    events, _hand = await _finished_events(request, hand_id)
+    try:
+        out = build_review(events, seat)
+    except ValueError as err:
+        raise HTTPException(422, str(err)) from None
+    out["id"] = hand_id
+    return out
+
+
+@router.get("/api/hands/{hand_id}/summary")
+async def hand_summary(hand_id: int, request: Request) -> dict[str, Any]:
+    """The finished hand's result, score and winning decomposition."""
+    events, hand = await _finished_events(request, hand_id)
+    g = replay(events)
+    out = summarize(g)
+    out["id"] = hand_id
+    out["names"] = await _names(request, hand)
+    return out

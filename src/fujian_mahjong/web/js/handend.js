@@ -1,0 +1,174 @@
+// End of hand and match (issue 13 item 4): every hand revealed, the winning hand as its
+// decomposition with what each gold stands for, the scorer's zh/en breakdown (R10: every
+// term named), payments, match totals; the next hand only on a deliberate click.
+import { getLang, pick, t } from "./i18n.js";
+import { api } from "./net.js";
+import { go, h } from "./ui.js";
+import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
+
+function seatName(st, s) {
+  const info = st.seats && st.seats[s];
+  return (info && info.name) || `#${s}`;
+}
+
+/** Groups of a decomposition (analysis Decomposition.to_json) with gold roles. */
+export function decompositionEl(dec, gold) {
+  const box = h("div", { class: "decomp", dataset: { role: "decomposition" } });
+  const groups = [...(dec.melds || []), dec.pair].filter(Boolean);
+  for (const g of groups) {
+    const kinds = parseTiles(g.tiles);
+    const golds = [...(g.golds || [])];
+    const grp = h("span", { class: `group g-${g.type}` });
+    for (const k of kinds) {
+      const gi = golds.indexOf(k);
+      if (gi >= 0) {
+        golds.splice(gi, 1);
+        // a gold standing for k: shown as the gold, labelled with what it stands for
+        const el = tileEl(gold, { size: "s", gold, lang: getLang() });
+        el.dataset.as = k;
+        el.title = t("gold_as", { tile: tileName(k, getLang()) });
+        grp.appendChild(h("span", { class: "as-wrap" }, el, h("span", { class: "as" }, k === gold ? t("gold") : `=${tileName(k, getLang())}`)));
+      } else grp.appendChild(tileEl(k, { size: "s", gold, notGold: true, lang: getLang() }));
+    }
+    box.appendChild(grp);
+  }
+  return box;
+}
+
+function meldsEl(melds, gold) {
+  return h(
+    "span",
+    { class: "melds" },
+    (melds || []).map((m) => h("span", { class: "meld" }, m.tiles ? tileRow(m.tiles, { size: "xs", gold, lang: getLang() }) : null)),
+  );
+}
+
+function fetchSummary(st, id, rerender) {
+  st.summaries = st.summaries || {};
+  if (st.summaries[id] !== undefined) return st.summaries[id];
+  st.summaries[id] = null;
+  api("GET", `api/hands/${encodeURIComponent(id)}/summary`)
+    .then((s) => {
+      st.summaries[id] = s;
+      rerender();
+    })
+    .catch(() => {
+      st.summaries[id] = { error: true };
+    });
+  return null;
+}
+
+export function renderHandEnd(st, conn, rerender) {
+  const he = st.handEnd;
+  const v = st.view && st.view.phase === "over" ? st.view : null;
+  const n = (v && v.players) || st.players || 4;
+  const result = (v && v.result) ?? he.result ?? null;
+  const score = (v && v.score) ?? he.score ?? null;
+  const hands = (v && v.hands) || he.hands || {};
+  const gold = (v && v.gold) || he.gold || null;
+  const id = he.id ?? null;
+  // the summary is asked for only once the server has announced the end (hand_end): the
+  // hand is stored as finished by then, so the request cannot 404
+  const summary = id !== null && st.summaryPath && !he.fromView ? fetchSummary(st, id, rerender) : null;
+
+  const title = result
+    ? h(
+        "h2",
+        { dataset: { role: "winner" } },
+        t("winner_is", { name: seatName(st, result.winner) }),
+        " · ",
+        result.discarder !== null && result.discarder !== undefined ? t("win_discard", { name: seatName(st, result.discarder) }) : t(`wintype.${result.win}`),
+      )
+    : h("h2", { dataset: { role: "winner" } }, t("draw_game"));
+
+  const rows = [];
+  for (let s = 0; s < n; s++) {
+    const pay = score && score.payments ? score.payments[s] : null;
+    const flowers = v ? parseTiles(v.flowers[s]).length : null;
+    rows.push(
+      h(
+        "div",
+        { class: `end-seat${result && result.winner === s ? " winner" : ""}`, dataset: { seat: String(s) } },
+        h("span", { class: "name" }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""),
+        h("span", { class: "end-tiles" }, tileRow(hands[String(s)] || "", { size: "s", gold, lang: getLang() }), v ? meldsEl(v.melds[s], gold) : null),
+        flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,
+        pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
+        st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
+      ),
+    );
+  }
+
+  const breakdown = score && score.breakdown
+    ? h(
+        "table",
+        { class: "breakdown", dataset: { role: "breakdown" } },
+        h("caption", {}, t("breakdown")),
+        score.breakdown.map((term) => h("tr", { dataset: { key: term.key } }, h("td", {}, pick(term)), h("td", { class: "num" }, String(term.value)))),
+      )
+    : null;
+
+  let decomp = null;
+  if (summary && summary.decomposition) {
+    decomp = h("div", { class: "win-shape" }, h("h3", {}, t("winning_hand")), decompositionEl(summary.decomposition, summary.gold || gold));
+  }
+  const specials = score && score.specials && score.specials.length ? h("p", { class: "specials" }, t("specials", { list: (summary && summary.specials_named ? summary.specials_named.map(pick) : score.specials).join(" · ") })) : null;
+
+  const match = st.matchEnd;
+  const standings = match
+    ? h(
+        "div",
+        { class: "standings", dataset: { role: "match-end" } },
+        h("h3", {}, t("match_over"), " · ", t("standings")),
+        h(
+          "ol",
+          {},
+          Object.entries(match.totals || {})
+            .map(([s, v2]) => [Number(s), typeof v2 === "number" ? v2 : v2.points ?? v2.total ?? 0])
+            .sort((a, b) => b[1] - a[1])
+            .map(([s, p]) => h("li", {}, `${seatName(st, s)}: ${p}`)),
+        ),
+      )
+    : null;
+
+  const meInfo = (st.seats && st.seats[st.seat]) || {};
+  const buttons = h(
+    "div",
+    { class: "row" },
+    !match && st.seat !== null
+      ? meInfo.ready && st.readyFor === st.hand
+        ? h("span", { class: "muted" }, t("is_ready"))
+        : h(
+            "button",
+            {
+              class: "primary",
+              dataset: { action: "ready" },
+              onclick: () => {
+                conn.send({ type: "ready" });
+                st.readyFor = st.hand;
+                if (st.seats && st.seats[st.seat]) st.seats[st.seat].ready = true;
+                rerender();
+              },
+            },
+            t("next_hand"),
+          )
+      : null,
+    id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
+    match ? h("button", { class: "secondary", onclick: () => go({}) }, t("back_to_lobby")) : null,
+  );
+
+  return h(
+    "div",
+    { class: "overlay" },
+    h(
+      "section",
+      { class: "hand-end card", dataset: { role: "hand-end" } },
+      h("h2", { class: "small muted" }, t("hand_over")),
+      title,
+      decomp,
+      specials,
+      h("div", { class: "end-body" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
+      standings,
+      buttons,
+    ),
+  );
+}
