@@ -309,20 +309,15 @@ def _hand_counts(sit: Situation) -> tuple[list[int], bool]:
     return counts, honours
 
 
-def _decompose(counts: list[int], gold: int | None, exposed: int, honours: bool) -> list[Any]:
-    if honours:
-        # R7: honour pongs and pairs (never chows); a gold may stand for an honour
-        fn: Any = decompositions
-        return list(fn(counts, gold, exposed, honours=True))
-    return list(decompositions(counts, gold, exposed))
-
-
 def readings(sit: Situation) -> list[Decomposition | None]:
     """Every valid reading of the winner's hand (R7: the most favourable one is scored)."""
     counts, honours = _hand_counts(sit)
     if sit.win == "three_golds" and len(sit.hand) % 3 == 1:
         return [None]  # R7/R8: declared on a 3k+1 hand (window A, or 斗斗 on a discard)
-    decs: list[Decomposition | None] = _decompose(counts, sit.gold, len(sit.melds), honours)
+    # R7: with honours, they make pongs and pairs (never chows); a gold may stand for one
+    decs: list[Decomposition | None] = list(
+        decompositions(counts, sit.gold, len(sit.melds), honours=honours)
+    )
     if not decs:
         g3 = counts[sit.gold] if sit.gold is not None else 0
         if sit.win == "rob_gold":
