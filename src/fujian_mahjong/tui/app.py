@@ -1,35 +1,51 @@
 """``fjmj play``: a whole match against bots in the terminal (Textual).
 
-The human is seat 0. Keys: ←/→ or 1–9/0 select a tile, Enter/Space discards it (a click
-selects, a second click discards); letters a, b, c… choose the offered options (胡 / 杠 /
-碰 / 吃 … / 过, 暗杠, 加杠, 三金倒, 抢金, 天胡, 金坎); h shows the heuristic bot's hint;
-n starts the next hand; q quits (with confirmation).
+The human is seat 0. Keys: ←/→ or 1–9/0 select a tile, Enter/Space discards it (a gold asks
+for a confirmation first; a click selects, a second click discards); letters a, b, c… choose
+the offered options (胡 / 杠 / 碰 / 吃 … / 过, 暗杠, 加杠, 三金倒, 抢金, 天胡, 金坎); h shows
+the heuristic bot's hint; n — and only n — starts the next hand; ? shows every key; q or
+ctrl+q quits after a confirmation and prints the match summary.
+
+Every panel is drawn from the human seat's view (R12) and wrapped to the terminal width; a
+terminal smaller than 80×24 gets a message instead of a clipped table.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from fujian_mahjong.bots import HeuristicBot, make_bot
-from fujian_mahjong.engine import Action, Game, Match
+from fujian_mahjong.engine import Action, Game, Match, to_jsonl
 from fujian_mahjong.engine.narrate import describe
+from fujian_mahjong.tiles import parse, parse_kind
 from fujian_mahjong.tui.render import (
+    MIN_H,
+    MIN_W,
     OPTION_KEYS,
     SLOT,
     L,
     fit,
     hand_bar,
     hand_order,
+    help_lines,
     option_label,
+    rename_seats,
     seat_lines,
-    status_line,
-    tiles_text,
+    seat_name,
+    slot_starts,
+    start_cursor,
+    status_lines,
+    tile,
+    tile_names,
+    totals_text,
+    wrap,
+    wrap_text,
 )
 
 HUMAN = 0
@@ -49,7 +65,7 @@ class HandPanel(Panel):
     def on_click(self, event: events.Click) -> None:
         app = self.app
         if isinstance(app, PlayApp):
-            app.click_tile(event.x // SLOT)
+            app.click_at(event.x)
 
 
 class OptionsPanel(Panel):
@@ -57,7 +73,7 @@ class OptionsPanel(Panel):
 
     def on_click(self, event: events.Click) -> None:
         app = self.app
-        if isinstance(app, PlayApp):
+        if isinstance(app, PlayApp) and event.y == 0:
             for a, b, i in self.spans:
                 if a <= event.x < b:
                     app.choose_option(i)
@@ -66,35 +82,53 @@ class OptionsPanel(Panel):
 class PlayApp(App[None]):
     CSS = """
     Screen { layout: vertical; }
-    #status { height: 1; background: $boost; }
-    #seats { height: 8; }
-    #hand { height: 1; }
-    #options { height: 2; }
+    #status { height: auto; background: $boost; }
+    #seats { height: auto; }
+    #hand { height: 1; margin-top: 1; }
+    #options { height: auto; min-height: 2; }
     #log { height: 1fr; }
+    #help { height: auto; display: none; border: round $accent; }
+    #small { height: 1fr; display: none; content-align: center middle; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # ctrl+q goes through the game's own confirmation (and prints the summary)
+        Binding("ctrl+q", "request_quit", show=False, priority=True),
+        Binding("ctrl+c", "help_quit", show=False, system=True),
+    ]
 
     def __init__(
         self,
         profile: str = "fuzhou-tcy",
-        seed: int | str = 0,
+        seed: int | str | None = None,
         lang: str = "zh",
         bots: str = "heuristic",
         hands: int = 0,
+        players: int = 4,
+        log_dir: str | None = None,
     ) -> None:
         super().__init__()
         self.lang = lang
-        self.match = Match(profile, seed=seed, players=4)
+        # no seed: the match draws a fresh one (R12); it is shown so the match can be replayed
+        self.match = Match(profile, seed=seed, players=players)
+        self.seed = self.match.seed
+        self.players = players
         self.bot_kind = bots
         self.max_hands = hands
-        self.bots = [make_bot(bots, f"{seed}:{s}") for s in range(4)]
+        self.log_dir = log_dir
+        self.bots = [make_bot(bots, f"{self.seed}:{s}") for s in range(players)]
         self.helper = HeuristicBot()
         self.game: Game = self.match.next_hand()
         self.selected = 0
         self.options: list[Action] = []
         self.confirm_quit = False
+        self.confirm_gold: Action | None = None
+        self.show_help = False
         self.message = ""
         self.hand_over_text = ""
         self.match_over = False
+        self.log_files: list[str] = []
+        self._cursor_key: tuple[int, int] | None = None
+        self._panels_ready = False  # set once mounted (panels exist)
 
     # ------------------------------------------------------------------ layout
 
@@ -104,19 +138,40 @@ class PlayApp(App[None]):
         yield HandPanel(id="hand")
         yield OptionsPanel(id="options")
         yield Panel(id="log")
+        yield Panel(id="help")
+        yield Panel(id="small")
 
     def on_mount(self) -> None:
         self.title = "fujian-mahjong"
+        self._panels_ready = True
         self.advance()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.refresh_view()
 
     def panel(self, pid: str) -> Panel:
         return self.query_one(f"#{pid}", Panel)
 
     def screen_text(self) -> str:
-        """Everything the panels show, as plain text."""
-        return "\n".join(self.panel(p).plain for p in ("status", "seats", "hand", "options", "log"))
+        """Everything the visible panels show, as plain text."""
+        ids = ("small",) if self.too_small() else ("status", "seats", "hand", "options", "log")
+        if self.show_help and not self.too_small():
+            ids = (*ids, "help")
+        return "\n".join(self.panel(p).plain for p in ids if self.panel(p).display)
+
+    def width(self) -> int:
+        return max(MIN_W, self.size.width)
+
+    def too_small(self) -> bool:
+        w, h = self.size
+        return w < MIN_W or h < MIN_H
 
     # ------------------------------------------------------------------ game flow
+
+    def view(self) -> dict[str, Any]:
+        v = self.game.view(HUMAN)
+        v["gold_discard_rule"] = self.game.profile.gold_discard  # public profile data
+        return v
 
     def advance(self) -> None:
         """Let the bots act until the human must answer or the hand ends."""
@@ -129,15 +184,45 @@ class PlayApp(App[None]):
             g.apply(s, self.bots[s].act(g.seat_view(s)).action)
         if g.is_over() and not self.hand_over_text:
             self.match.record(g)
-            self.hand_over_text = self.result_text()
+            self.save_log(g)
             if self.max_hands and self.match.hands_played >= self.max_hands:
                 self.match_over = True
+            self.hand_over_text = self.result_text()
+        self.place_cursor()
         self.refresh_view()
+
+    def save_log(self, g: Game) -> None:
+        """``--log-dir``: each finished hand's event log (verifiable by ``fjmj replay``)."""
+        if not self.log_dir:
+            return
+        import os
+
+        from fujian_mahjong.cli.common import write_atomic
+
+        path = os.path.join(self.log_dir, f"hand-{self.match.hands_played:03d}.jsonl")
+        try:
+            write_atomic(path, to_jsonl(g.events))
+            self.log_files.append(path)
+        except OSError as e:
+            self.message = L(self.lang, "无法保存记录: ", "cannot save the log: ") + str(
+                e.strerror or e
+            )
+
+    def place_cursor(self) -> None:
+        """At the start of each of the human's turns: on the drawn tile, else the first
+        non-gold (R5: a gold is never discarded by a stray Enter)."""
+        g = self.game
+        if g.is_over() or g.phase != "turn" or g.turn != HUMAN:
+            return
+        key = (self.match.hands_played, len(g.events))
+        if key != self._cursor_key:
+            self._cursor_key = key
+            self.selected = start_cursor(self.view())
 
     def human_act(self, action: Action) -> None:
         self.message = ""
+        self.confirm_gold = None
         self.game.apply(HUMAN, action)
-        self.selected = min(self.selected, max(0, self.game.hand_size(HUMAN) - 1))
         self.advance()
 
     def next_hand(self) -> None:
@@ -171,16 +256,25 @@ class PlayApp(App[None]):
             out.append(a)
         return out
 
+    def tiles_for(self, typ: str) -> list[int]:
+        """The tiles an option that discards (抢金 with a discard, 金坎) accepts."""
+        return sorted(
+            {a.tile for a in self.game.legal_actions(HUMAN) if a.type == typ and a.tile >= 0}
+        )
+
     def choose_option(self, i: int) -> None:
         if i >= len(self.options):
             return
         a = self.options[i]
         if a.tile == -2:
-            tile = self.selected_tile()
-            real = Action(a.type, tile)
+            tile_k = self.selected_tile()
+            real = Action(a.type, tile_k)
             if real not in self.game.legal_actions(HUMAN):
+                ok = " ".join(tile(k, self.lang) for k in self.tiles_for(a.type))
                 self.message = L(
-                    self.lang, "选中的牌不能这样打", "not possible with the selected tile"
+                    self.lang,
+                    f"选中的牌不能这样打; 可以打: {ok}",
+                    f"not with the selected tile; these work: {ok}",
                 )
                 self.refresh_view()
                 return
@@ -188,11 +282,18 @@ class PlayApp(App[None]):
         self.human_act(a)
 
     def selected_tile(self) -> int:
-        order = hand_order(self.game.view(HUMAN))
-        return order[self.selected] if order else -1
+        order = hand_order(self.view())
+        return order[self.selected] if 0 <= self.selected < len(order) else -1
+
+    def click_at(self, x: int) -> None:
+        starts = slot_starts(self.view())
+        for i, a in enumerate(starts):
+            if a <= x < a + SLOT:
+                self.click_tile(i)
+                return
 
     def click_tile(self, i: int) -> None:
-        order = hand_order(self.game.view(HUMAN))
+        order = hand_order(self.view())
         if not 0 <= i < len(order):
             return
         if i == self.selected:
@@ -206,13 +307,35 @@ class PlayApp(App[None]):
         if g.is_over() or g.phase != "turn" or g.turn != HUMAN:
             return
         a = Action("discard", self.selected_tile())
-        if a in g.legal_actions(HUMAN):
-            self.human_act(a)
-        else:
+        if a not in g.legal_actions(HUMAN):
             self.message = L(self.lang, "这张牌现在不能打", "that tile cannot be discarded now")
+            if a.tile == g.gold:
+                self.message = L(
+                    self.lang, "金不能打 (本规则禁止)", "a gold cannot be discarded here"
+                )
             self.refresh_view()
+            return
+        if a.tile == g.gold:
+            self.confirm_gold = a  # R5: ask first
+            self.refresh_view()
+            return
+        self.human_act(a)
 
     # ------------------------------------------------------------------ keys
+
+    def action_request_quit(self) -> None:
+        self.confirm_quit = True
+        self.refresh_view()
+
+    async def action_quit(self) -> None:
+        self.action_request_quit()
+
+    def action_help_quit(self) -> None:
+        # Textual's own hint for ctrl+c, in the UI language
+        self.notify(
+            L(self.lang, "按 q 或 ctrl+q 退出", "Press q or ctrl+q to quit"),
+            title=L(self.lang, "要退出吗?", "Do you want to quit?"),
+        )
 
     def on_key(self, event: events.Key) -> None:
         key = event.key
@@ -223,18 +346,35 @@ class PlayApp(App[None]):
                 self.confirm_quit = False
                 self.refresh_view()
             return
-        if key == "q":
-            self.confirm_quit = True
+        if self.show_help:
+            self.show_help = False
             self.refresh_view()
+            return
+        if key in ("q",):
+            self.action_request_quit()
+            return
+        if key in ("question_mark", "?"):
+            self.show_help = True
+            self.refresh_view()
+            return
+        if self.too_small():
+            return
+        if self.confirm_gold is not None:
+            a = self.confirm_gold
+            self.confirm_gold = None
+            if key in ("y", "Y", "enter"):
+                self.human_act(a)
+            else:
+                self.refresh_view()
             return
         if key == "h":
             self.show_hint()
             return
         if self.game.is_over():
-            if key in ("n", "enter", "space"):
+            if key == "n":  # only n: a result is never skipped by a stray Enter
                 self.next_hand()
             return
-        n = len(hand_order(self.game.view(HUMAN)))
+        n = len(hand_order(self.view()))
         if key == "left":
             self.selected = (self.selected - 1) % max(1, n)
         elif key == "right":
@@ -258,74 +398,269 @@ class PlayApp(App[None]):
         if g.is_over() or HUMAN not in g.to_act():
             return
         d = self.helper.act(g.seat_view(HUMAN))
-        self.message = L(self.lang, "提示: ", "Hint: ") + d.explain(self.lang)
-        if d.action.type == "discard":
-            order = hand_order(g.view(HUMAN))
-            if d.action.tile in order:
-                self.selected = order.index(d.action.tile)
+        a = d.action
+        lang = self.lang
+        order = hand_order(self.view())
+        pointer = ""
+        if a.type == "discard" or (a.type in ("rob_gold", "jin_kan") and a.tile >= 0):
+            if a.tile in order:
+                # the hint selects that tile (the drawn copy if it is the one)
+                last = len(order) - 1
+                self.selected = last if order[last] == a.tile else order.index(a.tile)
+        if a.type == "discard":
+            pointer = L(
+                lang, f"打 {tile(a.tile, lang)} (回车)", f"discard {tile(a.tile, lang)} (Enter)"
+            )
+        else:
+            opts = self.compute_options()
+            for i, o in enumerate(opts):
+                if o == a or (o.tile == -2 and o.type == a.type):
+                    pointer = f"[{OPTION_KEYS[i]}] {option_label(a, lang, g.phase)}"
+                    break
+        self.message = L(lang, "提示: ", "Hint: ") + pointer + " — " + d.explain(lang)
         self.refresh_view()
 
-    # ------------------------------------------------------------------ rendering
+    # ------------------------------------------------------------------ texts
+
+    def who(self, s: int) -> str:
+        return seat_name(HUMAN, s, self.game.n, self.lang)
+
+    def win_line(self) -> str:
+        """``上家3号 胡 6条（你 放胡）`` / ``P3 left wins on 6s (You dealt in)`` — never the
+        raw payment list."""
+        g = self.game
+        lang = self.lang
+        w = g.win
+        if not w:
+            return L(lang, "荒庄: 没有人胡", "Draw: nobody won")
+        ev = next(e for e in reversed(g.events) if e["type"] == "win")
+        winner = int(w["winner"])
+        tile_k = parse_kind(ev["tile"]) if ev.get("tile") else -1
+        kind = {
+            "discard": ("胡", "wins on"),
+            "self_draw": ("自摸", "self-draws"),
+            "rob_gold": ("抢金", "robs the gold"),
+            "heavenly": ("天胡", "heavenly win"),
+            "three_golds": ("三金倒", "three golds"),
+            "rob_kong": ("抢杠胡", "robs the kong"),
+            "last_group": ("最后一组胡", "wins in the last group"),
+        }.get(str(w["win"]), (str(w["win"]), str(w["win"])))
+        line = f"{self.who(winner)} {L(lang, *kind)}"
+        if tile_k >= 0:
+            line += f" {tile(tile_k, lang)}"
+        d = w.get("discarder")
+        if d is not None:
+            line += L(lang, f"（{self.who(int(d))} 放胡）", f" ({self.who(int(d))} dealt in)")
+        return line
+
+    def reveal_lines(self, width: int) -> list[str]:
+        """Every hand, golds marked *, the winning tile marked ‹›, and the winning
+        decomposition with what each gold stands for."""
+        g = self.game
+        lang = self.lang
+        v = g.view(HUMAN)
+        gold = g.gold
+        hands = v.get("hands", {})
+        out = [L(lang, "亮牌:", "Hands:")]
+        w = g.win
+        win_tile = -1
+        if w:
+            ev = next(e for e in reversed(g.events) if e["type"] == "win")
+            win_tile = parse_kind(ev["tile"]) if ev.get("tile") else -1
+        for s in range(g.n):
+            ks = sorted(parse(hands.get(str(s), "")), key=lambda k: (k != gold, k))
+            words = [f"{self.who(s)}:"]
+            marked = False
+            for k in ks:
+                t = ("*" if k == gold else "") + tile(k, lang)
+                if w and s == w["winner"] and k == win_tile and not marked:
+                    t = f"‹{t}›"
+                    marked = True
+                words.append(t)
+            if w and s == w["winner"] and win_tile >= 0 and not marked:
+                words.append(f"+‹{tile(win_tile, lang)}›")
+            melds = [m for m in v["melds"][s] if m["tiles"]]
+            for m in melds:
+                words.append("[" + "".join(tile_names(m["tiles"], lang)) + "]")
+            out.extend(wrap(words, width, 4))
+        sc = g.score()
+        dec = getattr(sc, "decomposition", None) if sc else None
+        if dec is not None:
+            parts = []
+            for grp in dec.groups:
+                txt = "".join(tile(k, lang) for k in grp.tiles)
+                if grp.golds:
+                    stands = ",".join(tile(k, lang) for k in grp.golds)
+                    txt += L(lang, f"(金作{stands})", f"(gold as {stands})")
+                if grp.type == "pair":
+                    txt = L(lang, "将", "pair ") + txt
+                parts.append(txt)
+            out.extend(wrap([L(lang, "胡牌拆分:", "Winning shape:"), *parts], width, 4))
+        return out
 
     def result_text(self) -> str:
         g = self.game
-        v = g.view(HUMAN)
         lang = self.lang
-        lines = []
+        width = self.width() if self._panels_ready else MIN_W
+        lines = [self.win_line()]
         sc = g.score()
-        if g.win:
-            ev = next(e for e in reversed(g.events) if e["type"] == "win")
-            lines.append(describe(ev, lang) or "")
-            if ev.get("discarder") is not None:
-                lines[-1] += L(
-                    lang, f" (放胡: {ev['discarder']}号)", f" (discarded by P{ev['discarder']})"
+        if sc is not None and g.win:
+            # each term stays whole on a line: "套花 (每套2) 0"
+            terms = [
+                f"{(t.zh if lang == 'zh' else t.en)} {t.value}".replace(" ", "\u00a0")
+                for t in sc.breakdown
+            ]
+            lines.extend(
+                x.replace("\u00a0", " ")
+                for x in wrap([L(lang, "计分:", "Score:"), *terms], width, 4, sep="  ")
+            )
+        if sc is not None and any(sc.payments):
+            lines.extend(
+                wrap_text(
+                    L(lang, "本盘: ", "This hand: ") + totals_text(sc.payments, HUMAN, lang), width
                 )
-        else:
-            lines.append(L(lang, "荒庄 (和局)", "Draw: no winner"))
-        hands = v.get("hands", {})
-        for s in range(g.n):
-            melds = " ".join(
-                f"[{tiles_text(m['tiles'], lang)}]" for m in v["melds"][s] if m["tiles"]
             )
-            lines.append(
-                f"{L(lang, f'{s}号', f'P{s}')}: {tiles_text(hands.get(str(s), ''), lang)} {melds}"
+        lines.extend(self.reveal_lines(width))
+        lines.extend(
+            wrap_text(
+                L(lang, "总分: ", "Match: ") + totals_text(self.match.totals, HUMAN, lang), width
             )
-        if sc is not None:
-            terms = [f"{(t.zh if lang == 'zh' else t.en)} {t.value}" for t in sc.breakdown]
-            row = ""
-            for term in terms:
-                if cell_len(row) + cell_len(term) + 3 > 78:
-                    lines.append(row)
-                    row = ""
-                row += ("  " if row else "") + term
-            if row:
-                lines.append(row)
-            lines.append(
-                L(lang, "本盘: ", "This hand: ")
-                + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(sc.payments))
-            )
-        lines.append(
-            L(lang, "总分: ", "Match: ")
-            + "  ".join(f"{s}:{p:+d}" for s, p in enumerate(self.match.totals))
         )
-        return "\n".join(fit(x) for x in lines)
+        lines.extend(wrap_text(self.seed_line(), width))
+        if self.match_over:
+            lines.extend(self.standings_lines(width))
+        return "\n".join(lines)
 
-    def log_lines(self, limit: int) -> list[str]:
+    def seed_line(self) -> str:
+        return L(
+            self.lang,
+            f"种子: {self.seed} (重玩: fjmj play --seed {self.seed})",
+            f"Seed: {self.seed} (replay with: fjmj play --seed {self.seed})",
+        )
+
+    def standings_lines(self, width: int = MIN_W) -> list[str]:
+        """Final standings with ranks, then every hand's result."""
+        lang = self.lang
+        n = self.match.players
+        totals = self.match.totals
+        ranked = sorted(range(n), key=lambda s: (-totals[s], s))
+        out = [
+            L(
+                lang,
+                f"比赛结束 ({self.match.hands_played} 盘) 最终排名:",
+                f"Match over ({self.match.hands_played} hands). Final standings:",
+            )
+        ]
+        rank = 0
+        for i, s in enumerate(ranked):
+            if i == 0 or totals[s] != totals[ranked[i - 1]]:
+                rank = i + 1
+            out.append(f"  {rank}. {seat_name(HUMAN, s, n, lang)} {totals[s]:+d}")
+        out.append(L(lang, "每盘:", "Hands:"))
+        for h in self.match.history:
+            winner = h.get("winner")
+            if winner is None:
+                res = L(lang, "荒庄", "draw")
+            else:
+                res = f"{seat_name(HUMAN, int(winner), n, lang)} {h.get('win')}"
+            pays = " ".join(f"{p:+d}" for p in h.get("payments", []))
+            out.extend(
+                wrap_text(
+                    L(
+                        lang,
+                        f"  第{h['hand'] + 1}盘: {res} [{pays}]",
+                        f"  hand {h['hand'] + 1}: {res} [{pays}]",
+                    ),
+                    width,
+                    6,
+                )
+            )
+        return out
+
+    def summary_text(self) -> str:
+        """Printed to the terminal when the app exits: standings and the seed."""
+        lines = (
+            self.standings_lines(MIN_W)
+            if self.match.hands_played
+            else [L(self.lang, "没有打完的盘。", "No hand was finished.")]
+        )
+        if self.log_files:
+            lines.append(
+                L(
+                    self.lang,
+                    f"记录: {len(self.log_files)} 盘保存在 {self.log_dir}",
+                    f"Logs: {len(self.log_files)} hands saved in {self.log_dir}",
+                )
+            )
+        lines.append(self.seed_line())
+        return "\n".join(lines)
+
+    def log_lines(self, limit: int, width: int) -> list[str]:
         out = []
+        n = self.game.n
         for e in self.game.events:
             line = describe(e, self.lang, viewer=HUMAN)
             if line and e.get("type") not in ("end",):
-                out.append(fit(line))
+                out.append(fit(rename_seats(line, HUMAN, n, self.lang), width))
         return out[-limit:]
 
-    def refresh_view(self) -> None:
+    def last_discarder(self) -> int | None:
+        """The seat whose river holds the most recent discard (public events only)."""
+        for e in reversed(self.game.events):
+            if e.get("type") == "claim":
+                return None  # the last discard was taken
+            if e.get("type") == "discard":
+                return int(e["seat"])
+        return None
+
+    def prompt_prefix(self, v: dict[str, Any]) -> str:
+        """``上家3号 打 5饼: `` — a claim prompt names the tile and who discarded it."""
         g = self.game
         lang = self.lang
-        v = g.view(HUMAN)
+        if g.phase == "window_a":
+            return L(lang, "开局: ", "Opening: ")
+        ld = v.get("last_discard")
+        if g.phase == "claims" and ld:
+            t = tile(parse_kind(ld["tile"]), lang)
+            robbing = any(e.get("type") == "add_kong_declared" for e in g.events[-3:])
+            verb = L(lang, "加杠", "adds a kong of") if robbing else L(lang, "打", "discards")
+            return f"{self.who(int(ld['seat']))} {verb} {t}: "
+        return L(lang, "选择: ", "Choose: ")
+
+    # ------------------------------------------------------------------ rendering
+
+    def refresh_view(self) -> None:
+        if not self._panels_ready:
+            return
+        small = self.too_small()
+        for pid in ("status", "seats", "hand", "options", "log"):
+            self.panel(pid).display = not small
+        self.panel("small").display = small
+        self.panel("help").display = self.show_help and not small
+        if small:
+            w, h = self.size
+            self.panel("small").show(
+                L(
+                    self.lang,
+                    f"终端太小 ({w}×{h}): 至少需要 {MIN_W}×{MIN_H}。请放大窗口; q 退出。",
+                    f"Terminal too small ({w}×{h}): at least {MIN_W}×{MIN_H} needed. Enlarge it; q quits.",
+                )
+            )
+            return
+        g = self.game
+        lang = self.lang
+        width = self.width()
+        v = self.view()
+        over = g.is_over()
+        hand_no = self.match.hands_played + (0 if over else 1)
         self.panel("status").show(
-            status_line(v, self.match.hands_played + (0 if g.is_over() else 1), lang)
+            "\n".join(status_lines(v, hand_no, self.match.totals, lang, width))
         )
-        self.panel("seats").show("\n".join(seat_lines(v, lang)))
+        self.panel("help").show("\n".join(help_lines(lang)))
+        if over:
+            self.panel("seats").display = False
+        else:
+            self.panel("seats").show("\n".join(seat_lines(v, lang, width, self.last_discarder())))
         n = len(hand_order(v))
         self.selected = min(self.selected, max(0, n - 1))
         self.panel("hand").show(hand_bar(v, self.selected, lang))
@@ -334,19 +669,51 @@ class PlayApp(App[None]):
         text = Text()
         spans: list[tuple[int, int, int]] = []
         if self.confirm_quit:
-            text.append(L(lang, "确定退出? (y/n)", "Quit the match? (y/n)"), style="bold red")
-        elif g.is_over():
+            text.append(
+                L(
+                    lang,
+                    "确定退出? 退出后打印比赛结果 (y 退出 / 其他键继续)",
+                    "Quit the match? The summary is printed (y quits / any other key goes on)",
+                ),
+                style="bold red",
+            )
+        elif self.confirm_gold is not None:
+            msg = L(
+                lang,
+                f"确定打金 ({tile(g.gold, lang)})? ",
+                f"Discard a gold ({tile(g.gold, lang)})? ",
+            )
+            if g.profile.gold_discard == "self_draw_only":
+                msg += L(
+                    lang,
+                    "打金后本盘只能自摸, 不能胡别人打的牌。",
+                    "After that you can only win by self-draw this hand. ",
+                )
+            msg += L(lang, "(y 确定 / 其他键取消)", "(y yes / any other key cancels)")
+            text.append(msg, style="bold red")
+        elif over:
             msg = (
-                L(lang, "比赛结束 (q 退出)", "Match over (q to quit)")
+                L(
+                    lang,
+                    "比赛结束 (q 退出并打印结果)",
+                    "Match over (q quits and prints the summary)",
+                )
                 if self.match_over
-                else L(lang, "n 下一盘  q 退出", "n: next hand  q: quit")
+                else L(lang, "n 下一盘  q 退出  ? 帮助", "n: next hand  q: quit  ?: help")
             )
             text.append(msg, style="bold")
         else:
             if g.phase == "turn" and g.turn == HUMAN and not g.last_group:
-                text.append(L(lang, "出牌: 选牌后回车 ", "Discard: select, Enter "), style="dim")
+                text.append(
+                    L(
+                        lang,
+                        "出牌: 选牌后回车 (h 提示, ? 帮助) ",
+                        "Discard: select, Enter (h hint, ? help) ",
+                    ),
+                    style="dim",
+                )
             elif HUMAN in g.to_act():
-                text.append(L(lang, "选择: ", "Choose: "), style="bold")
+                text.append(self.prompt_prefix(v), style="bold")
             else:
                 text.append(L(lang, "等待…", "waiting…"), style="dim")
             for i, a in enumerate(self.options):
@@ -356,14 +723,23 @@ class PlayApp(App[None]):
                 spans.append((start, text.cell_len, i))
                 text.append(" ")
         if self.message:
-            text.append("\n" + self.message)
+            text.append("\n" + "\n".join(wrap_text(self.message, width)))
         opt.spans = spans
         opt.show(text)
-        if g.is_over():
+        log_h = max(1, self.size.height - 6)
+        if over:
             self.panel("log").show(self.hand_over_text)
         else:
-            self.panel("log").show("\n".join(self.log_lines(8)))
+            self.panel("log").show("\n".join(self.log_lines(log_h, width)))
 
 
 def run_app(**kw: Any) -> None:
-    PlayApp(**kw).run()
+    """Run the game; on exit print the match summary (standings, logs, the seed)."""
+    app = PlayApp(**kw)
+    try:
+        app.run()
+    finally:
+        print(app.summary_text())
+
+
+__all__ = ["HUMAN", "PlayApp", "run_app"]
