@@ -1,0 +1,113 @@
+"""``fjmj serve``: the online table server; ``fjmj db upgrade``: migrate its database."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+
+
+def _db_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        default="",
+        help="SQLAlchemy URL (default: the SQLite file fjmj.sqlite3 in the data dir; "
+        "PostgreSQL: postgresql+asyncpg://user@host/db)",
+    )
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=None,
+        help="data directory (default: $FJMJ_DATA_DIR or ~/.local/share/fujian-mahjong)",
+    )
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="run the online table server (HTTP + WebSocket)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    _db_options(p)
+    p.add_argument(
+        "--claim-pause-ms",
+        type=int,
+        default=600,
+        help="minimum pause after every discard at tables with humans (R12; default 600)",
+    )
+    p.add_argument(
+        "--bot-delay-ms", type=int, default=700, help="bots act after this delay (default 700)"
+    )
+    p.add_argument(
+        "--grace-s",
+        type=float,
+        default=120.0,
+        help="seconds a disconnected player may take to come back (default 120)",
+    )
+    p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
+    p.set_defaults(func=run_serve)
+
+    d = sub.add_parser("db", help="database maintenance for the server")
+    dsub = d.add_subparsers(dest="db_command", required=True)
+    up = dsub.add_parser("upgrade", help="create or migrate the database (Alembic)")
+    _db_options(up)
+    up.set_defaults(func=run_upgrade)
+
+
+def _settings(args: argparse.Namespace) -> object:
+    from fujian_mahjong.server.settings import Settings, default_data_dir
+
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
+    extra = {}
+    for name in ("host", "port", "claim_pause_ms", "bot_delay_ms", "grace_s"):
+        if hasattr(args, name):
+            extra[name] = getattr(args, name)
+    return Settings(data_dir=data_dir, db_url=args.db, **extra)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import upgrade
+
+    st = _settings(args)
+    assert isinstance(st, Settings)
+    try:
+        asyncio.run(upgrade(st.database_url))
+    except Exception as e:
+        print(f"fjmj: db upgrade: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 1
+    print(f"database up to date: {_shown(st.database_url)}")
+    return 0
+
+
+def _shown(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from fujian_mahjong.server.app import create_app
+    from fujian_mahjong.server.settings import Settings
+
+    st = _settings(args)
+    assert isinstance(st, Settings)
+    app = create_app(st)
+    shown_host = f"[{st.host}]" if ":" in st.host else st.host
+    print(f"fjmj serve: http://{shown_host}:{st.port}/  (API docs at /docs, WebSocket at /ws)")
+    print(f"fjmj serve: database {_shown(st.database_url)}", flush=True)
+    config = uvicorn.Config(
+        app,
+        host=st.host,
+        port=st.port,
+        log_level=args.log_level,
+        ws_max_size=65536,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    return 0 if server.started or not server.should_exit else 1

@@ -1,0 +1,125 @@
+"""The lobby: the table actors living in this process, found by id or by code."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.server.settings import Settings
+from fujian_mahjong.server.store import Store
+from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
+
+log = logging.getLogger("fjmj.lobby")
+
+# codes are letters only (ids are digits), without look-alikes (I, O)
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+CODE_LENGTH = 5
+
+
+class Lobby:
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self.tables: dict[int, TableActor] = {}
+        self.codes: dict[str, int] = {}
+
+    def find(self, ref: Any) -> TableActor:
+        """A live table by id (int or digits) or by its code; TableError if none."""
+        if isinstance(ref, bool):
+            ref = str(ref)
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit()):
+            t = self.tables.get(int(ref))
+        elif isinstance(ref, str):
+            tid = self.codes.get(ref.strip().upper())
+            t = self.tables.get(tid) if tid is not None else None
+        else:
+            raise TableError("bad_table", "table must be an id or a code")
+        if t is None:
+            raise TableError("no_table", f"no open table {str(ref)[:20]!r}")
+        return t
+
+    def open_tables(self) -> list[dict[str, Any]]:
+        return [
+            t.summary() for t in self.tables.values() if not t.cfg.private and t.status != "closed"
+        ]
+
+    async def _new_code(self) -> str:
+        for _ in range(100):
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.codes and not await self.store.code_taken(code):
+                return code
+        raise TableError("busy", "could not find a free table code")
+
+    async def create(
+        self,
+        creator_id: int,
+        profile: str = "fuzhou-tcy",
+        players: int = 4,
+        bots: int = 0,
+        turn_seconds: float | None = None,
+        hands: int = 8,
+        private: bool = False,
+    ) -> TableActor:
+        if profile not in BUILTIN:
+            raise TableError(
+                "bad_profile", f"unknown profile {profile!r}; expected one of {', '.join(BUILTIN)}"
+            )
+        prof = get_profile(profile)
+        if not prof.players_min <= players <= prof.players_max:
+            raise TableError(
+                "bad_players",
+                f"{profile} plays with {prof.players_min}-{prof.players_max} players, not {players}",
+            )
+        if not 0 <= bots <= players:
+            raise TableError("bad_bots", f"bots must be 0-{players}, got {bots}")
+        ts = self.settings.turn_seconds if turn_seconds is None else float(turn_seconds)
+        code = await self._new_code()
+        bot_seats = list(range(players - bots, players))
+        tid = await self.store.create_table(
+            code, creator_id, profile, players, ts, hands, private, bot_seats
+        )
+        cfg = TableConfig(tid, code, creator_id, profile, players, ts, hands, private)
+        actor = self._spawn(cfg)
+        for seat in bot_seats:
+            actor.seats[seat] = Seat(bot=True, name=f"Bot {seat + 1}", ready=True)
+        if bots == players:
+            actor.post(actor._maybe_start)
+        return actor
+
+    def _spawn(self, cfg: TableConfig) -> TableActor:
+        actor = TableActor(cfg, self.settings, self.store, on_close=self._closed)
+        self.tables[cfg.id] = actor
+        self.codes[cfg.code] = cfg.id
+        actor.start()
+        return actor
+
+    def _closed(self, actor: TableActor) -> None:
+        self.tables.pop(actor.id, None)
+        self.codes.pop(actor.cfg.code, None)
+
+    async def restore(self) -> int:
+        """Bring back every table that was live when the server stopped (crash restore)."""
+        n = 0
+        for entry in await self.store.load_live_tables():
+            t = entry["table"]
+            cfg = TableConfig(
+                t.id, t.code, t.creator_id, t.profile, t.players, t.turn_seconds, t.hands, t.private
+            )
+            actor = self._spawn(cfg)
+            try:
+                await actor.restore(entry)
+            except MahjongError:
+                log.exception("table %s: cannot restore; closing it", t.id)
+                actor.post(lambda a=actor: a._close("could not be restored"))  # type: ignore[misc]
+                continue
+            if all(s.bot for s in actor.seats) and actor.status in ("open", "between"):
+                actor.post(actor._maybe_start)
+            n += 1
+        return n
+
+    async def shutdown(self) -> None:
+        for t in list(self.tables.values()):
+            await t.stop()

@@ -1,0 +1,275 @@
+"""The WebSocket protocol, version 1 (docs/protocol.md): pydantic models for every client
+message (validated on arrival) and every server message (used by the tests to check that
+everything the server sends has the documented shape).
+
+Every message is a JSON object with ``"type"``. Errors are
+``{"type": "error", "code": …, "message": …}``: one line saying what was wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+
+TableRef = Annotated[int | str, Field(description="a table id, or its 4-6 letter code")]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+
+# ---------------------------------------------------------------------- client → server
+
+
+class Hello(_Msg):
+    type: Literal["hello"]
+    token: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Join(_Msg):
+    type: Literal["join"]
+    table: int | Annotated[str, Field(min_length=1, max_length=20)]
+    as_: Literal["player", "spectator"] = Field("player", alias="as")
+
+
+class Ready(_Msg):
+    type: Literal["ready"]
+
+
+class Next(_Msg):
+    """The next hand, when this player is ready (an alias of ``ready`` between hands)."""
+
+    type: Literal["next"]
+
+
+class Act(_Msg):
+    type: Literal["act"]
+    seq: int
+    action: dict[str, Any]
+
+
+class Hint(_Msg):
+    type: Literal["hint"]
+
+
+class Auto(_Msg):
+    """托管 on/off: the server plays this seat (win if possible, else the heuristic bot)."""
+
+    type: Literal["auto"]
+    on: bool
+
+
+class Leave(_Msg):
+    type: Literal["leave"]
+
+
+class Ping(_Msg):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Hello | Join | Ready | Next | Act | Hint | Auto | Leave | Ping, Field(discriminator="type")
+]
+CLIENT_TYPES = ("hello", "join", "ready", "next", "act", "hint", "auto", "leave", "ping")
+_client = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_client(data: Any) -> BaseModel:
+    """Validate one decoded client message; ProtocolError with a one-line reason."""
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message must be a JSON object with a 'type'")
+    t = data.get("type")
+    if t not in CLIENT_TYPES:
+        shown = repr(t)[:40]
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type {shown}; expected one of {', '.join(CLIENT_TYPES)}",
+        )
+    try:
+        return _client.validate_python(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())[1:]) or "message"
+        raise ProtocolError("bad_message", f"{t}: {where}: {err.get('msg', 'invalid')}") from None
+
+
+# ---------------------------------------------------------------------- server → client
+
+
+class Welcome(_Msg):
+    type: Literal["welcome"]
+    v: Literal[1]
+    player_id: int
+    name: str
+
+
+class Seated(_Msg):
+    type: Literal["seated"]
+    table: int
+    code: str
+    seat: int | None
+    seq: int
+
+
+class SeatInfo(_Msg):
+    seat: int
+    name: str | None
+    player_id: int | None
+    bot: bool
+    connected: bool
+    auto: bool
+    ready: bool
+
+
+class Seats(_Msg):
+    type: Literal["seats"]
+    table: int
+    seats: list[SeatInfo]
+    seq: int
+
+
+class Me(_Msg):
+    player_id: int | None
+    name: str
+    seat: int | None
+
+
+class State(_Msg):
+    type: Literal["state"]
+    table: int
+    hand: int
+    seq: int
+    view: dict[str, Any]
+    deadline_ms: int | None
+    seats: list[SeatInfo]
+    me: Me
+    waits: list[str] | None
+    number: int
+    seed_sha256: str | None
+
+
+class HandStart(_Msg):
+    type: Literal["hand_start"]
+    table: int
+    hand: int
+    number: int
+    dealer: int
+    streak: int
+    seed_sha256: str
+    seq: int
+
+
+class Discard(_Msg):
+    type: Literal["discard"]
+    table: int
+    hand: int
+    seat: int
+    tile: str
+    seq: int
+
+
+class AddedKong(_Msg):
+    type: Literal["added_kong"]
+    table: int
+    hand: int
+    seat: int
+    tile: str
+    seq: int
+
+
+class HandEnd(_Msg):
+    type: Literal["hand_end"]
+    table: int
+    hand: int
+    number: int
+    result: dict[str, Any] | None
+    score: dict[str, Any] | None
+    hands: dict[str, str] | None
+    seed: str
+    seed_sha256: str
+    log_url: str
+    log_jsonl_url: str
+    totals: list[int]
+    hands_played: int
+    hands_total: int
+    match_over: bool
+    seq: int
+
+
+class HandVoid(_Msg):
+    type: Literal["hand_void"]
+    table: int
+    hand: int
+    leaver: int | None
+    seq: int
+
+
+class MatchEnd(_Msg):
+    type: Literal["match_end"]
+    table: int
+    totals: list[int]
+    hands_played: int
+    leaver: int | None
+    history: list[dict[str, Any]]
+    seq: int
+
+
+class TableClosed(_Msg):
+    type: Literal["table_closed"]
+    table: int
+    reason: str
+    seq: int
+
+
+class Left(_Msg):
+    type: Literal["left"]
+    table: int
+    seq: int
+
+
+class HintReply(_Msg):
+    type: Literal["hint"]
+    action: dict[str, Any]
+    reason: str
+    reason_zh: str
+
+
+class Pong(_Msg):
+    type: Literal["pong"]
+
+
+class Error(_Msg):
+    type: Literal["error"]
+    code: str
+    message: str
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Seated
+    | Seats
+    | State
+    | HandStart
+    | Discard
+    | AddedKong
+    | HandEnd
+    | HandVoid
+    | MatchEnd
+    | TableClosed
+    | Left
+    | HintReply
+    | Pong
+    | Error,
+    Field(discriminator="type"),
+]
+server_message = TypeAdapter(ServerMessage)

@@ -1,0 +1,47 @@
+"""Server settings (one frozen dataclass; the CLI and the tests fill it in)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_data_dir() -> Path:
+    """``$FJMJ_DATA_DIR`` or ``~/.local/share/fujian-mahjong``."""
+    env = os.environ.get("FJMJ_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".local" / "share" / "fujian-mahjong"
+
+
+def sqlite_url(data_dir: Path) -> str:
+    """The embedded default database inside the data dir."""
+    return f"sqlite+aiosqlite:///{data_dir / 'fjmj.sqlite3'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the server needs; all durations are configurable so tests run fast."""
+
+    data_dir: Path = field(default_factory=default_data_dir)
+    db_url: str = ""  # empty: the SQLite file in data_dir
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # R12 rev 2 item 6: the minimum pause after every discard at a table with humans
+    claim_pause_ms: int = 600
+    # heuristic bots act after this human-like delay (0 in tests and benchmarks)
+    bot_delay_ms: int = 700
+    # R11: a disconnected player may come back within this many seconds
+    grace_s: float = 120.0
+    # default turn timer of a new table (a table may choose its own)
+    turn_seconds: float = 15.0
+    # a connection is closed after this many bad messages within a minute
+    bad_messages_per_minute: int = 20
+    token_ttl_days: int = 30
+    # tables with nobody connected commit their events in batches of at most this many
+    max_unflushed_events: int = 256
+
+    @property
+    def database_url(self) -> str:
+        return self.db_url or sqlite_url(self.data_dir)

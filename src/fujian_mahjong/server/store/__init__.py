@@ -1,0 +1,485 @@
+"""Persistence: SQLAlchemy 2 (async) on SQLite (default, aiosqlite) or PostgreSQL (asyncpg),
+migrated with Alembic. The database is the source of truth: every hand's events are stored
+in order and committed before any message about them is sent (issue 11 item 8).
+
+``Store`` holds the engine and the repositories the server uses. For other modules (the
+browser client's replay endpoints, the economy), :func:`get_hand_events` and
+:func:`get_hand` read a hand from any ``AsyncSession``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from fujian_mahjong.server.store.models import (
+    Base,
+    EventRow,
+    HandRow,
+    MatchRow,
+    Player,
+    SeatRow,
+    TableRow,
+    Token,
+    utcnow,
+)
+
+__all__ = [
+    "Base",
+    "EventRow",
+    "HandRow",
+    "MatchRow",
+    "Player",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "Token",
+    "get_hand",
+    "get_hand_events",
+    "hash_token",
+    "make_engine",
+    "upgrade",
+]
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as their SHA-256."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, NORMAL sync, foreign keys and a busy timeout."""
+    u = make_url(url)
+    if u.get_backend_name() == "sqlite":
+        if u.database and u.database != ":memory:":
+            Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=20)
+
+
+def _alembic_upgrade(sync_conn: Any, revision: str = "head") -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option(
+        "script_location", str(Path(__file__).resolve().parent.parent / "migrations")
+    )
+    cfg.attributes["connection"] = sync_conn
+    command.upgrade(cfg, revision)
+
+
+async def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database at ``url`` to ``revision`` (Alembic, configured in code)."""
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_alembic_upgrade, revision)
+    finally:
+        await engine.dispose()
+
+
+async def get_hand(session: AsyncSession, hand_id: int) -> HandRow | None:
+    """A hand's row (status 'playing' | 'over' | 'void'), or None."""
+    return await session.get(HandRow, hand_id)
+
+
+async def get_hand_events(session: AsyncSession, hand_id: int) -> list[dict[str, Any]]:
+    """A hand's stored events in order (the JSONL log's lines as dicts). Callers that
+    publish them must check that the hand is over first (R12: no early leak)."""
+    rows = await session.execute(
+        select(EventRow.data).where(EventRow.hand_id == hand_id).order_by(EventRow.seq)
+    )
+    return [dict(r) for r in rows.scalars()]
+
+
+class Store:
+    """The server's repositories over one async engine.
+
+    SQLite allows one writer at a time, so writes take an asyncio lock there (no
+    ``database is locked`` races between tables); event appends from many tables are
+    grouped into one transaction (group commit)."""
+
+    def __init__(self, url: str, token_ttl_days: int = 30) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.sqlite = self.engine.dialect.name == "sqlite"
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.token_ttl = timedelta(days=token_ttl_days)
+        self._lock = asyncio.Lock()
+        self._pending: list[
+            tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]
+        ] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self.commits = 0
+
+    @property
+    def dialect_name(self) -> str:
+        return str(self.engine.dialect.name)
+
+    @property
+    def description(self) -> str:
+        """The database in use, without a password."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    async def open(self) -> None:
+        async with self.engine.begin() as conn:
+            await conn.run_sync(_alembic_upgrade, "head")
+        self._writer = asyncio.get_running_loop().create_task(self._write_loop())
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A session in one transaction, committed at the end (serialised on SQLite)."""
+        if self.sqlite:
+            async with self._lock, self.sessions() as s, s.begin():
+                yield s
+        else:
+            async with self.sessions() as s, s.begin():
+                yield s
+
+    # ------------------------------------------------------------------ players and tokens
+
+    async def create_guest(self, name: str) -> tuple[Player, str]:
+        token = secrets.token_urlsafe(32)
+        async with self.write() as s:
+            p = Player(name=name, kind="guest", created_at=utcnow())
+            s.add(p)
+            await s.flush()
+            s.add(
+                Token(
+                    token_hash=hash_token(token),
+                    player_id=p.id,
+                    created_at=utcnow(),
+                    expires_at=utcnow() + self.token_ttl,
+                    revoked=False,
+                )
+            )
+        return p, token
+
+    async def player_for_token(self, token: str) -> Player | None:
+        """The player a live token belongs to (None if unknown, expired or revoked)."""
+        async with self.sessions() as s:
+            row = (
+                await s.execute(
+                    select(Player, Token)
+                    .join(Token, Token.player_id == Player.id)
+                    .where(Token.token_hash == hash_token(token))
+                )
+            ).first()
+        if row is None:
+            return None
+        player, tok = row
+        exp = tok.expires_at
+        if exp.tzinfo is None:
+            exp = exp.replace(tzinfo=UTC)
+        if tok.revoked or exp <= datetime.now(UTC):
+            return None
+        return player
+
+    # ------------------------------------------------------------------ tables
+
+    async def create_table(
+        self,
+        code: str,
+        creator_id: int,
+        profile: str,
+        players: int,
+        turn_seconds: float,
+        hands: int,
+        private: bool,
+        bots: list[int],
+    ) -> int:
+        async with self.write() as s:
+            t = TableRow(
+                code=code,
+                creator_id=creator_id,
+                profile=profile,
+                players=players,
+                turn_seconds=turn_seconds,
+                hands=hands,
+                private=private,
+                status="open",
+                created_at=utcnow(),
+            )
+            s.add(t)
+            await s.flush()
+            for seat in bots:
+                s.add(SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True))
+            return t.id
+
+    async def code_taken(self, code: str) -> bool:
+        async with self.sessions() as s:
+            return (
+                await s.execute(select(TableRow.id).where(TableRow.code == code))
+            ).first() is not None
+
+    async def set_seat(
+        self, table_id: int, seat: int, player_id: int | None, bot: bool, free: bool = False
+    ) -> None:
+        async with self.write() as s:
+            await s.execute(
+                delete(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat)
+            )
+            if not free:
+                s.add(SeatRow(table_id=table_id, seat=seat, player_id=player_id, bot=bot))
+
+    async def set_table_status(self, table_id: int, status: str) -> None:
+        async with self.write() as s:
+            values: dict[str, Any] = {"status": status}
+            if status == "closed":
+                values["closed_at"] = utcnow()
+            await s.execute(update(TableRow).where(TableRow.id == table_id).values(**values))
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        async with self.sessions() as s:
+            return await s.get(TableRow, table_id)
+
+    # ------------------------------------------------------------------ matches and hands
+
+    async def create_match(self, table_id: int, first_dealer: int, players: int, seed: str) -> int:
+        async with self.write() as s:
+            m = MatchRow(
+                table_id=table_id,
+                first_dealer=first_dealer,
+                seed=seed,
+                status="playing",
+                hands_played=0,
+                totals=[0] * players,
+                created_at=utcnow(),
+            )
+            s.add(m)
+            await s.flush()
+            return m.id
+
+    async def finish_match_hand(
+        self, match_id: int, hands_played: int, totals: list[int], over: bool
+    ) -> None:
+        async with self.write() as s:
+            values: dict[str, Any] = {"hands_played": hands_played, "totals": totals}
+            if over:
+                values["status"] = "over"
+                values["ended_at"] = utcnow()
+            await s.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
+
+    async def end_match(self, match_id: int | None, totals: list[int], leaver: int | None) -> None:
+        if match_id is None:
+            return
+        async with self.write() as s:
+            await s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id)
+                .values(
+                    status="void" if leaver is not None else "over",
+                    totals=totals,
+                    leaver=leaver,
+                    ended_at=utcnow(),
+                )
+            )
+
+    async def create_hand(
+        self,
+        match_id: int,
+        table_id: int,
+        number: int,
+        profile: str,
+        players: int,
+        dealer: int,
+        streak: int,
+        seed: str,
+        seed_sha256: str,
+        seat_players: list[int | None],
+    ) -> int:
+        async with self.write() as s:
+            h = HandRow(
+                match_id=match_id,
+                table_id=table_id,
+                number=number,
+                profile=profile,
+                players=players,
+                dealer=dealer,
+                streak=streak,
+                seed=seed,
+                seed_sha256=seed_sha256,
+                status="playing",
+                seat_players=seat_players,
+                created_at=utcnow(),
+            )
+            s.add(h)
+            await s.flush()
+            return h.id
+
+    async def void_hand(self, hand_id: int) -> None:
+        async with self.write() as s:
+            await s.execute(
+                update(HandRow)
+                .where(HandRow.id == hand_id)
+                .values(status="void", ended_at=utcnow())
+            )
+
+    async def append_events(
+        self,
+        hand_id: int,
+        start: int,
+        events: list[dict[str, Any]],
+        finish: dict[str, Any] | None = None,
+    ) -> None:
+        """Store events ``start…`` of a hand (and, with ``finish``, mark it over with its
+        result and score) — committed when this returns. Appends from many tables share
+        one transaction (group commit)."""
+        rows = [{"hand_id": hand_id, "seq": start + i, "data": e} for i, e in enumerate(events)]
+        fin = None if finish is None else {"hand_id": hand_id, **finish}
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((rows, fin, fut))
+        self._wake.set()
+        await fut
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            if not batch:
+                continue
+            try:
+                async with self.write() as s:
+                    rows = [r for b in batch for r in b[0]]
+                    if rows:
+                        await s.execute(insert(EventRow), rows)
+                    for _rows, fin, _fut in batch:
+                        if fin is not None:
+                            await s.execute(
+                                update(HandRow)
+                                .where(HandRow.id == fin["hand_id"])
+                                .values(
+                                    status="over",
+                                    result=fin.get("result"),
+                                    score=fin.get("score"),
+                                    ended_at=utcnow(),
+                                )
+                            )
+                self.commits += 1
+            except Exception as e:
+                for _r, _f, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(e)
+                continue
+            for _r, _f, fut in batch:
+                if not fut.done():
+                    fut.set_result(None)
+
+    # ------------------------------------------------------------------ reading
+
+    async def hand_log(self, hand_id: int) -> tuple[HandRow | None, list[dict[str, Any]]]:
+        async with self.sessions() as s:
+            h = await get_hand(s, hand_id)
+            if h is None or h.status != "over":
+                return h, []
+            return h, await get_hand_events(s, hand_id)
+
+    async def load_live_tables(self) -> list[dict[str, Any]]:
+        """Every table not closed, with its seats, its current match (finished hands' logs)
+        and its unfinished hand with the stored events — what a restart needs."""
+        out: list[dict[str, Any]] = []
+        async with self.sessions() as s:
+            tables = (
+                (
+                    await s.execute(
+                        select(TableRow).where(TableRow.status != "closed").order_by(TableRow.id)
+                    )
+                )
+                .scalars()
+                .all()
+            )
+            for t in tables:
+                seats: dict[int, tuple[int | None, str, bool]] = {}
+                rows = (
+                    await s.execute(
+                        select(SeatRow, Player)
+                        .outerjoin(Player, Player.id == SeatRow.player_id)
+                        .where(SeatRow.table_id == t.id)
+                    )
+                ).all()
+                for seat, player in rows:
+                    name = player.name if player is not None else f"Bot {seat.seat + 1}"
+                    seats[seat.seat] = (seat.player_id, name, seat.bot)
+                entry: dict[str, Any] = {"table": t, "seats": seats, "match": None, "hand": None}
+                m = (
+                    (
+                        await s.execute(
+                            select(MatchRow)
+                            .where(MatchRow.table_id == t.id, MatchRow.status == "playing")
+                            .order_by(MatchRow.id.desc())
+                        )
+                    )
+                    .scalars()
+                    .first()
+                )
+                if m is not None:
+                    hands = (
+                        (
+                            await s.execute(
+                                select(HandRow)
+                                .where(HandRow.match_id == m.id)
+                                .order_by(HandRow.number)
+                            )
+                        )
+                        .scalars()
+                        .all()
+                    )
+                    finished = []
+                    for h in hands:
+                        if h.status == "over":
+                            finished.append(await get_hand_events(s, h.id))
+                        elif h.status == "playing":
+                            entry["hand"] = {
+                                "id": h.id,
+                                "number": h.number,
+                                "profile": h.profile,
+                                "players": h.players,
+                                "dealer": h.dealer,
+                                "streak": h.streak,
+                                "seed": h.seed,
+                                "events": await get_hand_events(s, h.id),
+                            }
+                    entry["match"] = {
+                        "id": m.id,
+                        "seed": m.seed,
+                        "first_dealer": m.first_dealer,
+                        "finished": finished,
+                    }
+                out.append(entry)
+        return out

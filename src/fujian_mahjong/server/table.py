@@ -1,0 +1,946 @@
+"""One actor per table: an asyncio task draining a command queue, so that no two actions of
+one table ever run concurrently (the lichess model). It owns the table's game, its timers,
+its bots and its connections; the socket layer only relays.
+
+Hidden information (R12 rev 2, item 6): after every discard (and at the start of a hand) at a
+table with humans, nothing but a public notice (``discard`` / ``hand_start``) goes out for
+``claim_pause_ms``; only the seats asked to answer receive their ``state`` at once. Seats that
+were not asked (and spectators) never receive a view while a claim window is open, and the
+states that follow the pause look the same whether or not anyone could claim.
+
+Persistence (issue 11 item 8): every event is committed before any message about it is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.analysis import waits
+from fujian_mahjong.bots import HeuristicBot
+from fujian_mahjong.engine import Action, Game, Match
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import Store
+
+log = logging.getLogger("fjmj.table")
+
+WINDOW_PHASES = ("claims", "window_a")
+# the actions after which a claim window may open (R6 claims, R8 window B, sanming 抢杠)
+WINDOW_EVENTS = ("discard", "add_kong_declared")
+
+
+class TableError(Exception):
+    """A request the table refuses: ``code`` and a one-line message for the client."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Seat:
+    """A seat: a human (``player_id``) or a bot; a human's connection and flags."""
+
+    player_id: int | None = None
+    name: str = ""
+    bot: bool = False
+    ready: bool = False
+    auto: bool = False  # 托管: the server plays this seat
+    conn: Conn | None = None
+    disconnected_at: float | None = None
+    last_view: dict[str, Any] | None = None  # the last view this seat was sent
+
+    @property
+    def taken(self) -> bool:
+        return self.bot or self.player_id is not None
+
+    @property
+    def human(self) -> bool:
+        return self.player_id is not None and not self.bot
+
+
+@dataclass
+class TableConfig:
+    id: int
+    code: str
+    creator_id: int
+    profile: str
+    players: int
+    turn_seconds: float
+    hands: int
+    private: bool
+
+
+@dataclass
+class HandState:
+    """The hand being played and what has been persisted and shown of it."""
+
+    id: int
+    number: int
+    game: Game
+    persisted: int = 0
+    hold_until: float = 0.0
+    window_key: int = -1  # len(events) when the current window opened
+    window_asked: frozenset[int] = frozenset()
+    notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
+    notices_sent: int = 0
+    end_sent: bool = False
+
+
+class TableActor:
+    """The table's single serialised executor (issue 11 item 5)."""
+
+    def __init__(
+        self,
+        cfg: TableConfig,
+        settings: Settings,
+        store: Store,
+        on_close: Callable[[TableActor], None] | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.settings = settings
+        self.store = store
+        self.on_close = on_close
+        self.seats = [Seat() for _ in range(cfg.players)]
+        self.spectators: set[Conn] = set()
+        self.status = "open"  # open | playing | between | closed
+        self.match: Match | None = None
+        self.match_id: int | None = None
+        self.hand: HandState | None = None
+        self.last_hand_id: int | None = None
+        self.queue: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.timers: dict[Any, asyncio.TimerHandle] = {}
+        self.scheduled: dict[int, int] = {}  # seat -> decision point an automatic act is due at
+        self.deadlines: dict[int, tuple[int, float]] = {}  # seat -> (decision point, deadline)
+        self.bot = HeuristicBot()
+        self.seats_dirty = False
+        self.actions = 0  # decisions applied (for the benchmark)
+
+    # ------------------------------------------------------------------ the actor loop
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+
+    @property
+    def id(self) -> int:
+        return self.cfg.id
+
+    async def _run(self) -> None:
+        while True:
+            cmd = await self.queue.get()
+            if cmd is None:
+                return
+            try:
+                await cmd()
+            except Exception:
+                log.exception("table %s: command failed", self.id)
+            if self.status == "closed" and self.queue.empty():
+                return  # nothing else will come: the lobby has forgotten this table
+
+    def post(self, fn: Callable[[], Awaitable[None]]) -> None:
+        """Queue a command (fire and forget)."""
+        self.queue.put_nowait(fn)
+
+    async def call(self, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``fn`` inside the actor and return its result (TableError is re-raised)."""
+        if self.task is None or self.task.done():
+            raise TableError("table_closed", f"table {self.id} is closed")
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def cmd() -> None:
+            try:
+                fut.set_result(await fn())
+            except Exception as e:  # handed to the caller
+                if not fut.done():
+                    fut.set_exception(e)
+
+        self.queue.put_nowait(cmd)
+        return await fut
+
+    async def stop(self) -> None:
+        for h in self.timers.values():
+            h.cancel()
+        self.timers.clear()
+        if self.task is not None and not self.task.done():
+            self.queue.put_nowait(None)
+            await self.task
+
+    def _later(self, key: Any, delay: float, fn: Callable[[], Awaitable[None]]) -> None:
+        old = self.timers.pop(key, None)
+        if old is not None:
+            old.cancel()
+
+        def fire() -> None:
+            self.timers.pop(key, None)
+            self.queue.put_nowait(fn)
+
+        self.timers[key] = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
+
+    def _cancel(self, key: Any) -> None:
+        h = self.timers.pop(key, None)
+        if h is not None:
+            h.cancel()
+
+    # ------------------------------------------------------------------ public info
+
+    @property
+    def has_humans(self) -> bool:
+        return any(s.human for s in self.seats)
+
+    def seats_json(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": i,
+                "name": s.name if s.taken else None,
+                "player_id": s.player_id,
+                "bot": s.bot,
+                "connected": s.bot or s.conn is not None,
+                "auto": s.auto,
+                "ready": s.bot or s.ready,
+            }
+            for i, s in enumerate(self.seats)
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby lists and ``GET /api/tables/{id}`` returns."""
+        c = self.cfg
+        return {
+            "id": c.id,
+            "code": c.code,
+            "profile": c.profile,
+            "players": c.players,
+            "turn_seconds": c.turn_seconds,
+            "hands": c.hands,
+            "private": c.private,
+            "creator_id": c.creator_id,
+            "status": self.status,
+            "seats_taken": sum(1 for s in self.seats if s.taken),
+            "humans": sum(1 for s in self.seats if s.human),
+            "bots": sum(1 for s in self.seats if s.bot),
+            "seats": self.seats_json(),
+            "spectators": len(self.spectators),
+            "hand": self.hand.id if self.hand else None,
+            "hands_played": self.match.hands_played if self.match else 0,
+            "totals": list(self.match.totals) if self.match else None,
+        }
+
+    def _conns(self) -> list[Conn]:
+        out = [s.conn for s in self.seats if s.conn is not None]
+        out.extend(self.spectators)
+        return out
+
+    def _broadcast(self, msg: dict[str, Any]) -> None:
+        for c in self._conns():
+            c.send(dict(msg))
+
+    # ------------------------------------------------------------------ seating (REST + WS)
+
+    def seat_of(self, player_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.player_id == player_id and not s.bot:
+                return i
+        return None
+
+    async def join(self, conn: Conn, as_: str) -> None:
+        """WS ``join``: seat (or resume the seat of) this player, or watch."""
+        if self.status == "closed":
+            raise TableError("table_closed", f"table {self.id} is closed")
+        assert conn.player_id is not None
+        if conn.table is not None and conn.table is not self:
+            raise TableError("already_joined", "this connection is already at another table")
+        if as_ == "spectator":
+            seat = None
+        else:
+            seat = self.seat_of(conn.player_id)
+            if seat is None:
+                if self.status != "open":
+                    raise TableError(
+                        "table_busy",
+                        f"table {self.id} is playing; join as a spectator",
+                    )
+                seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+                if seat is None:
+                    raise TableError("table_full", f"table {self.id} has no free seat")
+                self.seats[seat] = Seat(player_id=conn.player_id, name=conn.name)
+                await self.store.set_seat(self.id, seat, conn.player_id, bot=False)
+        # leave whatever this connection had here before
+        self._detach(conn)
+        conn.table = self
+        conn.last_view = None
+        conn.state_key = -1
+        conn.state_seq = conn.seq + 1
+        if seat is None:
+            conn.seat = None
+            conn.spectator = True
+            self.spectators.add(conn)
+        else:
+            s = self.seats[seat]
+            if s.conn is not None and s.conn is not conn:
+                old = s.conn
+                old.error("replaced", "this seat was opened on another connection")
+                old.table = None
+                old.close("replaced by a newer connection")
+            s.conn = conn
+            s.disconnected_at = None
+            self._cancel(("grace", seat))
+            conn.seat = seat
+            conn.spectator = False
+        conn.send({"type": "seated", "table": self.id, "code": self.cfg.code, "seat": seat})
+        self.seats_dirty = True
+        await self._pump(fresh=conn)
+
+    def _detach(self, conn: Conn) -> None:
+        self.spectators.discard(conn)
+        for s in self.seats:
+            if s.conn is conn:
+                s.conn = None
+
+    async def ready(self, conn: Conn) -> None:
+        seat = self._seat_for(conn)
+        if self.status not in ("open", "between"):
+            raise TableError("not_now", "a hand is in progress")
+        self.seats[seat].ready = True
+        self.seats_dirty = True
+        await self._maybe_start()
+        await self._pump()
+
+    async def set_auto(self, conn: Conn, on: bool) -> None:
+        seat = self._seat_for(conn)
+        self.seats[seat].auto = on
+        self.seats_dirty = True
+        await self._pump()
+
+    async def leave(self, conn: Conn) -> None:
+        """WS ``leave``: a spectator goes; a player mid-match is a leaver (R9, R11)."""
+        if conn.seat is None:
+            self._detach(conn)
+            conn.table = None
+            conn.send({"type": "left", "table": self.id})
+            return
+        seat = conn.seat
+        conn.send({"type": "left", "table": self.id})
+        self._detach(conn)
+        conn.table = None
+        conn.seat = None
+        await self._seat_leaves(seat)
+
+    async def disconnected(self, conn: Conn) -> None:
+        """The socket closed: keep the seat for the grace period (R11)."""
+        if conn.table is not self:
+            return
+        seat = conn.seat
+        self._detach(conn)
+        conn.table = None
+        if seat is None or self.seats[seat].conn is not None:
+            return
+        s = self.seats[seat]
+        s.disconnected_at = time.monotonic()
+        self.seats_dirty = True
+        self._later(("grace", seat), self.settings.grace_s, lambda: self._grace_over(seat))
+        await self._pump()
+
+    async def _grace_over(self, seat: int) -> None:
+        s = self.seats[seat]
+        if s.conn is None and s.human and self.status != "closed":
+            await self._seat_leaves(seat)
+
+    async def _seat_leaves(self, seat: int) -> None:
+        self._cancel(("grace", seat))
+        if self.status == "open":
+            self.seats[seat] = Seat()
+            await self.store.set_seat(self.id, seat, None, bot=False, free=True)
+            self.seats_dirty = True
+            if not self.has_humans:
+                await self._close("everyone left")
+            else:
+                await self._pump()
+            return
+        if self.status in ("playing", "between"):
+            # R9/R11: a leaver voids the hand in progress and ends the match
+            await self._end_match(leaver=seat)
+
+    async def add_bot(self, player_id: int) -> dict[str, Any]:
+        if player_id != self.cfg.creator_id:
+            raise TableError("forbidden", "only the table's creator may add or remove bots")
+        if self.status != "open":
+            raise TableError("not_now", "bots can be changed only before the match starts")
+        seat = next((i for i in reversed(range(len(self.seats))) if not self.seats[i].taken), None)
+        if seat is None:
+            raise TableError("table_full", "no free seat for a bot")
+        self.seats[seat] = Seat(bot=True, name=f"Bot {seat + 1}", ready=True)
+        await self.store.set_seat(self.id, seat, None, bot=True)
+        self.seats_dirty = True
+        await self._maybe_start()
+        await self._pump()
+        return self.summary()
+
+    async def remove_bot(self, player_id: int) -> dict[str, Any]:
+        if player_id != self.cfg.creator_id:
+            raise TableError("forbidden", "only the table's creator may add or remove bots")
+        if self.status != "open":
+            raise TableError("not_now", "bots can be changed only before the match starts")
+        seat = next((i for i in reversed(range(len(self.seats))) if self.seats[i].bot), None)
+        if seat is None:
+            raise TableError("no_bot", "there is no bot at this table")
+        self.seats[seat] = Seat()
+        await self.store.set_seat(self.id, seat, None, bot=False, free=True)
+        self.seats_dirty = True
+        await self._pump()
+        return self.summary()
+
+    def _seat_for(self, conn: Conn) -> int:
+        if conn.seat is None or conn.table is not self:
+            raise TableError("not_seated", "only a seated player may do this")
+        return conn.seat
+
+    # ------------------------------------------------------------------ match and hands
+
+    async def _maybe_start(self) -> None:
+        if self.status not in ("open", "between"):
+            return
+        if not all(s.taken for s in self.seats):
+            return
+        if not all(s.bot or (s.ready and s.conn is not None) for s in self.seats):
+            return
+        if self.status == "open":
+            dealer = secrets.randbelow(self.cfg.players)  # R2: the first dealer at random
+            # R12: the match seed comes from `secrets`; hand k plays HMAC(seed, k)
+            self.match = Match(self.cfg.profile, None, self.cfg.players, dealer=dealer)
+            self.match_id = await self.store.create_match(
+                self.id, dealer, self.cfg.players, self.match.seed
+            )
+            await self.store.set_table_status(self.id, "playing")
+        await self._start_hand()
+
+    async def _start_hand(self) -> None:
+        assert self.match is not None and self.match_id is not None
+        m = self.match
+        game = m.next_hand()  # its seed's SHA-256 goes out now, the seed at the end (R12)
+        seed = game.seed
+        start = game.events[0]
+        hand_id = await self.store.create_hand(
+            match_id=self.match_id,
+            table_id=self.id,
+            number=m.hands_played,
+            profile=self.cfg.profile,
+            players=self.cfg.players,
+            dealer=game.dealer,
+            streak=game.streak,
+            seed=seed,
+            seed_sha256=str(start["seed_sha256"]),
+            seat_players=[None if s.bot else s.player_id for s in self.seats],
+        )
+        self.status = "playing"
+        for s in self.seats:
+            s.ready = False
+        self.hand = HandState(id=hand_id, number=m.hands_played, game=game)
+        self.last_hand_id = hand_id
+        self.scheduled.clear()
+        self.deadlines.clear()
+        notice = {
+            "type": "hand_start",
+            "table": self.id,
+            "hand": hand_id,
+            "number": m.hands_played,
+            "dealer": m.dealer,
+            "streak": m.streak,
+            "seed_sha256": start["seed_sha256"],
+        }
+        self._window_check(self.hand, opening=True)
+        self.hand.notices.append(notice)
+        self.seats_dirty = True
+        await self._pump()
+
+    def _window_check(self, h: HandState, opening: bool = False) -> None:
+        """After an action (or the deal): start the claim pause and note who was asked."""
+        g = h.game
+        if self.has_humans and self.settings.claim_pause_ms > 0:
+            h.hold_until = time.monotonic() + self.settings.claim_pause_ms / 1000.0
+        if g.phase in WINDOW_PHASES:
+            h.window_key = len(g.events)
+            h.window_asked = frozenset(g.to_act())
+        else:
+            h.window_asked = frozenset()
+        del opening
+
+    async def act(self, conn: Conn, seq: int, action: Any) -> None:
+        """WS ``act``: validate against the state this seat was shown, then apply."""
+        seat = self._seat_for(conn)
+        h = self.hand
+        if h is None or self.status != "playing":
+            raise TableError("not_now", "no hand is in progress")
+        g = h.game
+        if seq < conn.state_seq or seq > conn.seq:
+            raise TableError(
+                "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
+            )
+        if conn.state_key != len(g.events):
+            raise TableError("stale", "the table has moved on; wait for the next state")
+        try:
+            a = Action.from_json(action)
+        except MahjongError as e:
+            raise TableError("bad_action", str(e)) from None
+        legal = g.legal_actions(seat)
+        if not legal:
+            raise TableError("not_your_turn", f"seat {seat} need not act now")
+        if a not in legal:
+            raise TableError(
+                "illegal",
+                f"{a} is not legal now; legal: {', '.join(str(x) for x in legal)}",
+            )
+        if self.seats[seat].auto:
+            self.seats[seat].auto = False  # 托管 ends when the player acts again
+            self.seats_dirty = True
+        await self._apply(seat, a)
+
+    async def hint(self, conn: Conn) -> None:
+        seat = self._seat_for(conn)
+        h = self.hand
+        if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
+            raise TableError("not_your_turn", "there is nothing to decide now")
+        d = self.bot.act(h.game.seat_view(seat))
+        conn.send(
+            {
+                "type": "hint",
+                "action": d.action.to_json(),
+                "reason": d.reason,
+                "reason_zh": d.reason_zh or d.reason,
+            },
+            stream=False,
+        )
+
+    async def _apply(self, seat: int, a: Action) -> None:
+        h = self.hand
+        assert h is not None
+        g = h.game
+        before = len(g.events)
+        g.apply(seat, a)
+        self.actions += 1
+        self.scheduled.pop(seat, None)
+        self.deadlines.pop(seat, None)
+        new = g.events[before:]
+        opened = any(e.get("type") in WINDOW_EVENTS for e in new)
+        if opened:
+            self._window_check(h)
+            for e in new:
+                if e.get("type") == "discard":
+                    h.notices.append(
+                        {
+                            "type": "discard",
+                            "table": self.id,
+                            "hand": h.id,
+                            "seat": e["seat"],
+                            "tile": e["tile"],
+                        }
+                    )
+                elif e.get("type") == "add_kong_declared":
+                    h.notices.append(
+                        {
+                            "type": "added_kong",
+                            "table": self.id,
+                            "hand": h.id,
+                            "seat": e["seat"],
+                            "tile": e["tile"],
+                        }
+                    )
+        elif g.phase not in WINDOW_PHASES:
+            h.window_asked = frozenset()
+        await self._pump()
+
+    # ------------------------------------------------------------------ the pump
+
+    def _recipients(self) -> bool:
+        return bool(self.spectators) or any(s.conn is not None for s in self.seats)
+
+    async def _pump(self, fresh: Conn | None = None) -> None:
+        """Persist, then send whatever each connection may now see, then schedule the
+        automatic actions (bots, 托管, deadlines) and the end of the claim pause."""
+        h = self.hand
+        now = time.monotonic()
+        if h is not None:
+            g = h.game
+            over = g.is_over()
+            unflushed = len(g.events) - h.persisted
+            if unflushed and (
+                over or self._recipients() or unflushed >= self.settings.max_unflushed_events
+            ):
+                await self._flush(h)
+            held = now < h.hold_until
+            in_window = g.phase in WINDOW_PHASES
+            if h.notices_sent < len(h.notices):
+                # public notices (a discard, a hand start) go out at once, to everyone
+                for c in self._conns():
+                    if c is not fresh:
+                        for n in h.notices[h.notices_sent :]:
+                            c.send(dict(n))
+                h.notices_sent = len(h.notices)
+            if fresh is not None and h.notices and (held or in_window):
+                for n in h.notices:
+                    fresh.send(dict(n))
+            if not held and not in_window:
+                h.notices.clear()
+                h.notices_sent = 0
+            for c in self._conns():
+                self._send_state(c, h, held, in_window, force=c is fresh)
+            if held:
+                self._later("hold", h.hold_until - now, self._pump)
+            if over and not held and not h.end_sent:
+                await self._hand_over(h)
+                return
+            if not over:
+                self._schedule(h, held, in_window)
+        elif fresh is not None:
+            # no hand: the seat list (and the last hand's end) is all there is to show
+            fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json()})
+        if self.seats_dirty and not self._quiet():
+            self.seats_dirty = False
+            self._broadcast({"type": "seats", "table": self.id, "seats": self.seats_json()})
+
+    def _quiet(self) -> bool:
+        """True while the seat list must not change for others (a pause or open window):
+        a 托管 flag set at a deadline would name a seat that was asked to answer."""
+        h = self.hand
+        if h is None or self.status != "playing":
+            return False
+        return time.monotonic() < h.hold_until or h.game.phase in WINDOW_PHASES
+
+    async def _flush(self, h: HandState) -> None:
+        g = h.game
+        events = g.events[h.persisted :]
+        finish = None
+        if g.is_over():
+            v = g.view(0)
+            finish = {"result": v.get("result"), "score": v.get("score")}
+        await self.store.append_events(h.id, h.persisted, events, finish=finish)
+        h.persisted = len(g.events)
+
+    def _state_for(self, c: Conn, h: HandState) -> dict[str, Any]:
+        g = h.game
+        if c.seat is None:
+            view = public_view(g)
+            deadline = None
+        else:
+            s = c.seat
+            view = g.view(s)
+            # R12 rev 2: who must answer is private; never forward other seats in to_act
+            view["to_act"] = [s] if s in g.to_act() else []
+            d = self.deadlines.get(s)
+            deadline = (
+                max(0, int((d[1] - time.monotonic()) * 1000))
+                if d is not None and d[0] == len(g.events) and view["legal_actions"]
+                else None
+            )
+        return {
+            "type": "state",
+            "table": self.id,
+            "hand": h.id,
+            "view": view,
+            "deadline_ms": deadline,
+        }
+
+    def _send_state(
+        self, c: Conn, h: HandState, held: bool, in_window: bool, force: bool = False
+    ) -> None:
+        g = h.game
+        seat = c.seat
+        holder: Any = c if seat is None else self.seats[seat]
+        asked = seat is not None and in_window and seat in h.window_asked
+        key = len(g.events)
+        if not asked and (held or in_window):
+            # nothing new may be shown now; a (re)joining client gets what it saw last
+            if not force or holder.last_view is None:
+                return
+            msg: dict[str, Any] = {
+                "type": "state",
+                "table": self.id,
+                "hand": h.id,
+                "view": holder.last_view,
+                "deadline_ms": None,
+            }
+            c.state_key = -1
+        else:
+            if seat is not None and g.legal_actions(seat):
+                self._ensure_deadline(seat, key)
+            msg = self._state_for(c, h)
+            if not force and msg["view"] == holder.last_view and c.state_key == key:
+                return
+            if not force and msg["view"] == holder.last_view:
+                c.state_key = key
+                return
+            holder.last_view = msg["view"]
+            c.state_key = key
+        msg["seats"] = self.seats_json()
+        msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
+        msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
+        msg["number"] = h.number
+        msg["seed_sha256"] = g.events[0].get("seed_sha256")
+        c.send(msg)
+
+    def _ensure_deadline(self, seat: int, key: int) -> None:
+        d = self.deadlines.get(seat)
+        if d is None or d[0] != key:
+            self._set_deadline(seat, key)
+
+    def _set_deadline(self, seat: int, key: int) -> None:
+        s = self.seats[seat]
+        if s.human and not s.auto:
+            self.deadlines[seat] = (key, time.monotonic() + self.cfg.turn_seconds)
+
+    def _schedule(self, h: HandState, held: bool, in_window: bool) -> None:
+        """Bots, 托管 seats and deadlines: one timer per seat that must act."""
+        g = h.game
+        key = len(g.events)
+        for seat in g.to_act():
+            if held and not (in_window and seat in h.window_asked):
+                continue  # nobody moves on before the pause ends
+            if self.scheduled.get(seat) == key:
+                continue
+            s = self.seats[seat]
+            if s.bot:
+                # answers inside a claim window are hidden by the pause: no delay needed
+                delay = 0.0 if in_window else self.settings.bot_delay_ms / 1000.0
+            elif s.auto:
+                delay = self.settings.bot_delay_ms / 1000.0
+            else:
+                self._ensure_deadline(seat, key)
+                delay = self.deadlines[seat][1] - time.monotonic()
+            self.scheduled[seat] = key
+            self._later(("act", seat), delay, self._auto_cmd(seat, key))
+
+    def _auto_cmd(self, seat: int, key: int) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            h = self.hand
+            if h is None or self.status != "playing" or len(h.game.events) != key:
+                return
+            if seat not in h.game.to_act():
+                return
+            s = self.seats[seat]
+            if s.human and not s.auto:
+                s.auto = True  # the deadline passed: 托管 until the player acts again
+                self.seats_dirty = True
+            await self._apply(seat, self._auto_action(h.game, seat, s.bot))
+
+        return run
+
+    def _auto_action(self, g: Game, seat: int, bot: bool) -> Action:
+        """A bot plays its own game; a human's seat at a deadline (issue 11 item 5): claims
+        → pass, own turn → win if possible, else the heuristic bot's choice."""
+        legal = g.legal_actions(seat)
+        if not bot:
+            if g.phase in WINDOW_PHASES:
+                for a in legal:
+                    if a.type == "pass":
+                        return a
+            for a in legal:
+                if a.type == "win":
+                    return a
+        return self.bot.act(g.seat_view(seat)).action
+
+    async def _hand_over(self, h: HandState) -> None:
+        assert self.match is not None
+        g = h.game
+        h.end_sent = True
+        self.match.record(g)
+        match_over = self.match.hands_played >= self.cfg.hands
+        await self.store.finish_match_hand(
+            self.match_id or 0,
+            self.match.hands_played,
+            list(self.match.totals),
+            over=match_over,
+        )
+        v = g.view(0)
+        end = {
+            "type": "hand_end",
+            "table": self.id,
+            "hand": h.id,
+            "number": h.number,
+            "result": v.get("result"),
+            "score": v.get("score"),
+            "hands": v.get("hands"),
+            "seed": g.seed,
+            "seed_sha256": g.events[0].get("seed_sha256"),
+            "log_url": f"/api/hands/{h.id}/log?format=json",
+            "log_jsonl_url": f"/api/hands/{h.id}/log",
+            "totals": list(self.match.totals),
+            "hands_played": self.match.hands_played,
+            "hands_total": self.cfg.hands,
+            "match_over": match_over,
+        }
+        self._broadcast(end)
+        self.hand = None
+        self.timers_clear_acts()
+        if match_over:
+            await self._finish_match(None)
+        else:
+            self.status = "between"
+            for s in self.seats:
+                s.ready = False
+            self.seats_dirty = True
+            self._broadcast({"type": "seats", "table": self.id, "seats": self.seats_json()})
+            self.seats_dirty = False
+            if not self.has_humans:
+                await self._maybe_start_bots()
+
+    async def _maybe_start_bots(self) -> None:
+        # a table of bots only plays its match through
+        await self._start_hand()
+
+    def timers_clear_acts(self) -> None:
+        for key in [
+            k for k in self.timers if k == "hold" or (isinstance(k, tuple) and k[0] == "act")
+        ]:
+            self._cancel(key)
+        self.scheduled.clear()
+        self.deadlines.clear()
+
+    async def _end_match(self, leaver: int | None) -> None:
+        h = self.hand
+        if h is not None and not h.game.is_over():
+            await self._flush(h)
+            await self.store.void_hand(h.id)
+            self._broadcast({"type": "hand_void", "table": self.id, "hand": h.id, "leaver": leaver})
+        self.hand = None
+        self.timers_clear_acts()
+        await self._finish_match(leaver)
+
+    async def _finish_match(self, leaver: int | None) -> None:
+        m = self.match
+        totals = list(m.totals) if m else [0] * self.cfg.players
+        if m is not None and leaver is not None:
+            m.leave(leaver)
+        await self.store.end_match(self.match_id, totals, leaver)
+        self._broadcast(
+            {
+                "type": "match_end",
+                "table": self.id,
+                "totals": totals,
+                "hands_played": m.hands_played if m else 0,
+                "leaver": leaver,
+                "history": m.history if m else [],
+            }
+        )
+        await self._close("match over")
+
+    async def _close(self, why: str) -> None:
+        if self.status == "closed":
+            return
+        self.status = "closed"
+        for h in self.timers.values():
+            h.cancel()
+        self.timers.clear()
+        await self.store.set_table_status(self.id, "closed")
+        self._broadcast({"type": "table_closed", "table": self.id, "reason": why})
+        for c in self._conns():
+            c.table = None
+            c.seat = None
+        for s in self.seats:
+            s.conn = None
+        self.spectators.clear()
+        if self.on_close is not None:
+            self.on_close(self)
+
+    # ------------------------------------------------------------------ crash restore
+
+    async def restore(self, rows: dict[str, Any]) -> None:
+        """Rebuild the table after a restart from the database (issue 11 item 8)."""
+        for seat, (pid, name, bot) in rows["seats"].items():
+            self.seats[seat] = Seat(player_id=pid, name=name, bot=bot, ready=bot)
+        now = time.monotonic()
+        for i, s in enumerate(self.seats):
+            if s.human:
+                s.disconnected_at = now
+                self._later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
+        match = rows.get("match")
+        if match is None:
+            self.status = "open"
+            return
+        self.match_id = match["id"]
+        m = Match(self.cfg.profile, match["seed"], self.cfg.players, dealer=match["first_dealer"])
+        for events in match["finished"]:
+            g = rebuild(m.next_hand(), events)
+            m.record(g)
+        self.match = m
+        hand = rows.get("hand")
+        if hand is None:
+            self.status = "between"
+            if m.hands_played >= self.cfg.hands:
+                self.post(lambda: self._finish_match(None))
+            return
+        game = rebuild(m.next_hand(), hand["events"], hand["id"])
+        self.hand = HandState(
+            id=hand["id"], number=hand["number"], game=game, persisted=len(game.events)
+        )
+        if game.phase in WINDOW_PHASES:
+            self.hand.window_asked = frozenset(game.to_act())
+        self.last_hand_id = hand["id"]
+        self.status = "playing"
+        self.post(self._pump)
+
+    def _grace_cmd(self, seat: int) -> Callable[[], Awaitable[None]]:
+        return lambda: self._grace_over(seat)
+
+
+def rebuild(g: Game, events: list[dict[str, Any]], hand_id: int = 0) -> Game:
+    """A hand from its stored events, on the fresh game the match deals for it: the
+    decisions are applied again and every stored event must be reproduced (R12)."""
+    hand = {"id": hand_id}
+    for i, e in enumerate(events):
+        if i < len(g.events):
+            if g.events[i] != e:
+                raise MahjongError(f"hand {hand['id']}: stored event {i} does not replay")
+            continue
+        if e.get("type") != "act":
+            raise MahjongError(f"hand {hand['id']}: stored event {i} is not a decision")
+        g.apply(int(e["seat"]), Action.from_json(e["action"]))
+        if g.events[i] != e:
+            raise MahjongError(f"hand {hand['id']}: stored event {i} does not replay")
+    if len(g.events) != len(events):
+        raise MahjongError(f"hand {hand['id']}: the stored log stops inside a decision")
+    return g
+
+
+def public_view(g: Game) -> dict[str, Any]:
+    """A spectator's view: only public data, no concealed tile at all (R12)."""
+    n = g.n
+    v = g.view(0)
+    if g.is_over():
+        v["seat"] = None
+        v["legal_actions"] = []
+        v["to_act"] = []
+        return v
+    v["melds"] = [g.view((s + 1) % n)["melds"][s] for s in range(n)]
+    v["seat"] = None
+    v["hand"] = ""
+    v["drawn"] = None
+    v["legal_actions"] = []
+    v["to_act"] = []
+    return v
+
+
+def seat_waits(view: dict[str, Any]) -> list[str] | None:
+    """The waits of this seat's concealed hand when it is ready (from its own tiles only)."""
+    try:
+        hand = parse(view.get("hand") or "")
+        if len(hand) % 3 != 1:
+            return None
+        gold = parse_kind(view["gold"]) if view.get("gold") else None
+        size = 34 if any(k >= 27 for k in hand) or (gold is not None and gold >= 27) else 27
+        if size == 34:
+            return None
+        exposed = len(view["melds"][view["seat"]])
+        w = waits(counts_of(hand, 27), gold, exposed)
+    except (MahjongError, KeyError, TypeError, IndexError):
+        return None
+    return [KIND_STR[k] for k in w] or None
