@@ -882,18 +882,20 @@ def _json_blocks(path: Path) -> list[Any]:
 
 
 def test_docs_scoring_examples_round_trip() -> None:
-    """Every example in docs/scoring.md: `fjmj score` gives the documented result."""
-    blocks = _json_blocks(Path(__file__).resolve().parents[1] / "docs" / "scoring.md")
-    pairs = list(zip(blocks[::2], blocks[1::2], strict=True))
-    assert {sit["profile"] for sit, _ in pairs} == {
-        "fuzhou-tcy",
-        "fuzhou-bianfeng",
-        "fuzhou-doudou",
-        "sanming",
-    }
-    for sit, want in pairs:
+    """Every example in docs/scoring.md: `fjmj score` gives the documented result, and the
+    documented text output (``--lang``) is exactly what the command prints."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "scoring.md").read_text(encoding="utf-8")
+    sections = doc.split("\n## ")[1:]
+    assert len(sections) >= 6
+    profiles = set()
+    texts = rows_checked = 0
+    exe = [sys.executable, "-m", "fujian_mahjong", "score"]
+    for sec in sections:
+        blocks = [json.loads(b.split("```", 1)[0]) for b in sec.split("```json\n")[1:]]
+        sit, want = blocks
+        profiles.add(sit["profile"])
         p = subprocess.run(
-            [sys.executable, "-m", "fujian_mahjong", "score", "--json", "-"],
+            [*exe, "--json", "-"],
             input=json.dumps(sit),
             capture_output=True,
             text=True,
@@ -901,4 +903,23 @@ def test_docs_scoring_examples_round_trip() -> None:
         )
         assert p.returncode == 0, p.stderr
         got = json.loads(p.stdout)
-        assert {k: got[k] for k in want} == want
+        assert {k: got[k] for k in want} == want, sec.splitlines()[0]
+        rows = {t["key"]: t["value"] for t in got["breakdown"]}
+        for line in sec.splitlines():
+            m = re.match(r"\| `(\w+)` \| .* \| (-?\d+) \|$", line)
+            if m:
+                assert rows[m[1]] == int(m[2]), line
+                rows_checked += 1
+        m = re.search(r"`fjmj score --lang (zh|en)` prints.*?```text\n(.*?)```", sec, re.S)
+        if m:
+            texts += 1
+            p = subprocess.run(
+                [*exe, "--lang", m[1], "-"],
+                input=json.dumps(sit),
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert p.stdout == m[2], (p.stdout, m[2])
+    assert profiles == {"fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanming"}
+    assert texts == 2 and rows_checked >= 60

@@ -40,6 +40,7 @@ TERM_NAMES: dict[str, tuple[str, str]] = {
     "ping_hu_combo": ("平胡加成", "plain-win combination"),
     "cap": ("封顶", "cap"),
     "winner_points": ("胡牌积分", "winner's points"),
+    "points_doubled": ("胡牌积分×2", "winner's points x2"),
     "discard_doubled": ("放胡×2", "discard win x2"),
     "total": ("每家付", "each payer pays"),
     "total_discard": ("放胡者付", "the discarder pays"),
@@ -208,7 +209,7 @@ def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tupl
     terms.append(term("one", 1))
     p = b * (1 + q.L) + b * h
     terms.append(term("winner_points", p))
-    terms.append(term("doubled", 2 * p))
+    terms.append(term("points_doubled", 2 * p))
     return 2 * p, terms
 
 
