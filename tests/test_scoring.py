@@ -923,3 +923,75 @@ def test_docs_scoring_examples_round_trip() -> None:
             assert p.stdout == m[2], (p.stdout, m[2])
     assert profiles == {"fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanming"}
     assert texts == 2 and rows_checked >= 60
+
+
+@st.composite
+def winning_hands(draw: st.DrawFn, honours: bool) -> tuple[str, str, str]:
+    """(hand, gold, winning tile): five groups and a pair over the playable kinds (34 with
+    playable honours: honour pongs and pairs, never chows, R7), at most four copies each."""
+    from fujian_mahjong.tiles import KIND_STR, fmt
+
+    kinds = 34 if honours else 27
+    counts = [0] * kinds
+    tiles: list[int] = []
+    for g in range(6):
+        for _ in range(50):
+            k = draw(st.integers(0, kinds - 1))
+            pair = g == 5
+            if not pair and k < 27 and k % 9 <= 6 and draw(st.booleans()):
+                group = [k, k + 1, k + 2]
+            else:
+                group = [k] * (2 if pair else 3)
+            if all(counts[x] + group.count(x) <= 4 for x in group):
+                break
+        else:
+            continue
+        for x in group:
+            counts[x] += 1
+        tiles += group
+    assume(len(tiles) == 17)
+    gold = draw(st.integers(0, kinds - 1))
+    assume(counts[gold] < 4)  # R5: the indicator is the fourth copy
+    winning = draw(st.sampled_from(sorted(set(tiles))))
+    return fmt(sorted(tiles)), KIND_STR[gold], KIND_STR[winning]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(winning_hands(honours=True), st.sampled_from(["", "1f", "1f2f3f4f", "5f"]), st.data())
+def test_doudou_honour_hands_score_zero_sum(
+    hw: tuple[str, str, str], flowers: str, data: st.DataObject
+) -> None:
+    """R1/R7/R10 rev. 2: any fuzhou-doudou winning hand with honours scores (golds may stand
+    for honours), zero-sum, the winner gains; only the specials the profile has."""
+    hand, gold, winning = hw
+    discard = winning != gold and data.draw(st.booleans())  # R5: never won on a gold
+    d = sit("fuzhou-doudou", gold=gold, hand=hand, winning_tile=winning, flowers=flowers)
+    if discard:
+        d.update(D)
+    sc = score(situation_from_json(d))
+    assert sum(sc.payments) == 0 and sc.points > 0
+    assert sc.payments[d["winner"]] > 0
+    assert set(sc.specials) <= set(get_profile("fuzhou-doudou").specials)
+    b = {t.key: t.value for t in sc.breakdown}
+    assert b["flowers"] == len(flowers) // 2  # only 1f-8f count (R1)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(winning_hands(honours=False), st.sampled_from(["", "1f", "3z", "1f2f"]), st.integers(0, 4))
+def test_bianfeng_discard_special_costs_twice_the_self_draw(
+    hw: tuple[str, str, str], flowers: str, streak: int
+) -> None:
+    """R10 rev. 2: for the same hand, a special won on a discard costs the discarder 2P where
+    each payer of the self-draw pays P; a normal hand costs X both ways."""
+    hand, gold, winning = hw
+    assume(winning != gold)
+    base = sit("fuzhou-bianfeng", gold=gold, hand=hand, winning_tile=winning, flowers=flowers)
+    base["streak"] = streak
+    own = score(situation_from_json(base))
+    off = score(situation_from_json({**base, **D}))
+    assert own.specials == off.specials
+    if off.specials:
+        assert off.points == 2 * own.points
+        assert [t.key for t in off.breakdown][-2:] == ["discard_doubled", "total_discard"]
+    else:
+        assert off.points == own.points

@@ -82,3 +82,39 @@ def test_settlement_never_negative_never_creates_silver(
     # only the fee removes silver
     assert sum(s.balances) == sum(balances) - sum(s.fees)
     assert s.transfers[winner] >= 0
+
+
+def test_bianfeng_discard_special_settles_2p_in_silver_r10_r11() -> None:
+    """R10 rev. 2 then R11: a 平胡 won on a discard in fuzhou-bianfeng costs the discarder
+    2P = 60 points; at stake 10 that is 600 silver, capped by the table's cap and by the
+    discarder's balance."""
+    from fujian_mahjong.scoring import score, situation_from_json
+
+    sc = score(
+        situation_from_json(
+            {
+                "profile": "fuzhou-bianfeng",
+                "gold": "1s",
+                "seats": 4,
+                "dealer": 0,
+                "winner": 2,
+                "discarder": 1,
+                "win": "discard",
+                "hand": "234m567m345p678p789s99s",
+                "winning_tile": "9s",
+                "melds": [],
+                "flowers": "",
+                "streak": 0,
+            }
+        )
+    )
+    assert sc.points == 60 and sc.specials == ("ping_hu",)  # P = 30, doubled
+    s = settle(sc.payments, [1000, 1000, 1000, 1000], stake=10, fee=5)
+    assert s.transfers == (0, -600, 600, 0)
+    assert settle(sc.payments, [1000, 1000, 1000, 1000], stake=10, cap=40).transfers == (
+        0,
+        -400,
+        400,
+        0,
+    )
+    assert settle(sc.payments, [1000, 250, 1000, 1000], stake=10).transfers == (0, -250, 250, 0)
