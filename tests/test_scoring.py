@@ -995,3 +995,24 @@ def test_bianfeng_discard_special_costs_twice_the_self_draw(
         assert [t.key for t in off.breakdown][-2:] == ["discard_doubled", "total_discard"]
     else:
         assert off.points == own.points
+
+
+def test_gold_dragon_of_an_honour_gold_in_a_user_profile(tmp_path: Path) -> None:
+    """R7 金龙 with an honour gold: a user profile with playable honours and 金龙 (data, not
+    code) scores three 白 golds as a pong of 白 itself, and 金雀 as two 白 in the pair."""
+    src = Path(__file__).resolve().parents[1] / "src/fujian_mahjong/rules/profiles"
+    text = (src / "fuzhou-doudou.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "fuzhou-doudou"', 'name = "doudou-jinlong"')
+    text = text.replace(
+        'specials = ["qiang_jin", "san_jin_dao", "jin_que", "ping_hu"]',
+        'specials = ["qiang_jin", "san_jin_dao", "jin_que", "ping_hu", "jin_long"]',
+    )
+    text = text.replace("[special_values]\n", "[special_values]\njin_long = 120\n")
+    prof = tmp_path / "doudou-jinlong.toml"
+    prof.write_text(text, encoding="utf-8")
+    hand = "234m567m345s1z1z1z7z7z7z4z4z"  # gold 白: 7z7z7z are three golds
+    sc = score(situation_from_json(sit(str(prof), gold="7z", hand=hand, winning_tile="4z")))
+    assert "jin_long" in sc.specials and "san_jin_dao" in sc.specials
+    assert sc.decomposition is not None and sc.decomposition.gold_pong_of_gold
+    # B = 1 + G3 = 4; max special 金龙 120: T = 2B + 120 = 128 (<= 202) each
+    assert sc.points == 128
