@@ -523,6 +523,7 @@ export async function showTable(root, tableRef, as) {
       parts.push(grid, dock);
       if (st.handEnd) parts.push(renderHandEnd(st, conn, render));
     }
+    root.classList.toggle("table-page", Boolean(st.view));
     root.replaceChildren(...parts.filter(Boolean));
     tick();
   };
