@@ -1,15 +1,30 @@
-"""Terminal client (Textual pilot): a full hand by keys, claim prompts, end-of-hand
-breakdown, next hand, quit confirmation, and R12 on screen."""
+"""Terminal client (Textual pilot), issue 14 items 1–7: full hands by keys, claim prompts
+naming tile and discarder, only n starts the next hand, totals always visible, standings,
+cursor on the drawn tile, gold confirmation, hints pointing at option letters, layout at
+80×24 and 140×45, refusal below 80×24, ? help, ctrl+q through the confirmation,
+--players 3, --log-dir, and R12 on screen."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 from rich.cells import cell_len
 
+from fujian_mahjong.cli.replay import parse_log, verify
+from fujian_mahjong.tiles import parse_kind
 from fujian_mahjong.tui.app import HUMAN, PlayApp
-from fujian_mahjong.tui.render import OPTION_KEYS
+from fujian_mahjong.tui.render import (
+    OPTION_KEYS,
+    hand_order,
+    seat_lines,
+    seat_name,
+    slot_starts,
+    start_cursor,
+    tile,
+    wrap,
+)
 
 
 def _hide_shuffle(app: PlayApp, seed: int) -> None:
@@ -31,29 +46,37 @@ def _hide_shuffle(app: PlayApp, seed: int) -> None:
             g._add(s, pool.pop())
 
 
-async def _drive(app: PlayApp, pilot: object, hands: int, stats: dict[str, int]) -> None:
+async def _drive(
+    app: PlayApp, pilot: object, hands: int, stats: dict[str, int], shuffle: bool = True
+) -> None:
+    """Play ``hands`` hands by keys, checking prompts, widths, R12 and the end screens."""
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
+    width = app.size.width
     steps = 0
-    while app.match.hands_played < hands and steps < 400:
+    while steps < 400:
         steps += 1
         g = app.game
         if g.is_over():
             text = app.panel("log").plain
-            assert "each payer pays" in text or "the discarder pays" in text or "Draw" in text
-            assert "Match:" in text
+            assert ("Match:" in text or "总分" in text) and ("Seed:" in text or "种子" in text)
             stats["ends"] += 1
-            before = app.match.hands_played
+            if app.match_over:
+                return
+            # item 2: Enter and Space do nothing on the result screen; only n goes on
+            await pilot.press("enter", "space")
+            assert app.game is g and app.panel("log").plain == text
             await pilot.press("n")
-            if before < hands:
-                # the next hand started (bots may even finish it before we must act)
-                assert app.game is not g
-                assert app.match.hands_played >= before
+            assert app.game is not g
             continue
         assert HUMAN in g.to_act()
-        if steps % 5 == 0:
-            assert all(cell_len(x) <= 80 for x in app.screen_text().splitlines())
+        status = app.panel("status").plain
+        assert "Match:" in status or "总分" in status  # totals always visible
+        if shuffle and steps % 4 == 0:
+            assert all(cell_len(x) <= width for x in app.screen_text().splitlines()), [
+                x for x in app.screen_text().splitlines() if cell_len(x) > width
+            ]
             # R12: the screen does not change when only hidden information changes
             shown = app.screen_text()
             _hide_shuffle(app, steps)
@@ -61,11 +84,22 @@ async def _drive(app: PlayApp, pilot: object, hands: int, stats: dict[str, int])
             assert app.screen_text() == shown
         legal = g.legal_actions(HUMAN)
         if g.phase in ("claims", "window_a") or g.last_group:
-            # a claim prompt lists exactly the engine's legal actions
             assert app.options == legal
             shown = app.panel("options").plain
             for i, _ in enumerate(legal):
                 assert f"[{OPTION_KEYS[i]}]" in shown
+            if g.phase == "claims":
+                # item 4: the prompt names who discarded which tile
+                ld = app.view()["last_discard"]
+                assert seat_name(HUMAN, ld["seat"], g.n, app.lang) in shown
+                assert tile(parse_kind(ld["tile"]), app.lang) in shown
+                if stats["hints"] < 2:
+                    await pilot.press("h")
+                    assert any(
+                        f"[{k}]" in app.panel("options").plain.split("\n", 1)[-1]
+                        for k in OPTION_KEYS
+                    )
+                    stats["hints"] += 1
             stats["prompts"] += 1
             pick = len(legal) - 1  # pass (always last) on every other prompt
             if stats["prompts"] % 2:
@@ -77,31 +111,47 @@ async def _drive(app: PlayApp, pilot: object, hands: int, stats: dict[str, int])
             assert g.events[n_events] == {"type": "act", "seat": HUMAN, "action": chosen.to_json()}
             stats["claims" if chosen.type != "pass" else "passes"] += 1
             continue
-        # our turn: a win is taken by its letter, else discard by number key + Enter
         wins = [i for i, a in enumerate(app.options) if a.type == "win"]
         if wins:
             await pilot.press(OPTION_KEYS[wins[0]])
             continue
+        # item 3: the cursor starts on the drawn tile (or the first non-gold)
+        v = app.view()
+        assert app.selected == start_cursor(v)
+        if v.get("drawn") and hand_order(v)[-1] != g.gold:
+            assert app.selected == len(hand_order(v)) - 1
+        assert app.selected_tile() != g.gold or all(k == g.gold for k in g.hand(HUMAN))
         before = len(g.discards[HUMAN])
-        for k in ("1", "enter"):
-            await pilot.press(k)
-        if g.is_over():
-            continue
-        if len(g.discards[HUMAN]) == before and g.phase == "turn" and g.turn == HUMAN:
-            # the first tile was not discardable (a gold in sanming): use the arrow key
+        await pilot.press("enter")
+        if app.confirm_gold is not None:
+            await pilot.press("x")  # anything but y cancels
             await pilot.press("right", "enter")
-        stats["discards"] += 1
+        if not g.is_over() and g.phase == "turn" and g.turn == HUMAN:
+            await pilot.press("right", "enter")
+            if app.confirm_gold is not None:
+                assert any(len(x) > 0 for x in app.panel("options").plain.splitlines())
+                await pilot.press("y")  # a confirmed gold discard goes through
+        stats["discards"] += len(g.discards[HUMAN]) > before
 
 
-def test_full_hands_by_keyboard_with_prompts_breakdown_and_next_hand() -> None:
+def test_full_hands_by_keyboard_prompts_results_and_standings() -> None:
     async def main() -> dict[str, int]:
-        stats = {"ends": 0, "prompts": 0, "claims": 0, "passes": 0, "discards": 0}
-        for seed in range(6):
-            app = PlayApp(profile="fuzhou-tcy", seed=seed, lang="en", bots="heuristic", hands=3)
+        stats = {"ends": 0, "prompts": 0, "claims": 0, "passes": 0, "discards": 0, "hints": 0}
+        for seed in range(4):
+            app = PlayApp(profile="fuzhou-tcy", seed=seed, lang="en", hands=2)
             async with app.run_test(size=(80, 24)) as pilot:
-                await _drive(app, pilot, 3, stats)
-                assert app.match.hands_played == 3 and app.match_over
+                await _drive(app, pilot, 2, stats)
+                assert app.match.hands_played == 2 and app.match_over
                 assert "Match over" in app.panel("options").plain
+                text = app.panel("log").plain
+                # item 2: final standings with ranks and per-hand history
+                assert "Final standings" in text and "1. " in text
+                assert "hand 1:" in text and "hand 2:" in text
+                await pilot.press("n")  # the match is over: n does nothing
+                assert app.match.hands_played == 2
+                await pilot.press("q", "y")
+            summary = app.summary_text()
+            assert "Final standings" in summary and f"--seed {seed}" in summary
             if stats["claims"] and stats["passes"]:
                 break
         return stats
@@ -111,45 +161,163 @@ def test_full_hands_by_keyboard_with_prompts_breakdown_and_next_hand() -> None:
     assert stats["prompts"] > 0 and stats["claims"] > 0 and stats["passes"] > 0
 
 
-def test_hint_quit_confirmation_and_click() -> None:
+def _seed_with_gold_on_turn() -> tuple[str, PlayApp]:
+    """A seed whose first human turn has a gold in hand (found headless: no UI needed)."""
+    for i in range(200):
+        app = PlayApp(profile="fuzhou-tcy", seed=f"gold-{i}", lang="zh", hands=1)
+        g = app.game
+        app.advance()
+        if not g.is_over() and g.phase == "turn" and g.turn == HUMAN and g.golds(HUMAN):
+            return f"gold-{i}", app
+    raise AssertionError("no seed with a gold on the first turn")
+
+
+def test_gold_discard_asks_first_and_explains_self_draw_only() -> None:
+    seed, _ = _seed_with_gold_on_turn()
+
+    async def main() -> None:
+        app = PlayApp(profile="fuzhou-tcy", seed=seed, lang="zh", hands=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            g = app.game
+            assert g.phase == "turn" and g.turn == HUMAN
+            assert app.selected_tile() != g.gold  # the cursor never starts on a gold
+            order = hand_order(app.view())
+            app.selected = order.index(g.gold)
+            n_disc = len(g.discards[HUMAN])
+            await pilot.press("enter")
+            shown = app.panel("options").plain
+            assert "确定打金" in shown and "只能自摸" in shown
+            assert len(g.discards[HUMAN]) == n_disc  # nothing happened yet
+            await pilot.press("n")  # cancel
+            assert app.confirm_gold is None and len(g.discards[HUMAN]) == n_disc
+            await pilot.press("enter", "y")
+            assert g.discards[HUMAN][n_disc] == g.gold
+            if not g.is_over():
+                # the restriction is shown at the human's seat
+                assert "打过金: 本盘只能自摸" in app.panel("seats").plain
+
+    asyncio.run(main())
+
+
+def test_turn_hint_selects_the_tile_and_help_and_quit_keys() -> None:
     async def main() -> None:
         app = PlayApp(profile="sanming", seed=4, lang="zh", hands=1)
         async with app.run_test(size=(80, 24)) as pilot:
             while HUMAN not in app.game.to_act() or app.game.phase != "turn":
-                legal = app.game.legal_actions(HUMAN)
-                await pilot.press(OPTION_KEYS[len(legal) - 1])
+                await pilot.press(OPTION_KEYS[len(app.options) - 1])
+            app.selected = 0
             await pilot.press("h")
-            assert "提示" in app.panel("options").plain
+            msg = app.panel("options").plain
+            assert "提示" in msg and "(回车)" in msg
+            d = app.helper.act(app.game.seat_view(HUMAN))
+            assert app.selected_tile() == d.action.tile
             # a click selects a tile, a second click on it discards it
-            before = len(app.game.discards[HUMAN])
-            await pilot.click("#hand", offset=(2 + 4 * 1, 0))
-            assert app.selected == 1
-            tile = app.selected_tile()
-            await pilot.click("#hand", offset=(2 + 4 * 1, 0))
             g = app.game
-            assert g.is_over() or len(g.discards[HUMAN]) == before + 1 or tile == g.gold
-            await pilot.press("q")
-            assert "确定退出" in app.panel("options").plain
-            await pilot.press("x")  # anything but y cancels
+            n_ev = len(g.events)
+            order = hand_order(app.view())
+            i = next(j for j, k in enumerate(order) if j != app.selected and k != g.gold)
+            x = slot_starts(app.view())[i] + 1
+            await pilot.click("#hand", offset=(x, 0))
+            assert app.selected == i
+            tile_k = app.selected_tile()
+            await pilot.click("#hand", offset=(x, 0))
+            # (the river may have lost it to a claim since: look at the events)
+            mine = [e for e in g.events[n_ev:] if e["type"] == "discard" and e["seat"] == HUMAN]
+            assert mine and parse_kind(mine[0]["tile"]) == tile_k
+            # ? shows every key; any key closes it
+            await pilot.press("question_mark")
+            assert app.show_help and "ctrl+q" in app.screen_text()
+            await pilot.press("x")
+            assert not app.show_help
+            # ctrl+q goes through the game's confirmation, in the UI language
+            await pilot.press("ctrl+q")
+            assert "确定退出" in app.panel("options").plain and app.is_running
+            await pilot.press("x")
             assert "确定退出" not in app.panel("options").plain
             await pilot.press("q", "y")
-        assert app.return_code is not None or not app.is_running
+        assert not app.is_running
+        assert "种子: 4" in app.summary_text()
 
     asyncio.run(main())
 
 
-def test_tiles_are_text_and_fit_80_columns() -> None:
+def test_layout_grows_at_140x45_and_refuses_below_80x24() -> None:
     async def main() -> None:
         app = PlayApp(profile="fuzhou-doudou", seed=2, lang="zh", hands=1)
-        async with app.run_test(size=(80, 24)):
+        async with app.run_test(size=(140, 45)) as pilot:
             text = app.screen_text()
             assert "🀄" not in text and all(not (0x1F000 <= ord(c) <= 0x1F02F) for c in text)
-            from rich.cells import cell_len
-
-            assert all(cell_len(line) <= 80 for line in text.splitlines())
+            assert all(cell_len(x) <= 140 for x in text.splitlines())
+            assert len(app.panel("status").plain.splitlines()) == 1  # one line when it fits
             assert app.panel("hand").plain.strip()
+            await pilot.resize_terminal(79, 24)
+            await pilot.pause()
+            assert app.too_small() and "至少需要 80×24" in app.screen_text()
+            assert not app.panel("hand").display
+            await pilot.press("enter")  # ignored while too small
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            assert not app.too_small() and app.panel("hand").display
+            assert all(cell_len(x) <= 80 for x in app.screen_text().splitlines())
+        small = PlayApp(profile="fuzhou-tcy", seed=1, lang="en", hands=1)
+        async with small.run_test(size=(100, 20)):
+            assert "Terminal too small (100×20)" in small.screen_text()
 
     asyncio.run(main())
+
+
+def test_three_players_sanming_and_log_dir(tmp_path: Path) -> None:
+    async def main() -> PlayApp:
+        stats = {"ends": 0, "prompts": 0, "claims": 0, "passes": 0, "discards": 0, "hints": 9}
+        app = PlayApp(
+            profile="sanming", seed=7, lang="zh", hands=1, players=3, log_dir=str(tmp_path)
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert app.game.n == 3
+            seats = app.panel("seats").plain
+            assert "下家1号" in seats and "上家2号" in seats and "对家" not in seats
+            await _drive(app, pilot, 1, stats, shuffle=False)  # the log must replay
+            await pilot.press("q", "y")
+        return app
+
+    app = asyncio.run(main())
+    logs = sorted(tmp_path.glob("*.jsonl"))
+    assert [p.name for p in logs] == ["hand-001.jsonl"] and app.log_files == [str(logs[0])]
+    assert not list(tmp_path.glob(".tmp-*"))
+    events = parse_log(logs[0].read_text(encoding="utf-8"), "log")
+    assert verify(events) is None and events[0]["players"] == 3
+
+
+def test_seat_panel_shows_flowers_count_jin_kan_and_wraps() -> None:
+    view = {
+        "seat": 0,
+        "players": 4,
+        "dealer": 1,
+        "hand_sizes": [16, 16, 13, 16],
+        "xian_jin": [3],
+        "jin_kan": {"2": "45m"},
+        "gold_discarded": [1],
+        "gold_discard_rule": "self_draw_only",
+        "flowers": ["1f2f3f4f5f6f7f8f1z1z1z1z2z", "", "", ""],
+        "melds": [
+            [],
+            [{"type": "pong", "tiles": "222m"}],
+            [{"type": "kong_concealed", "tiles": None}],
+            [],
+        ],
+        "discards": ["", "123456789m123456789p123456789s", "", "5p"],
+    }
+    lines = seat_lines(view, "zh", 80, last_discard=3)
+    text = "\n".join(lines)
+    assert all(cell_len(x) <= 80 for x in lines)
+    assert "花(13):" in text and "白" not in text and "菊" in text  # all 13, never cut
+    assert "金坎(已锁定) 亮:4万 5万" in text and "闲金" in text
+    assert "打过金: 本盘只能自摸" in text and "碰 2万2万2万" in text and "暗杠(未亮)" in text
+    assert "‹5饼›" in text and text.count("9条") == 1  # a long river wraps, nothing lost
+    en = "\n".join(seat_lines(view, "en", 80, last_discard=3))
+    assert "flowers(13):" in en and "jin-kan(locked) shows: 4m 5m" in en
+    assert "P1 right[dealer]" in en and "n16" not in en and "CK" not in en
+    assert wrap(["a" * 100], 80)[0] == "a" * 80  # an over-long word is split, not dropped
 
 
 def test_view_ignores_hidden_information_r12() -> None:

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.widgets import Static
 
 from fujian_mahjong.bots import HeuristicBot, make_bot
@@ -69,14 +71,25 @@ class HandPanel(Panel):
 
 
 class OptionsPanel(Panel):
-    spans: list[tuple[int, int, int]] = []  # noqa: RUF012  (start, end, option index)
+    # (line, start, end, option index) of each clickable option
+    spans: list[tuple[int, int, int, int]] = []  # noqa: RUF012
 
     def on_click(self, event: events.Click) -> None:
         app = self.app
-        if isinstance(app, PlayApp) and event.y == 0:
-            for a, b, i in self.spans:
-                if a <= event.x < b:
+        if isinstance(app, PlayApp):
+            for y, a, b, i in self.spans:
+                if y == event.y and a <= event.x < b:
                     app.choose_option(i)
+
+
+class _TableScreen(Screen[Any]):
+    """The default screen; it redraws the table when the terminal changes size (the App's
+    own resize handler stops the event)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        app = self.app
+        if isinstance(app, PlayApp):
+            app.call_after_refresh(app.refresh_view)
 
 
 class PlayApp(App[None]):
@@ -146,8 +159,8 @@ class PlayApp(App[None]):
         self._panels_ready = True
         self.advance()
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.refresh_view()
+    def get_default_screen(self) -> Screen[Any]:
+        return _TableScreen(id="_default")
 
     def panel(self, pid: str) -> Panel:
         return self.query_one(f"#{pid}", Panel)
@@ -667,16 +680,14 @@ class PlayApp(App[None]):
         self.options = self.compute_options()
         opt = self.query_one("#options", OptionsPanel)
         text = Text()
-        spans: list[tuple[int, int, int]] = []
+        spans: list[tuple[int, int, int, int]] = []
         if self.confirm_quit:
-            text.append(
-                L(
-                    lang,
-                    "确定退出? 退出后打印比赛结果 (y 退出 / 其他键继续)",
-                    "Quit the match? The summary is printed (y quits / any other key goes on)",
-                ),
-                style="bold red",
+            quit_msg = L(
+                lang,
+                "确定退出? 退出后打印比赛结果 (y 退出 / 其他键继续)",
+                "Quit the match? The summary is printed (y quits / any other key goes on)",
             )
+            text.append("\n".join(wrap_text(quit_msg, width)), style="bold red")
         elif self.confirm_gold is not None:
             msg = L(
                 lang,
@@ -690,7 +701,7 @@ class PlayApp(App[None]):
                     "After that you can only win by self-draw this hand. ",
                 )
             msg += L(lang, "(y 确定 / 其他键取消)", "(y yes / any other key cancels)")
-            text.append(msg, style="bold red")
+            text.append("\n".join(wrap_text(msg, width)), style="bold red")
         elif over:
             msg = (
                 L(
@@ -716,12 +727,16 @@ class PlayApp(App[None]):
                 text.append(self.prompt_prefix(v), style="bold")
             else:
                 text.append(L(lang, "等待…", "waiting…"), style="dim")
+            y, x = 0, text.cell_len
             for i, a in enumerate(self.options):
                 label = f"[{OPTION_KEYS[i]}]{option_label(a, lang, g.phase)}"
-                start = text.cell_len
+                if x + cell_len(label) > width:  # wrap between options, never inside one
+                    text.append("\n  ")
+                    y, x = y + 1, 2
                 text.append(label, style="bold cyan")
-                spans.append((start, text.cell_len, i))
+                spans.append((y, x, x + cell_len(label), i))
                 text.append(" ")
+                x += cell_len(label) + 1
         if self.message:
             text.append("\n" + "\n".join(wrap_text(self.message, width)))
         opt.spans = spans
