@@ -102,3 +102,12 @@ def test_flower_sets_r1() -> None:
     assert flower_sets(parse("5f6f7f8f1f")) == 1
     assert flower_sets(parse("1z1z1z2z1f2f3f")) == 0
     assert flower_sets(parse("5z5z5z5z1f2f3f4f5f6f7f8f")) == 3
+
+
+def test_playable_honours_are_not_flowers_r1_revision_2() -> None:
+    """斗斗 (honours = "playable"): only 1f-8f are flowers; sets only 春夏秋冬 / 梅兰竹菊."""
+    assert not any(is_flower(k, playable_honours=True) for k in range(34))
+    assert all(is_flower(k, playable_honours=True) for k in range(34, 42))
+    assert is_flower(parse_kind("1z")) and not is_flower(parse_kind("1z"), True)
+    assert flower_sets(parse("1z1z1z1z"), playable_honours=True) == 0
+    assert flower_sets(parse("1f2f3f4f5f6f7f8f"), playable_honours=True) == 2
