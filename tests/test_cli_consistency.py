@@ -1,0 +1,167 @@
+"""CLI consistency (issue 14 item 9, issue 16 item 4): --version, bare fjmj, one-line
+errors with one prefix and exit 2 for bad input, replay's exit codes, profile TOML with an
+unknown key, empty scenario files, check lines in the UI language, win kinds without draws,
+and a fast start (lazy imports)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fujian_mahjong.cli.main import COMMANDS, build_parser, main
+from fujian_mahjong.engine import Game, to_jsonl
+
+EXE = [sys.executable, "-m", "fujian_mahjong"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fjmj(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EXE, *args], input=stdin, capture_output=True, text=True, check=False)
+
+
+def one_line_error(p: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    assert p.returncode == code, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fjmj: error: "), p.stderr
+    return lines[0]
+
+
+def _log(tmp_path: Path) -> Path:
+    g = Game.new("fuzhou-tcy", seed="cli", players=4, dealer=0)
+    while not g.is_over():
+        s = g.to_act()[0]
+        g.apply(s, g.legal_actions(s)[-1])
+    f = tmp_path / "hand.jsonl"
+    f.write_text(to_jsonl(g.events), encoding="utf-8")
+    return f
+
+
+def test_version_bare_and_help() -> None:
+    p = fjmj("--version")
+    assert p.returncode == 0 and p.stdout.startswith("fjmj ") and p.stdout.split()[1][0].isdigit()
+    bare = fjmj()
+    assert bare.returncode == 0 and "usage: fjmj" in bare.stdout
+    for cmd in ("analyze", "play", "replay", "review", "simulate", "scenario"):
+        assert cmd in bare.stdout
+    p = fjmj("nope")
+    assert "invalid choice" in one_line_error(p)
+
+
+def test_every_subcommand_parser_builds_and_help_is_lazy() -> None:
+    parser = build_parser()  # every module's full parser (documentation, this test)
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert {"analyze", "play", "replay", "review", "simulate", "scenario"} <= set(sub.choices)
+    assert set(sub.choices) <= set(COMMANDS)
+    # `fjmj --help` imports no subcommand module (issue 16: fast start)
+    code = (
+        "import sys; from fujian_mahjong.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in sys.modules if m.startswith(('fujian_mahjong.cli.', 'rich', "
+        "'textual', 'fujian_mahjong.engine', 'concurrent'))]\n"
+        "bad = [m for m in bad if m not in ('fujian_mahjong.cli.main',)]\n"
+        "assert not bad, bad"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr
+
+
+def test_main_never_raises(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "/nonexistent/x.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fjmj: error: ") and err.count("\n") == 1
+
+
+def test_replay_exit_codes(tmp_path: Path) -> None:
+    f = _log(tmp_path)
+    p = fjmj("replay", str(f), "--quiet", "--lang", "en")
+    assert p.returncode == 0 and "log verified" in p.stdout
+    p = fjmj("replay", str(f), "--quiet")
+    assert p.returncode == 0 and "记录验证通过" in p.stdout
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert "empty" in one_line_error(fjmj("replay", str(empty)))
+    notlog = tmp_path / "notes.txt"
+    notlog.write_text("hello\nworld\n")
+    assert "not valid JSON" in one_line_error(fjmj("replay", str(notlog)))
+    objs = tmp_path / "objs.jsonl"
+    objs.write_text('{"type": "draw"}\n{"type": "end"}\n')
+    assert "not a hand log" in one_line_error(fjmj("replay", str(objs)))
+    # a hand log that does not verify stays exit 1 (zh and en)
+    lines = f.read_text().splitlines()
+    del lines[5]
+    f.write_text("\n".join(lines) + "\n")
+    assert "记录验证失败" in one_line_error(fjmj("replay", str(f)), 1)
+    assert "does not verify" in one_line_error(fjmj("replay", str(f), "--lang", "en"), 1)
+
+
+def test_profile_toml_unknown_key_is_named(tmp_path: Path) -> None:
+    src = (ROOT / "src/fujian_mahjong/rules/profiles/fuzhou-tcy.toml").read_text()
+    bad = tmp_path / "mine.toml"
+    bad.write_text(src.replace("gold_discard =", "gold_discrad ="))
+    line = one_line_error(fjmj("simulate", "--profile", str(bad), "--hands", "1"))
+    assert "unknown field 'gold_discrad'" in line
+
+
+def test_scenario_empty_file_and_check_lines_in_ui_language(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    assert "empty" in one_line_error(fjmj("scenario", str(empty)))
+    sc = str(ROOT / "scenarios/r2-sanming-players.jsonl")
+    zh = fjmj("scenario", sc)
+    assert zh.returncode == 0 and "状态 张数 (第0步后)" in zh.stdout and "个场景通过" in zh.stdout
+    en = fjmj("scenario", sc, "--lang", "en")
+    assert "state hand_sizes after 0" in en.stdout and "scenarios passed" in en.stdout
+
+
+def test_simulate_win_kinds_do_not_list_draws() -> None:
+    p = fjmj(
+        "simulate",
+        "--hands",
+        "30",
+        "--seed",
+        "3",
+        "--players",
+        "random,random,random,random",
+        "--no-progress",
+    )
+    assert p.returncode == 0, p.stderr
+    kinds_line = next(x for x in p.stdout.splitlines() if x.startswith("win kinds:"))
+    assert "draw" not in kinds_line
+    js = fjmj(
+        "simulate",
+        "--hands",
+        "30",
+        "--seed",
+        "3",
+        "--players",
+        "random,random,random,random",
+        "--json",
+    )
+    out = json.loads(js.stdout)
+    assert "draw" not in out["win_kinds"] and out["draw_rate"] > 0
+    assert sum(out["win_kinds"].values()) == round(30 * (1 - out["draw_rate"]))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--hands", "0"],
+        ["simulate", "--hands", "1e13"],
+        ["simulate", "--hands", "ten"],
+        ["simulate", "--workers", "0"],
+        ["simulate", "--players", "random,wizard"],
+        ["simulate", "--profile", "nope"],
+        ["play", "--players", "3"],
+        ["play", "--profile", "sanming", "--players", "5"],
+        ["play", "--hands", "-1"],
+        ["review", "x.jsonl"],
+        ["scenario"],
+    ],
+)
+def test_bad_arguments_are_one_line_exit_2(args: list[str]) -> None:
+    one_line_error(fjmj(*args))
