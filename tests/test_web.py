@@ -251,12 +251,19 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     assert len(hand_tiles(pg)) in (16, 17)
     labels = pg.locator("[data-seat] .rel").all_inner_texts()
     assert {"上家", "对家", "下家", "我"} <= set(labels)
-    shot = {"done": False}
+    shot = {"turns": 0, "hint": False}
 
     def on_step(_did: str) -> None:
-        if not shot["done"] and visible(pg, "[data-action=discard]"):
-            shot["done"] = True
-            pg.screenshot(path=str(SHOTS / "hand-desktop.png"))
+        if visible(pg, "[data-action=discard]"):
+            shot["turns"] += 1
+            if not shot["hint"]:
+                # the hint: the heuristic bot's choice and reason, in the UI language
+                shot["hint"] = True
+                pg.click("[data-role=hint-button]")
+                pg.wait_for_selector("[data-role=hint]", timeout=5000)
+                assert "建议" in pg.inner_text("[data-role=hint]")
+            if shot["turns"] <= 6:  # the latest of the first six turns is kept
+                pg.screenshot(path=str(SHOTS / "hand-desktop.png"))
 
     done = play_hand(pg, claim="pong", on_step=on_step)
     assert done, "no decision was ever offered"
@@ -441,6 +448,10 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     # keyboard: X passes
     pg.keyboard.press("x")
     pg.wait_for_selector("[data-role=claim-prompt]", state="detached", timeout=5000)
+    # 托管: the server plays this seat from now on, and the seat is marked for everyone
+    pg.check("[data-role=tuoguan] input")
+    pg.wait_for_selector(".seat.mine .badge.auto", timeout=5000)
+    pg.wait_for_selector("[data-role=hand-end]", timeout=60000)
     w.close()
 
 
@@ -456,6 +467,12 @@ def test_phone_in_english_and_the_language_switch(server: Server, browser: Brows
     assert pg.inner_text("[data-action=ready]").strip() == "Ready"
     pg.tap("[data-action=ready]")
     pg.wait_for_selector("[data-role=hand] [data-tile]")
+    # R12: the hand in progress is not replayable (no concealed tile or wall leaks early)
+    hid = server.http("GET", f"/api/tables/{tid}")["hand"]
+    for path in ("replay", "review?seat=0", "summary", "log"):
+        with pytest.raises(urllib.error.HTTPError) as e:
+            server.http("GET", f"/api/hands/{hid}/{path}")
+        assert e.value.code == 404
     # wait for our own turn
     for _ in range(300):
         if visible(pg, "[data-action=discard]"):

@@ -32,11 +32,11 @@ function boardEl(data, frame, viewer) {
   order.push(viewer);
   for (const s of order) {
     const rel = relation(s, viewer, n);
-    const name = (data.names && data.names[s]) || `#${s}`;
+    const name = (data.names && data.names[s]) || `${t("bot")} #${s}`;
     const river = h("div", { class: "river", dataset: { role: "river" } });
     const disc = parseTiles(s0.discards[s]);
     disc.forEach((k, i) => {
-      const el = tileEl(k, { size: "r", gold: s0.gold, lang: getLang() });
+      const el = tileEl(k, { size: "x", gold: s0.gold, lang: getLang() });
       if (s0.last_discard && s0.last_discard.seat === s && i === disc.length - 1) el.classList.add("last");
       river.appendChild(el);
     });
@@ -57,7 +57,7 @@ function boardEl(data, frame, viewer) {
           h("span", { class: "flowers" }, parseTiles(s0.flowers[s]).map((k) => tileEl(k, { size: "xs" }))),
         ),
         h("div", { class: "melds" }, (s0.melds[s] || []).map((m) => h("span", { class: "meld" }, tileRow(m.tiles || "", { size: "s", gold: s0.gold })))),
-        h("div", { class: "hand replay-hand", dataset: { role: "replay-hand" } }, tileRow([...golds, ...rest], { size: "s", gold: s0.gold, lang: getLang() })),
+        h("div", { class: "hand replay-hand", dataset: { role: "replay-hand" } }, tileRow([...golds, ...rest], { size: "x", gold: s0.gold, lang: getLang() })),
         river,
       ),
     );
@@ -109,7 +109,7 @@ export async function showReplay(root, handId, seatParam) {
         },
       },
       Array.from({ length: data.players }, (_x, s) => {
-        const o = h("option", { value: String(s) }, (data.names && data.names[s]) || `#${s}`);
+        const o = h("option", { value: String(s) }, (data.names && data.names[s]) || `${t("bot")} #${s}`);
         if (s === seat) o.selected = true;
         return o;
       }),
