@@ -40,7 +40,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default="heuristic,heuristic,random,random",
         help="bot kind per seat, comma-separated (random, heuristic); seats rotate",
     )
-    p.add_argument("--workers", default="1", help="worker processes")
+    p.add_argument("--workers", default="1", help="worker processes (ray: tasks at once)")
+    p.add_argument(
+        "--backend", choices=("local", "ray"), default="local", help="local processes or Ray"
+    )
+    p.add_argument("--address", help="ray: join a cluster (auto or HOST:PORT); default local")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--log-dir", help="write each hand's event log (JSONL) here")
     p.add_argument("--no-progress", action="store_true")
@@ -48,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def _as_whole(s: str) -> int | None:
-    if len(s) > 30:
+    if len(s) > 30 or not s.isascii():  # ASCII digits only (int() would take '１０')
         return None
     try:
         return int(s.replace("_", ""), 10)
@@ -224,8 +228,19 @@ def _simulate(
     log_dir: str | None,
 ) -> Summary:
     from fujian_mahjong.sim import SimulationError, simulate
+    from fujian_mahjong.sim.ray_backend import RayBackendError
     from fujian_mahjong.sim.simulate import LogWriteError, WorkerDied
 
+    address = getattr(args, "address", None)
+    if address is not None and getattr(args, "backend", "local") != "ray":
+        raise CliError("--address needs --backend ray")
+    if getattr(args, "backend", "local") == "ray":  # issue 15: same summary, Ray tasks
+        import functools
+
+        from fujian_mahjong.sim.ray_backend import simulate_ray
+
+        addr = text_arg("--address", address, 300) if address else None
+        simulate = functools.partial(simulate_ray, address=addr)
     try:
         if getattr(args, "no_progress", False) or not sys.stderr.isatty():
             return simulate(profile, hands, seed, kinds, workers, log_dir)
@@ -260,7 +275,7 @@ def _simulate(
             return simulate(profile, hands, seed, kinds, workers, log_dir, tick)
     except SimulationError as e:
         raise _Exit(f"simulate: engine error: {excerpt(e, 300)}") from None
-    except (WorkerDied, LogWriteError) as e:
+    except (WorkerDied, LogWriteError, RayBackendError) as e:
         raise _Exit(f"simulate: {excerpt(e, 300)}") from None
 
 
