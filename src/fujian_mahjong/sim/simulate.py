@@ -248,6 +248,8 @@ def _worker_init() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the parent's SIGTERM handler (fjmj simulate) is inherited by fork: a worker just dies
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _parallel(

@@ -1,0 +1,190 @@
+"""Faults (issue 14 item 11) with small real processes and signals: SIGTERM and Ctrl-C stop
+``simulate``'s workers, a killed worker is named, a full disk or a removed log directory is
+one line with no partial log files, FIFOs are refused, errors echo only a short excerpt,
+and memory stays bounded for ``--hands 1e12``."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fujian_mahjong.cli.replay import parse_log, verify
+
+EXE = [sys.executable, "-m", "fujian_mahjong"]
+ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid:
+                out.append(int(d.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _start_simulate(*extra: str) -> tuple[subprocess.Popen[bytes], list[int]]:
+    p = subprocess.Popen(
+        [*EXE, "simulate", "--hands", "1e12", "--workers", "2", "--no-progress", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    kids: list[int] = []
+    while time.monotonic() < deadline:
+        kids = _children(p.pid)
+        if len(kids) >= 2:
+            break
+        time.sleep(0.1)
+    assert len(kids) >= 2, "the workers did not start"
+    time.sleep(0.5)  # let them play a little
+    return p, kids
+
+
+def _one_line(p: subprocess.Popen[bytes], code: int) -> str:
+    _, err_b = p.communicate(timeout=30)
+    err = err_b.decode()
+    assert p.returncode == code, (p.returncode, err)
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("how", "code", "words"),
+    [("term", 143, "SIGTERM"), ("int", 130, "Ctrl-C")],
+)
+def test_signal_stops_the_workers(how: str, code: int, words: str) -> None:
+    p, kids = _start_simulate()
+    if how == "term":
+        p.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(p.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    err = _one_line(p, code)
+    assert words in err and "worker processes stopped" in err
+    deadline = time.monotonic() + 5
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(k) for k in kids), "orphaned workers"
+
+
+def test_a_killed_worker_is_named_and_memory_stays_bounded() -> None:
+    p, kids = _start_simulate()
+    rss_kb = int(
+        next(
+            x
+            for x in Path(f"/proc/{p.pid}/status").read_text().splitlines()
+            if x.startswith("VmRSS")
+        ).split()[1]
+    )
+    assert rss_kb < 200_000  # --hands 1e12: nothing is allocated per hand
+    os.kill(kids[0], signal.SIGKILL)
+    err = _one_line(p, 1)
+    assert f"worker process {kids[0]} was killed by SIGKILL" in err
+    time.sleep(0.3)
+    assert not any(_alive(k) for k in kids)
+
+
+def test_log_dir_removed_mid_run(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    p = subprocess.Popen(
+        [*EXE, "simulate", "--hands", "100000", "--no-progress", "--log-dir", str(logs)],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=ENV,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(list(logs.glob("*.jsonl"))) < 3:
+        time.sleep(0.05)
+    shutil.rmtree(logs)
+    err = _one_line(p, 1)
+    assert "cannot write" in err and str(logs) in err
+    assert not logs.exists()
+
+
+def _limit_file_size() -> None:
+    # a "full disk" for this process: writing past 6 KB (a hand log is 2-10 KB) fails with
+    # EFBIG instead of a signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (6_000, 6_000))
+
+
+def test_full_disk_leaves_no_partial_log(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    p = subprocess.Popen(
+        [
+            *EXE,
+            "simulate",
+            "--hands",
+            "300",
+            "--players",
+            "random,random,random,random",
+            "--no-progress",
+            "--log-dir",
+            str(logs),
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=ENV,
+        preexec_fn=_limit_file_size,
+    )
+    err = _one_line(p, 1)
+    assert "cannot write" in err and "File too large" in err
+    assert not [f for f in logs.iterdir() if not f.name.endswith(".jsonl")]  # no temp files
+    written = sorted(logs.glob("*.jsonl"))
+    for f in written:  # every log that exists is whole and verifies
+        assert verify(parse_log(f.read_text(encoding="utf-8"), f.name)) is None
+
+
+def test_fifo_is_refused_and_errors_echo_a_short_excerpt(tmp_path: Path) -> None:
+    fifo = tmp_path / "x.toml"
+    os.mkfifo(fifo)
+    for args in (
+        ["replay", str(fifo)],
+        ["scenario", str(fifo)],
+        ["simulate", "--profile", str(fifo), "--hands", "1"],
+        ["review", str(fifo), "--seat", "0"],
+    ):
+        p = subprocess.run([*EXE, *args], capture_output=True, text=True, timeout=20, check=False)
+        assert p.returncode == 2 and "not a regular file" in p.stderr, (args, p.stderr)
+        assert len(p.stderr.splitlines()) == 1
+    big = tmp_path / "big.jsonl"
+    big.write_text("Q" * 5_000_000 + "\n")
+    p = subprocess.run([*EXE, "replay", str(big)], capture_output=True, text=True, check=False)
+    assert p.returncode == 2 and len(p.stderr) < 300 and "QQQQQQQQQQ" not in p.stderr
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as f:
+        f.truncate(11 * 1024 * 1024)
+    p = subprocess.run([*EXE, "replay", str(huge)], capture_output=True, text=True, check=False)
+    assert p.returncode == 2 and "too large" in p.stderr
+
+
+def test_json_booleans_are_not_numbers_in_scenarios(tmp_path: Path) -> None:
+    f = tmp_path / "b.json"
+    f.write_text(
+        '{"deal": {"0": "123m456m789m123p45p99s1s"}, "dealer": true, "players": 4}',
+        encoding="utf-8",
+    )
+    p = subprocess.run([*EXE, "scenario", str(f)], capture_output=True, text=True, check=False)
+    assert p.returncode == 2 and "field 'dealer'" in p.stderr
