@@ -52,6 +52,17 @@ from fujian_mahjong.tui.render import (
 
 HUMAN = 0
 
+# R8/R10 win kinds as the win line says them
+WIN_WORDS = {
+    "discard": ("胡", "wins on"),
+    "self_draw": ("自摸", "self-draws"),
+    "rob_gold": ("抢金", "robs the gold"),
+    "heavenly": ("天胡", "heavenly win"),
+    "three_golds": ("三金倒", "three golds"),
+    "rob_kong": ("抢杠胡", "robs the kong"),
+    "last_group": ("最后一组胡", "wins in the last group"),
+}
+
 
 class Panel(Static):
     """A text panel that remembers its plain text (for tests and R12 checks)."""
@@ -449,15 +460,7 @@ class PlayApp(App[None]):
         ev = next(e for e in reversed(g.events) if e["type"] == "win")
         winner = int(w["winner"])
         tile_k = parse_kind(ev["tile"]) if ev.get("tile") else -1
-        kind = {
-            "discard": ("胡", "wins on"),
-            "self_draw": ("自摸", "self-draws"),
-            "rob_gold": ("抢金", "robs the gold"),
-            "heavenly": ("天胡", "heavenly win"),
-            "three_golds": ("三金倒", "three golds"),
-            "rob_kong": ("抢杠胡", "robs the kong"),
-            "last_group": ("最后一组胡", "wins in the last group"),
-        }.get(str(w["win"]), (str(w["win"]), str(w["win"])))
+        kind = WIN_WORDS.get(str(w["win"]), (str(w["win"]), str(w["win"])))
         line = f"{self.who(winner)} {L(lang, *kind)}"
         if tile_k >= 0:
             line += f" {tile(tile_k, lang)}"
@@ -575,17 +578,19 @@ class PlayApp(App[None]):
             if winner is None:
                 res = L(lang, "荒庄", "draw")
             else:
-                res = f"{seat_name(HUMAN, int(winner), n, lang)} {h.get('win')}"
-            pays = " ".join(f"{p:+d}" for p in h.get("payments", []))
+                word = WIN_WORDS.get(str(h.get("win")), (str(h.get("win")),) * 2)
+                res = f"{seat_name(HUMAN, int(winner), n, lang)} {L(lang, *word)}"
+            pays = h.get("payments", [0] * n)
+            mine = f"{seat_name(HUMAN, HUMAN, n, lang)} {pays[HUMAN]:+d}"
             out.extend(
                 wrap_text(
                     L(
                         lang,
-                        f"  第{h['hand'] + 1}盘: {res} [{pays}]",
-                        f"  hand {h['hand'] + 1}: {res} [{pays}]",
+                        f"第{h['hand'] + 1}盘: {res} ({mine})",
+                        f"hand {h['hand'] + 1}: {res} ({mine})",
                     ),
                     width,
-                    6,
+                    4,
                 )
             )
         return out
@@ -741,7 +746,13 @@ class PlayApp(App[None]):
             text.append("\n" + "\n".join(wrap_text(self.message, width)))
         opt.spans = spans
         opt.show(text)
-        log_h = max(1, self.size.height - 6)
+        # the log gets the rows the other panels leave (the hand row has a margin above it)
+        used = sum(
+            len(self.panel(pid).plain.splitlines()) if self.panel(pid).display else 0
+            for pid in ("status", "seats")
+        )
+        used += 2 + max(2, len(text.plain.splitlines()))
+        log_h = max(1, self.size.height - used)
         if over:
             self.panel("log").show(self.hand_over_text)
         else:
