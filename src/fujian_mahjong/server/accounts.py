@@ -1,0 +1,403 @@
+"""Registered accounts and the public economy endpoints (issue 12, R11).
+
+- ``POST /api/accounts {"name", "password"}``: register (201). With a guest's bearer token
+  the guest becomes the account and keeps its player id. Names are unique (compared after
+  NFKC and case folding), 2–20 letters, digits, spaces or ``_ - .``; passwords 8–128
+  characters, hashed with argon2id (``argon2-cffi``), never logged nor returned.
+- ``POST /api/login {"name", "password"}`` → ``{"token", "player_id", "name"}``; failed
+  attempts are rate-limited per name and per address (HTTP 429 with ``Retry-After``).
+- ``POST /api/logout`` revokes the bearer token (``{"all": true}``: every token of the
+  player). Tokens expire after the server's ``token_ttl_days``.
+- ``GET /api/me`` → ``{"player_id", "name", "silver", "rating", "level"}``.
+- ``GET /api/players/{id}``, ``GET /api/players/{id}/hands``, ``GET /api/leaderboard``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import unicodedata
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import case, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from fujian_mahjong.rules import BUILTIN
+from fujian_mahjong.scoring import level_for
+from fujian_mahjong.server import economy
+from fujian_mahjong.server.auth import bearer_player
+from fujian_mahjong.server.ratelimit import RateLimiter
+from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
+from fujian_mahjong.server.store.economy_models import Account, HandResultRow, ProfileStatRow
+from fujian_mahjong.server.store.models import utcnow
+
+router = APIRouter(tags=["accounts"])
+
+NAME_MIN, NAME_MAX = 2, 20
+PASSWORD_MIN, PASSWORD_MAX = 8, 128
+NAME_PUNCT = " _-."
+HASHER = PasswordHasher()  # argon2id with the library's current recommended parameters
+_DUMMY: list[str] = []  # a hash to verify against for unknown names (equal timing)
+
+
+class Credentials(BaseModel):
+    # generous limits here; the precise rules are checked below with clear messages
+    name: str = Field(max_length=1000)
+    password: str = Field(max_length=1000)
+
+
+class AccountOut(BaseModel):
+    token: str
+    player_id: int
+    name: str
+    silver: int | None = None
+
+
+class LogoutIn(BaseModel):
+    all: bool = False
+
+
+def account_name(raw: str) -> tuple[str, str]:
+    """(display name, uniqueness key) of an account name, or HTTP 422 saying what is wrong."""
+    name = unicodedata.normalize("NFKC", " ".join(raw.split()))
+    if not NAME_MIN <= len(name) <= NAME_MAX:
+        raise HTTPException(422, f"name: {NAME_MIN}-{NAME_MAX} characters, got {len(name)}")
+    for ch in name:
+        if not (unicodedata.category(ch)[0] in "LN" or ch in NAME_PUNCT):
+            raise HTTPException(
+                422,
+                f"name: only letters, digits, spaces and _ - . are allowed, not {ch!r}",
+            )
+    return name, name.casefold()
+
+
+def check_password(pw: str) -> None:
+    if not PASSWORD_MIN <= len(pw) <= PASSWORD_MAX:
+        raise HTTPException(
+            422, f"password: {PASSWORD_MIN}-{PASSWORD_MAX} characters, got {len(pw)}"
+        )
+
+
+def _limiters(request: Request) -> dict[str, RateLimiter]:
+    st = request.app.state
+    lim: dict[str, RateLimiter] | None = getattr(st, "account_limiters", None)
+    if lim is None:
+        cfg = st.settings
+        window = float(getattr(cfg, "login_window_s", 300.0))
+        lim = {
+            "name": RateLimiter(int(getattr(cfg, "login_fails_per_name", 5)), window),
+            "addr": RateLimiter(int(getattr(cfg, "login_fails_per_address", 30)), window),
+            "register": RateLimiter(int(getattr(cfg, "registrations_per_address", 30)), 3600.0),
+        }
+        st.account_limiters = lim
+    return lim
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _too_many(what: str, wait: float) -> HTTPException:
+    secs = max(1, int(wait + 0.999))
+    return HTTPException(429, f"too many {what}; try again in {secs} s", {"Retry-After": str(secs)})
+
+
+async def _new_token(s: Any, store: Store, player_id: int) -> str:
+    token = secrets.token_urlsafe(32)
+    await s.execute(
+        insert(Token).values(
+            token_hash=hash_token(token),
+            player_id=player_id,
+            created_at=utcnow(),
+            expires_at=utcnow() + store.token_ttl,
+            revoked=False,
+        )
+    )
+    return token
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+@router.post("/api/accounts", status_code=201, response_model=AccountOut)
+async def register(body: Credentials, request: Request) -> AccountOut:
+    """Register an account (a guest's bearer token turns that guest into the account)."""
+    store: Store = request.app.state.store
+    name, key = account_name(body.name)
+    check_password(body.password)
+    guest = await bearer_player(request, store) if _bearer(request) else None
+    if guest is not None and guest.kind == "registered":
+        raise HTTPException(409, "this player is already registered")
+    lim = _limiters(request)["register"]
+    addr = _address(request)
+    wait = lim.retry_after(addr)
+    if wait:
+        raise _too_many("registrations from this address", wait)
+    lim.hit(addr)
+    pw_hash = await asyncio.to_thread(HASHER.hash, body.password)
+    grant = int(getattr(request.app.state.settings, "starting_grant", economy.DEFAULT_GRANT))
+    try:
+        async with store.write() as s:
+            if await economy.player_name_taken(s, key):
+                raise HTTPException(409, f"name {name!r} is taken")
+            if guest is not None:
+                pid = guest.id
+                await s.execute(
+                    update(Player)
+                    .where(Player.id == pid)
+                    .values(name=name, kind="registered", password_hash=pw_hash)
+                )
+            else:
+                res = await s.execute(
+                    insert(Player)
+                    .values(
+                        name=name, kind="registered", password_hash=pw_hash, created_at=utcnow()
+                    )
+                    .returning(Player.id)
+                )
+                pid = int(res.scalar_one())
+            await economy.create_account(s, pid, key, grant)
+            token = await _new_token(s, store, pid)
+    except IntegrityError:
+        raise HTTPException(409, f"name {name!r} is taken") from None
+    return AccountOut(token=token, player_id=pid, name=name, silver=grant)
+
+
+@router.post("/api/login", response_model=AccountOut)
+async def login(body: Credentials, request: Request) -> AccountOut:
+    """Log in: a new token. Wrong name and wrong password get the same answer."""
+    store: Store = request.app.state.store
+    lims = _limiters(request)
+    raw = unicodedata.normalize("NFKC", " ".join(body.name.split()))[:100]
+    key = raw.casefold()
+    nkey, akey = f"name:{key}", f"addr:{_address(request)}"
+    wait = max(lims["name"].retry_after(nkey), lims["addr"].retry_after(akey))
+    if wait:
+        raise _too_many("failed logins", wait)
+    row = None
+    if NAME_MIN <= len(raw) <= NAME_MAX and len(body.password) <= PASSWORD_MAX:
+        async with store.sessions() as s:
+            row = (
+                await s.execute(
+                    select(Player.id, Player.name, Player.password_hash)
+                    .join(Account, Account.player_id == Player.id)
+                    .where(Account.name_key == key)
+                )
+            ).first()
+    ok = await asyncio.to_thread(
+        _verify, row[2] if row is not None else None, body.password[:PASSWORD_MAX]
+    )
+    if row is None or not ok:
+        lims["name"].hit(nkey)
+        lims["addr"].hit(akey)
+        raise HTTPException(401, "wrong name or password")
+    lims["name"].reset(nkey)
+    pid, name, pw_hash = int(row[0]), str(row[1]), row[2]
+    async with store.write() as s:
+        if pw_hash is not None and HASHER.check_needs_rehash(pw_hash):
+            new_hash = HASHER.hash(body.password)
+            await s.execute(update(Player).where(Player.id == pid).values(password_hash=new_hash))
+        token = await _new_token(s, store, pid)
+    return AccountOut(token=token, player_id=pid, name=name)
+
+
+def _verify(pw_hash: str | None, password: str) -> bool:
+    if pw_hash is None:
+        if not _DUMMY:
+            _DUMMY.append(HASHER.hash(secrets.token_hex(16)))
+        pw_hash = _DUMMY[0]
+        with contextlib.suppress(VerifyMismatchError, VerificationError, InvalidHashError):
+            HASHER.verify(pw_hash, password)
+        return False
+    try:
+        return HASHER.verify(pw_hash, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+@router.post("/api/logout")
+async def logout(request: Request, body: LogoutIn | None = None) -> dict[str, Any]:
+    """Revoke the bearer token (or, with ``{"all": true}``, every token of this player)."""
+    store: Store = request.app.state.store
+    me = await bearer_player(request, store)
+    token = _bearer(request) or ""
+    async with store.write() as s:
+        q = update(Token).values(revoked=True)
+        if body is not None and body.all:
+            q = q.where(Token.player_id == me.id)
+        else:
+            q = q.where(Token.token_hash == hash_token(token))
+        await s.execute(q)
+    return {"ok": True}
+
+
+def _stats_level(rating: int) -> dict[str, Any]:
+    return economy.level_json(level_for(max(0, rating)))
+
+
+@router.get("/api/me")
+async def me(request: Request) -> dict[str, Any]:
+    """``{"player_id", "name", "silver", "rating", "level": {"n", "title_zh", "rank_zh",
+    "next"}}``; a guest has ``"registered": false`` and ``"silver": null``."""
+    store: Store = request.app.state.store
+    player = await bearer_player(request, store)
+    async with store.sessions() as s:
+        acc = await economy.account_of(s, player.id)
+    silver, rating = (acc[1], acc[2]) if acc is not None else (None, 0)
+    return {
+        "player_id": player.id,
+        "name": player.name,
+        "registered": acc is not None,
+        "silver": silver,
+        "rating": rating,
+        "level": _stats_level(rating),
+    }
+
+
+@router.get("/api/players/{player_id}")
+async def player_profile(player_id: int, request: Request) -> dict[str, Any]:
+    """A public profile: name, level, rating, hands played and win rate per profile (no
+    balance, no token, no password hash)."""
+    store: Store = request.app.state.store
+    async with store.sessions() as s:
+        p = await s.get(Player, player_id)
+        if p is None:
+            raise HTTPException(404, f"no player {player_id}")
+        acc = await economy.account_of(s, player_id)
+        per = (
+            await s.execute(
+                select(
+                    HandResultRow.profile,
+                    func.count(),
+                    func.sum(case((HandResultRow.won, 1), else_=0)),
+                )
+                .where(HandResultRow.player_id == player_id)
+                .group_by(HandResultRow.profile)
+                .order_by(HandResultRow.profile)
+            )
+        ).all()
+        ratings = dict(
+            (
+                await s.execute(
+                    select(ProfileStatRow.profile, ProfileStatRow.rating).where(
+                        ProfileStatRow.player_id == player_id
+                    )
+                )
+            ).all()
+        )
+    rating = acc[2] if acc is not None else 0
+    profiles = [
+        {
+            "profile": prof,
+            "hands": int(n),
+            "wins": int(w or 0),
+            "win_rate": round(int(w or 0) / int(n), 4) if n else 0.0,
+            "rating": int(ratings.get(prof, 0)),
+        }
+        for prof, n, w in per
+    ]
+    hands = sum(x["hands"] for x in profiles)
+    wins = sum(x["wins"] for x in profiles)
+    return {
+        "player_id": p.id,
+        "name": p.name,
+        "registered": acc is not None,
+        "rating": rating,
+        "level": _stats_level(rating),
+        "hands": hands,
+        "wins": wins,
+        "win_rate": round(wins / hands, 4) if hands else 0.0,
+        "profiles": profiles,
+    }
+
+
+@router.get("/api/players/{player_id}/hands")
+async def player_hands(
+    player_id: int,
+    request: Request,
+    limit: int = Query(20, ge=1, le=100),
+    offset: int = Query(0, ge=0, le=1_000_000),
+) -> JSONResponse:
+    """The player's finished hands, newest first, ``limit``/``offset`` paginated; each with
+    its log URL (logs are public once a hand is over, R12)."""
+    store: Store = request.app.state.store
+    async with store.sessions() as s:
+        if await s.get(Player, player_id) is None:
+            raise HTTPException(404, f"no player {player_id}")
+        rows = (
+            await s.execute(
+                select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
+                .join(HandRow, HandRow.id == HandResultRow.hand_id)
+                .where(HandResultRow.player_id == player_id, HandRow.status == "over")
+                .order_by(HandResultRow.hand_id.desc())
+                .limit(limit + 1)
+                .offset(offset)
+            )
+        ).all()
+    more = len(rows) > limit
+    hands = [
+        {
+            "hand": r.hand_id,
+            "table": table_id,
+            "number": number,
+            "profile": r.profile,
+            "seat": r.seat,
+            "points": r.points,
+            "won": r.won,
+            "silver": r.silver,
+            "balance_after": r.balance_after,
+            "ended_at": ended.isoformat() if ended is not None else None,
+            "log_url": f"/api/hands/{r.hand_id}/log",
+        }
+        for r, table_id, number, ended in rows[:limit]
+    ]
+    nxt = f"/api/players/{player_id}/hands?limit={limit}&offset={offset + limit}" if more else None
+    return JSONResponse({"player_id": player_id, "hands": hands, "next": nxt})
+
+
+@router.get("/api/leaderboard")
+async def leaderboard(request: Request, profile: str | None = None) -> dict[str, Any]:
+    """The top 100 accounts by rating (overall, or in one profile with ``?profile=``)."""
+    store: Store = request.app.state.store
+    if profile is not None and profile not in BUILTIN:
+        raise HTTPException(
+            422, f"profile: unknown {profile[:40]!r}; expected one of {', '.join(BUILTIN)}"
+        )
+    async with store.sessions() as s:
+        if profile is None:
+            q = (
+                select(Player.id, Player.name, Account.rating)
+                .join(Account, Account.player_id == Player.id)
+                .order_by(Account.rating.desc(), Player.id)
+                .limit(100)
+            )
+        else:
+            q = (
+                select(Player.id, Player.name, ProfileStatRow.rating)
+                .join(ProfileStatRow, ProfileStatRow.player_id == Player.id)
+                .where(ProfileStatRow.profile == profile)
+                .order_by(ProfileStatRow.rating.desc(), Player.id)
+                .limit(100)
+            )
+        rows = (await s.execute(q)).all()
+    return {
+        "profile": profile,
+        "players": [
+            {
+                "rank": i + 1,
+                "player_id": int(pid),
+                "name": name,
+                "rating": int(r),
+                "level": _stats_level(int(r)),
+            }
+            for i, (pid, name, r) in enumerate(rows)
+        ],
+    }

@@ -1,0 +1,736 @@
+"""The platform economy on the server (issue 12, R11): accounts' silver, the append-only
+ledger, each hand's settlement, the escape penalty, ratings and the 24 levels, and the audit.
+
+Every function here takes an open ``AsyncSession`` inside a transaction and never commits:
+the caller's transaction is the unit. The table server settles a finished hand inside the
+SAME transaction that stores the hand's last events and marks it over, and a void hand
+inside the transaction that voids it, so a crash leaves either both or neither.
+
+Money rules (docs/economy.md):
+
+- every change of a balance is one ``ledger`` row (kinds :data:`LEDGER_KINDS`) with the
+  balance after it; ``accounts.silver`` equals the sum of the player's rows and a database
+  CHECK keeps it ≥ 0;
+- a hand is settled at most once: ``settlements.hand_id`` is the primary key (the hand id is
+  the idempotency key), and :func:`settle_hand` returns ``None`` for a settled hand;
+- balances are read under a lock: ``SELECT … FOR UPDATE`` on PostgreSQL (in player id order,
+  so two tables never deadlock), and on SQLite a write before the read takes the database's
+  single write lock, so two concurrent settlements for one player serialise and no update is
+  lost;
+- only accounts hold silver (R11 with issue 12 item 6): a bot's or a guest's share of a
+  payment is neither paid nor received (:func:`account_payments`), so silver moves only
+  between registered players; ratings move by the full points.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.scoring import Level, level_for, settle, settle_leaver
+from fujian_mahjong.scoring.settlement import update_rating
+from fujian_mahjong.server.store.economy_models import (
+    LEDGER_KINDS,
+    Account,
+    HandResultRow,
+    LedgerRow,
+    ProfileStatRow,
+    SettlementRow,
+    TableStakes,
+)
+from fujian_mahjong.server.store.models import HandRow, Player, utcnow
+
+__all__ = [
+    "DEFAULT_GRANT",
+    "LEDGER_KINDS",
+    "EconomyError",
+    "Stakes",
+    "account_payments",
+    "admin_adjust",
+    "audit",
+    "can_sit",
+    "create_account",
+    "get_stakes",
+    "hand_end_fields",
+    "level_json",
+    "make_stakes",
+    "set_stakes",
+    "settle_hand",
+    "settle_void",
+]
+
+DEFAULT_GRANT = 10_000  # R11 / issue 12: a new account's starting grant
+MIN_BALANCE_STAKES = 20  # issue 12: the default minimum balance to sit is 20 × stake
+MAX_SILVER = 10**15  # any single amount beyond this is a typo, not a grant
+
+
+class EconomyError(ValueError):
+    """A refused money operation: ``code`` and a one-line message; nothing was changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# ---------------------------------------------------------------------------- stakes
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """R11: a table's stake (silver per point), base, fee, loss cap (points; 0 = the
+    profile's own cap, if any) and the minimum balance to sit down."""
+
+    stake: int = 1
+    base: int = 1
+    fee: int = 0
+    cap: int = 0
+    min_balance: int = 20
+
+
+def make_stakes(
+    stake: int = 1,
+    base: int = 1,
+    fee: int = 0,
+    cap: int = 0,
+    min_balance: int | None = None,
+) -> Stakes:
+    """Validated stakes; the minimum balance defaults to 20 × stake (issue 12)."""
+    for name, v, lo in (("stake", stake, 0), ("base", base, 1), ("fee", fee, 0), ("cap", cap, 0)):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= MAX_SILVER:
+            raise EconomyError("bad_stakes", f"{name}: must be an integer {lo}-{MAX_SILVER}")
+    mb = MIN_BALANCE_STAKES * stake if min_balance is None else min_balance
+    if isinstance(mb, bool) or not isinstance(mb, int) or not 0 <= mb <= MAX_SILVER:
+        raise EconomyError("bad_stakes", f"min_balance: must be an integer 0-{MAX_SILVER}")
+    return Stakes(stake, base, fee, cap, mb)
+
+
+async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
+    await s.execute(insert(TableStakes).values(table_id=table_id, **asdict(stakes)))
+
+
+async def get_stakes(s: AsyncSession, table_id: int) -> Stakes | None:
+    """A table's stakes; None for a table played for points only (made before issue 12)."""
+    row = (
+        await s.execute(
+            select(
+                TableStakes.stake,
+                TableStakes.base,
+                TableStakes.fee,
+                TableStakes.cap,
+                TableStakes.min_balance,
+            ).where(TableStakes.table_id == table_id)
+        )
+    ).first()
+    return None if row is None else Stakes(*(int(x) for x in row))
+
+
+# ---------------------------------------------------------------------------- levels
+
+
+def level_json(lv: Level) -> dict[str, Any]:
+    """R11: ``{"n", "title_zh", "rank_zh", "next"}`` (``next`` null at the top level)."""
+    return {"n": lv.level, "title_zh": lv.title, "rank_zh": lv.rank, "next": lv.next_at}
+
+
+# ---------------------------------------------------------------------------- ledger
+
+
+def _dialect(s: AsyncSession) -> str:
+    return str(s.get_bind().dialect.name)
+
+
+async def _lock(s: AsyncSession, player_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Lock these accounts for the rest of the transaction and read (silver, rating).
+
+    PostgreSQL: row locks (``FOR UPDATE``) taken in id order. SQLite: a no-op write first,
+    so this transaction holds the single write lock before it reads (a read first would let
+    another writer commit in between: a lost update or SQLITE_BUSY_SNAPSHOT)."""
+    ids = sorted(set(player_ids))
+    if not ids:
+        return {}
+    q = select(Account.player_id, Account.silver, Account.rating).where(Account.player_id.in_(ids))
+    if _dialect(s) == "sqlite":
+        await s.execute(
+            update(Account).where(Account.player_id.in_(ids)).values(silver=Account.silver)
+        )
+    else:
+        q = q.order_by(Account.player_id).with_for_update()
+    rows = (await s.execute(q)).all()
+    await _pause_point()
+    return {int(p): (int(b), int(r)) for p, b, r in rows}
+
+
+async def _write_first(s: AsyncSession) -> None:
+    """SQLite: take the database's write lock before any read of this transaction (a no-op
+    write), so checks such as "already settled?" run under the lock. PostgreSQL locks rows
+    instead (:func:`_lock`)."""
+    if _dialect(s) == "sqlite":
+        await s.execute(update(Account).where(Account.player_id == -1).values(rating=0))
+
+
+async def _post(
+    s: AsyncSession,
+    player_id: int,
+    kind: str,
+    amount: int,
+    balance_after: int,
+    hand_id: int | None = None,
+    reason: str | None = None,
+) -> None:
+    assert kind in LEDGER_KINDS
+    await s.execute(
+        insert(LedgerRow).values(
+            player_id=player_id,
+            hand_id=hand_id,
+            kind=kind,
+            amount=amount,
+            balance_after=balance_after,
+            reason=reason,
+            created_at=utcnow(),
+        )
+    )
+
+
+async def create_account(
+    s: AsyncSession, player_id: int, name_key: str, grant: int = DEFAULT_GRANT
+) -> None:
+    """Open the account of an existing player row with its starting grant (a ledger row)."""
+    if isinstance(grant, bool) or not isinstance(grant, int) or not 0 <= grant <= MAX_SILVER:
+        raise EconomyError("bad_amount", f"starting grant must be 0-{MAX_SILVER}")
+    await s.execute(
+        insert(Account).values(
+            player_id=player_id, name_key=name_key, silver=grant, rating=0, created_at=utcnow()
+        )
+    )
+    await _post(s, player_id, "starting_grant", grant, grant, reason="new account")
+
+
+async def admin_adjust(s: AsyncSession, player_id: int, amount: int, reason: str) -> int:
+    """Grant (amount > 0) or remove (< 0) silver by an operator: an ``admin`` row with a
+    reason. A removal larger than the balance is refused. Returns the new balance."""
+    await _write_first(s)
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise EconomyError("no_reason", "an admin change needs a reason")
+    if len(reason) > 200:
+        raise EconomyError("bad_reason", "reason: at most 200 characters")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0:
+        raise EconomyError("bad_amount", "amount must be a non-zero integer")
+    if abs(amount) > MAX_SILVER:
+        raise EconomyError("bad_amount", f"amount must be at most {MAX_SILVER} in size")
+    acc = await _lock(s, [player_id])
+    if player_id not in acc:
+        raise EconomyError("no_account", f"player {player_id} has no account")
+    bal = acc[player_id][0]
+    if bal + amount < 0:
+        raise EconomyError(
+            "insufficient", f"player {player_id} has {bal} silver; cannot remove {-amount}"
+        )
+    await s.execute(
+        update(Account).where(Account.player_id == player_id).values(silver=bal + amount)
+    )
+    await _post(s, player_id, "admin", amount, bal + amount, reason=reason)
+    return bal + amount
+
+
+# ---------------------------------------------------------------------------- settlement
+
+
+def account_payments(payments: Sequence[int], accounts: Sequence[bool], cap: int) -> list[int]:
+    """Issue 12 item 6: the point payments restricted to account seats.
+
+    A loser's loss is first capped (R11 封顶, in points; 0 = no cap), then only the share of
+    it that goes to account winners is kept (a bot's or guest's share is neither paid nor
+    received); winners keep their points, which only set how the pot is shared. Seats
+    without an account get 0. The result goes to :func:`settle` with no further cap."""
+    gains = sum(p for p in payments if p > 0)
+    gains_acc = sum(p for p, a in zip(payments, accounts, strict=True) if p > 0 and a)
+    out = []
+    for p, a in zip(payments, accounts, strict=True):
+        if not a:
+            out.append(0)
+        elif p < 0:
+            loss = min(-p, cap) if cap else -p
+            out.append(-(loss * gains_acc // gains) if gains else 0)
+        else:
+            out.append(p)
+    return out
+
+
+def _cap(profile: str, stakes: Stakes) -> int:
+    # R11: the table's cap; 0 = the profile's own per-hand cap (if any), as in engine.Match
+    if stakes.cap:
+        return stakes.cap
+    return get_profile(profile).hand_cap if profile in BUILTIN else 0
+
+
+async def _pause_point() -> None:
+    """Tests widen the race window of a settlement here (tests/test_economy_concurrency.py):
+    the locks are held while this waits, so another transaction must wait for them."""
+    delay = _TEST_PAUSE.get("s", 0.0)
+    if delay:
+        await asyncio.sleep(delay)
+
+
+_TEST_PAUSE: dict[str, float] = {}
+
+
+def _crash_point(name: str) -> None:
+    """Crash tests (issue 12): ``FJMJ_CRASH_AT=name`` SIGKILLs the server right here."""
+    if os.environ.get("FJMJ_CRASH_AT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+async def settle_hand(
+    s: AsyncSession,
+    hand_id: int,
+    score: dict[str, Any] | None,
+    result: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    """R11: settle a finished hand in the caller's transaction (once: None if it already
+    was). Silver moves between accounts at the table's stake with its cap (zero-sum; a short
+    payer pays what they have and the winners get what was paid), then the fee is burned
+    down to 0; ratings move by the points (floored at 0); per-profile statistics and the
+    per-seat hand results are written for history and leaderboards."""
+    await _write_first(s)
+    if (
+        await s.execute(select(SettlementRow.hand_id).where(SettlementRow.hand_id == hand_id))
+    ).first() is not None:
+        return None
+    hand = (
+        await s.execute(
+            select(HandRow.table_id, HandRow.profile, HandRow.players, HandRow.seat_players).where(
+                HandRow.id == hand_id
+            )
+        )
+    ).first()
+    if hand is None:
+        raise EconomyError("no_hand", f"no hand {hand_id}")
+    table_id, profile, n, seat_players = hand
+    seat_players = list(seat_players)
+    payments = [int(x) for x in (score or {}).get("payments") or [0] * n]
+    if len(payments) != n or len(seat_players) != n:
+        raise EconomyError("bad_hand", f"hand {hand_id}: payments/seats do not match {n} seats")
+    winner = (result or {}).get("winner")
+    stakes = await get_stakes(s, table_id)
+    locked = await _lock(s, [p for p in seat_players if p is not None])
+    acct = [p is not None and p in locked for p in seat_players]
+    before = [locked[p][0] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
+    ratings = [locked[p][1] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
+    if stakes is None:
+        adjusted = [0] * n
+        transfers, fees, after = [0] * n, [0] * n, list(before)
+    else:
+        adjusted = account_payments(payments, acct, _cap(profile, stakes))
+        st = settle(adjusted, before, stakes.stake, 0, stakes.fee)
+        transfers, fees, after = list(st.transfers), list(st.fees), list(st.balances)
+    new_ratings = [
+        update_rating(r, p) if a else 0 for r, p, a in zip(ratings, payments, acct, strict=True)
+    ]
+    level_ups = []
+    for seat in range(n):
+        pid = seat_players[seat]
+        if pid is None:
+            continue
+        if acct[seat]:
+            mid = before[seat] + transfers[seat]
+            await _post(s, pid, "hand", transfers[seat], mid, hand_id)
+            if fees[seat]:
+                await _post(s, pid, "fee", -fees[seat], after[seat], hand_id)
+            await s.execute(
+                update(Account)
+                .where(Account.player_id == pid)
+                .values(silver=after[seat], rating=new_ratings[seat])
+            )
+            old_lv, new_lv = level_for(ratings[seat]), level_for(new_ratings[seat])
+            if new_lv.level > old_lv.level:
+                level_ups.append({"seat": seat, "player_id": pid, "level": level_json(new_lv)})
+            await _bump_stats(s, pid, profile, payments[seat], winner == seat)
+        await s.execute(
+            insert(HandResultRow).values(
+                hand_id=hand_id,
+                seat=seat,
+                player_id=pid,
+                profile=profile,
+                points=payments[seat],
+                won=winner == seat,
+                silver=transfers[seat] - fees[seat] if acct[seat] and stakes else None,
+                balance_after=after[seat] if acct[seat] else None,
+                created_at=utcnow(),
+            )
+        )
+    detail = {
+        "table_id": table_id,
+        "profile": profile,
+        "stakes": None if stakes is None else asdict(stakes),
+        "seat_players": seat_players,
+        "accounts": acct,
+        "payments": payments,
+        "adjusted": adjusted,
+        "balances_before": before,
+        "transfers": transfers,
+        "fees": fees,
+        "balances_after": after,
+        "ratings_before": ratings,
+        "ratings_after": new_ratings,
+        "level_ups": level_ups,
+    }
+    await s.execute(
+        insert(SettlementRow).values(
+            hand_id=hand_id, kind="hand", detail=detail, created_at=utcnow()
+        )
+    )
+    _crash_point("settle_before_commit")
+    return detail
+
+
+async def _bump_stats(s: AsyncSession, pid: int, profile: str, points: int, won: bool) -> None:
+    # the caller holds the account's lock, so this read-modify-write cannot race
+    row = (
+        await s.execute(
+            select(ProfileStatRow.rating, ProfileStatRow.hands, ProfileStatRow.wins).where(
+                ProfileStatRow.player_id == pid, ProfileStatRow.profile == profile
+            )
+        )
+    ).first()
+    if row is None:
+        await s.execute(
+            insert(ProfileStatRow).values(
+                player_id=pid,
+                profile=profile,
+                rating=update_rating(0, points),
+                hands=1,
+                wins=int(won),
+            )
+        )
+    else:
+        await s.execute(
+            update(ProfileStatRow)
+            .where(ProfileStatRow.player_id == pid, ProfileStatRow.profile == profile)
+            .values(
+                rating=update_rating(int(row[0]), points),
+                hands=int(row[1]) + 1,
+                wins=int(row[2]) + int(won),
+            )
+        )
+
+
+async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict[str, Any] | None:
+    """R11 逃跑: a void hand charges the leaver 8 × base × stake plus the fee (down to 0) and
+    nobody else anything (``escape`` and ``fee`` rows). Once per hand (None if settled)."""
+    await _write_first(s)
+    if (
+        await s.execute(select(SettlementRow.hand_id).where(SettlementRow.hand_id == hand_id))
+    ).first() is not None:
+        return None
+    hand = (
+        await s.execute(
+            select(HandRow.table_id, HandRow.players, HandRow.seat_players).where(
+                HandRow.id == hand_id
+            )
+        )
+    ).first()
+    if hand is None:
+        raise EconomyError("no_hand", f"no hand {hand_id}")
+    table_id, n, seat_players = hand
+    stakes = await get_stakes(s, table_id)
+    pid = seat_players[leaver] if leaver is not None and 0 <= leaver < n else None
+    locked = await _lock(s, [pid] if pid is not None else [])
+    detail: dict[str, Any] = {
+        "table_id": table_id,
+        "stakes": None if stakes is None else asdict(stakes),
+        "seat_players": list(seat_players),
+        "leaver": leaver,
+        "player_id": pid,
+        "balance_before": None,
+        "penalty": 0,
+        "fee": 0,
+        "balance_after": None,
+    }
+    if stakes is not None and pid is not None and pid in locked and leaver is not None:
+        bal = locked[pid][0]
+        balances = [0] * n
+        balances[leaver] = bal
+        st = settle_leaver(leaver, balances, stakes.base, stakes.stake, stakes.fee)
+        penalty, fee, after = -st.transfers[leaver], st.fees[leaver], st.balances[leaver]
+        await _post(s, pid, "escape", -penalty, bal - penalty, hand_id)
+        if fee:
+            await _post(s, pid, "fee", -fee, after, hand_id)
+        await s.execute(update(Account).where(Account.player_id == pid).values(silver=after))
+        detail.update(balance_before=bal, penalty=penalty, fee=fee, balance_after=after)
+    await s.execute(
+        insert(SettlementRow).values(
+            hand_id=hand_id, kind="void", detail=detail, created_at=utcnow()
+        )
+    )
+    return detail
+
+
+async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
+    """What ``hand_end`` adds (issue 12 item 3): per seat the silver change (after the fee),
+    the transfer, the fee and the new balance (null for seats without an account), and the
+    level-ups. Read from the committed settlement."""
+    _crash_point("settle_after_commit")
+    row = (
+        await s.execute(
+            select(SettlementRow.kind, SettlementRow.detail).where(SettlementRow.hand_id == hand_id)
+        )
+    ).first()
+    if row is None:
+        return {"silver": None, "level_ups": []}
+    kind, d = row
+    if kind == "void":
+        n = len(d["seat_players"])
+        silver: list[dict[str, Any] | None] = [None] * n
+        if d["balance_after"] is not None:
+            silver[d["leaver"]] = {
+                "change": -(d["penalty"] + d["fee"]),
+                "transfer": -d["penalty"],
+                "fee": d["fee"],
+                "balance": d["balance_after"],
+            }
+        return {"silver": silver, "level_ups": [], "stakes": d["stakes"]}
+    silver = []
+    for i, a in enumerate(d["accounts"]):
+        if not a or d["stakes"] is None:
+            silver.append(None)
+            continue
+        silver.append(
+            {
+                "change": d["transfers"][i] - d["fees"][i],
+                "transfer": d["transfers"][i],
+                "fee": d["fees"][i],
+                "balance": d["balances_after"][i],
+            }
+        )
+    return {"silver": silver, "level_ups": d["level_ups"], "stakes": d["stakes"]}
+
+
+async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
+    """Why this player may not sit at this table (None if they may): an account whose
+    balance is below the table's minimum. Guests play for points only and may sit."""
+    stakes = await get_stakes(s, table_id)
+    if stakes is None or not stakes.min_balance:
+        return None
+    row = (await s.execute(select(Account.silver).where(Account.player_id == player_id))).first()
+    if row is None or int(row[0]) >= stakes.min_balance:
+        return None
+    return (
+        f"this table needs at least {stakes.min_balance} silver to sit down; you have {int(row[0])}"
+    )
+
+
+# ---------------------------------------------------------------------------- audit
+
+
+@dataclass
+class AuditReport:
+    problems: list[str]
+    accounts: int = 0
+    silver: int = 0
+    grants: int = 0
+    admin: int = 0
+    fees_burned: int = 0
+    escapes_burned: int = 0
+    hands: int = 0
+    voids: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def conserved(self) -> bool:
+        """Silver is never created: balances + burned = grants + admin changes."""
+        return self.silver + self.fees_burned + self.escapes_burned == self.grants + self.admin
+
+
+async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
+    """Recompute every balance from the ledger and every hand's settlement from its stored
+    log (``fjmj admin audit``); every mismatch is one line in ``problems``."""
+    from fujian_mahjong.engine import replay
+    from fujian_mahjong.server.store import get_hand_events
+
+    rep = AuditReport(problems=[])
+    bad = rep.problems
+    balances = {
+        int(p): int(b) for p, b in (await s.execute(select(Account.player_id, Account.silver)))
+    }
+    rep.accounts = len(balances)
+    rep.silver = sum(balances.values())
+    running: dict[int, int] = {}
+    # (hand, player, kind) -> rows; balance before each hand row, from the chain
+    by_hand: dict[int, dict[int, dict[str, tuple[int, int]]]] = {}
+    rows = await s.execute(
+        select(
+            LedgerRow.id,
+            LedgerRow.player_id,
+            LedgerRow.hand_id,
+            LedgerRow.kind,
+            LedgerRow.amount,
+            LedgerRow.balance_after,
+        ).order_by(LedgerRow.player_id, LedgerRow.id)
+    )
+    for lid, pid, hid, kind, amount, after in rows:
+        pid, amount, after = int(pid), int(amount), int(after)
+        prev = running.get(pid, 0)
+        if prev + amount != after:
+            bad.append(
+                f"ledger row {lid} (player {pid}): {prev} {amount:+d} is not {after} "
+                "(the balance chain is broken)"
+            )
+        if after < 0:
+            bad.append(f"ledger row {lid} (player {pid}): balance {after} is negative")
+        running[pid] = after
+        if kind == "starting_grant":
+            rep.grants += amount
+        elif kind == "admin":
+            rep.admin += amount
+        elif kind == "fee":
+            rep.fees_burned -= amount
+        elif kind == "escape":
+            rep.escapes_burned -= amount
+        if kind in ("hand", "fee", "escape"):
+            if hid is None:
+                bad.append(f"ledger row {lid} (player {pid}): a {kind} row without a hand")
+                continue
+            per = by_hand.setdefault(int(hid), {}).setdefault(pid, {})
+            if kind in per:
+                bad.append(f"hand {hid}: player {pid} has two {kind} rows")
+            per[kind] = (amount, after)
+    for pid, bal in balances.items():
+        if running.get(pid, 0) != bal:
+            bad.append(f"player {pid}: balance {bal} but the ledger sums to {running.get(pid, 0)}")
+    for pid in running.keys() - balances.keys():
+        bad.append(f"player {pid}: ledger rows but no account")
+    settled: set[int] = set()
+    for hid, kind, d in await s.execute(
+        select(SettlementRow.hand_id, SettlementRow.kind, SettlementRow.detail).order_by(
+            SettlementRow.hand_id
+        )
+    ):
+        hid = int(hid)
+        settled.add(hid)
+        ledger = by_hand.pop(hid, {})
+        if kind == "void":
+            rep.voids += 1
+            _audit_void(bad, hid, d, ledger)
+            continue
+        rep.hands += 1
+        payments = d["payments"]
+        if replay_logs:
+            try:
+                g = replay(await get_hand_events(s, hid))
+                sc = g.score()
+                logged = list(sc.payments) if sc is not None else None
+            except MahjongError as e:
+                bad.append(f"hand {hid}: the stored log does not verify: {e}")
+                logged = None
+            if logged is not None and logged != payments:
+                bad.append(f"hand {hid}: settled payments {payments} but the log says {logged}")
+        _audit_hand(bad, hid, d, ledger)
+    for orphan, players in by_hand.items():
+        bad.append(f"hand {orphan}: ledger rows for players {sorted(players)} but no settlement")
+    unsettled = (
+        await s.execute(
+            select(HandRow.id)
+            .join(TableStakes, TableStakes.table_id == HandRow.table_id)
+            .where(HandRow.status == "over")
+            .order_by(HandRow.id)
+        )
+    ).scalars()
+    for hid in unsettled:
+        if int(hid) not in settled:
+            bad.append(f"hand {hid}: finished at a table with stakes but never settled")
+    if not rep.conserved():
+        bad.append(
+            f"silver created or lost: balances {rep.silver} + fees {rep.fees_burned} + "
+            f"escapes {rep.escapes_burned} != grants {rep.grants} + admin {rep.admin}"
+        )
+    return rep
+
+
+def _audit_hand(
+    bad: list[str], hid: int, d: dict[str, Any], ledger: dict[int, dict[str, tuple[int, int]]]
+) -> None:
+    n = len(d["payments"])
+    stakes = d["stakes"]
+    before = d["balances_before"]
+    if stakes is not None:
+        adj = account_payments(d["payments"], d["accounts"], _cap(d["profile"], Stakes(**stakes)))
+        st = settle(adj, before, stakes["stake"], 0, stakes["fee"])
+        if list(st.transfers) != d["transfers"] or list(st.fees) != d["fees"]:
+            bad.append(
+                f"hand {hid}: recomputed transfers {list(st.transfers)} / fees "
+                f"{list(st.fees)} differ from the stored {d['transfers']} / {d['fees']}"
+            )
+        if sum(st.transfers) != 0:
+            bad.append(f"hand {hid}: transfers are not zero-sum")
+    for seat in range(n):
+        pid = d["seat_players"][seat]
+        if not d["accounts"][seat]:
+            continue
+        rows = ledger.get(pid, {})
+        h = rows.get("hand")
+        if h is None:
+            bad.append(f"hand {hid}: seat {seat} (player {pid}) has no hand row")
+            continue
+        if h[0] != d["transfers"][seat] or h[1] - h[0] != before[seat]:
+            bad.append(
+                f"hand {hid}: seat {seat} ledger {h[0]:+d} from {h[1] - h[0]} differs from the "
+                f"settlement {d['transfers'][seat]:+d} from {before[seat]}"
+            )
+        fee = rows.get("fee", (0, h[1]))
+        if -fee[0] != d["fees"][seat]:
+            bad.append(f"hand {hid}: seat {seat} fee {-fee[0]} but settled {d['fees'][seat]}")
+
+
+def _audit_void(
+    bad: list[str], hid: int, d: dict[str, Any], ledger: dict[int, dict[str, tuple[int, int]]]
+) -> None:
+    pid = d["player_id"]
+    if d["balance_before"] is None:
+        if ledger:
+            bad.append(f"hand {hid}: void without a penalty, but ledger rows exist")
+        return
+    stakes = d["stakes"]
+    n = len(d["seat_players"])
+    balances = [0] * n
+    balances[d["leaver"]] = d["balance_before"]
+    st = settle_leaver(d["leaver"], balances, stakes["base"], stakes["stake"], stakes["fee"])
+    if -st.transfers[d["leaver"]] != d["penalty"] or st.fees[d["leaver"]] != d["fee"]:
+        bad.append(f"hand {hid}: the escape penalty does not recompute")
+    rows = ledger.get(pid, {})
+    esc = rows.get("escape")
+    if esc is None or esc[0] != -d["penalty"] or esc[1] - esc[0] != d["balance_before"]:
+        bad.append(f"hand {hid}: the escape row of player {pid} differs from the settlement")
+    fee = rows.get("fee", (0, 0))
+    if -fee[0] != d["fee"]:
+        bad.append(f"hand {hid}: leaver fee {-fee[0]} but settled {d['fee']}")
+
+
+async def player_name_taken(s: AsyncSession, name_key: str) -> bool:
+    return (
+        await s.execute(select(func.count()).where(Account.name_key == name_key))
+    ).scalar_one() > 0
+
+
+async def account_of(s: AsyncSession, player_id: int) -> tuple[Player, int, int] | None:
+    """(player, silver, rating) of a registered player, or None."""
+    row = (
+        await s.execute(
+            select(Player, Account.silver, Account.rating)
+            .join(Account, Account.player_id == Player.id)
+            .where(Player.id == player_id)
+        )
+    ).first()
+    return None if row is None else (row[0], int(row[1]), int(row[2]))
