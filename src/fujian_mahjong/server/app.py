@@ -48,6 +48,13 @@ class TableIn(BaseModel):
     turn_seconds: float = Field(default=15, ge=0.2, le=600)
     hands: int = Field(default=8, ge=1, le=64)
     private: bool = False
+    # issue 12 / R11 (server/economy.py): silver per point, base, fee, loss cap in points
+    # (0: none), the minimum balance to sit down (default 20 × stake)
+    stake: int = Field(default=1, ge=0, le=10**9)
+    base: int = Field(default=1, ge=1, le=10**6)
+    fee: int = Field(default=0, ge=0, le=10**9)
+    cap: int = Field(default=0, ge=0, le=10**9)
+    min_balance: int | None = Field(default=None, ge=0, le=10**15)
 
 
 class TableOut(BaseModel):
@@ -119,6 +126,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         except TableError as e:
             raise HTTPException(400, e.message) from None
+        from fujian_mahjong.server import economy  # issue 12: the table's stakes
+
+        async with store.write() as s:
+            await economy.set_stakes(
+                s, t.id, economy.make_stakes(b.stake, b.base, b.fee, b.cap, b.min_balance)
+            )
         return TableOut(id=t.id, code=t.cfg.code)
 
     @app.get("/api/tables")
@@ -305,6 +318,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise
     else:
         app.include_router(web_api.router)
+    from fujian_mahjong.server.accounts import router as accounts_router  # issue 12
+
+    app.include_router(accounts_router)
 
     if (WEB_DIR / "index.html").exists():
         from fastapi.staticfiles import StaticFiles

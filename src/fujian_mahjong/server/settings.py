@@ -39,6 +39,12 @@ class Settings:
     # a connection is closed after this many bad messages within a minute
     bad_messages_per_minute: int = 20
     token_ttl_days: int = 30
+    # issue 12 (server/accounts.py, server/economy.py): a new account's silver, login limits
+    starting_grant: int = 10_000
+    login_fails_per_name: int = 5
+    login_fails_per_address: int = 30
+    login_window_s: float = 300.0
+    registrations_per_address: int = 30
     # tables with nobody connected commit their events in batches of at most this many
     max_unflushed_events: int = 256
 

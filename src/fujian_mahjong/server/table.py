@@ -273,6 +273,13 @@ class TableActor:
                 seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
                 if seat is None:
                     raise TableError("table_full", f"table {self.id} has no free seat")
+                # issue 12: an account below the table's minimum balance may not sit down
+                from fujian_mahjong.server import economy
+
+                async with self.store.sessions() as db:
+                    why = await economy.can_sit(db, self.id, conn.player_id)
+                if why is not None:
+                    raise TableError("insufficient_silver", why)
                 self.seats[seat] = Seat(player_id=conn.player_id, name=conn.name)
                 await self.store.set_seat(self.id, seat, conn.player_id, bot=False)
         # leave whatever this connection had here before
@@ -778,6 +785,11 @@ class TableActor:
             "hands_total": self.cfg.hands,
             "match_over": match_over,
         }
+        # issue 12: each seat's silver change and new balance, level-ups (settled already)
+        from fujian_mahjong.server import economy
+
+        async with self.store.sessions() as db:
+            end.update(await economy.hand_end_fields(db, h.id))
         self._broadcast(end)
         self.hand = None
         self.timers_clear_acts()
@@ -809,8 +821,14 @@ class TableActor:
         h = self.hand
         if h is not None and not h.game.is_over():
             await self._flush(h)
-            await self.store.void_hand(h.id)
-            self._broadcast({"type": "hand_void", "table": self.id, "hand": h.id, "leaver": leaver})
+            await self.store.void_hand(h.id, leaver)
+            from fujian_mahjong.server import economy  # issue 12: the escape penalty
+
+            async with self.store.sessions() as db:
+                extra = await economy.hand_end_fields(db, h.id)
+            self._broadcast(
+                {"type": "hand_void", "table": self.id, "hand": h.id, "leaver": leaver, **extra}
+            )
         self.hand = None
         self.timers_clear_acts()
         await self._finish_match(leaver)

@@ -342,13 +342,17 @@ class Store:
             await s.flush()
             return h.id
 
-    async def void_hand(self, hand_id: int) -> None:
+    async def void_hand(self, hand_id: int, leaver: int | None = None) -> None:
         async with self.write() as s:
             await s.execute(
                 update(HandRow)
                 .where(HandRow.id == hand_id)
                 .values(status="void", ended_at=utcnow())
             )
+            # issue 12 / R11: the leaver's escape penalty, in the same transaction, once
+            from fujian_mahjong.server import economy
+
+            await economy.settle_void(s, hand_id, leaver)
 
     async def append_events(
         self,
@@ -390,6 +394,12 @@ class Store:
                                     score=fin.get("score"),
                                     ended_at=utcnow(),
                                 )
+                            )
+                            # issue 12: the hand is settled in this same transaction, once
+                            from fujian_mahjong.server import economy
+
+                            await economy.settle_hand(
+                                s, fin["hand_id"], fin.get("score"), fin.get("result")
                             )
                 self.commits += 1
             except Exception as e:
