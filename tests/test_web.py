@@ -256,7 +256,20 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     def on_step(_did: str) -> None:
         if visible(pg, "[data-action=discard]"):
             shot["turns"] += 1
+            drawn = pg.locator("[data-role=hand] [data-drawn='1']")
+            if drawn.count():  # the drawn tile is set apart, after the sorted hand
+                assert (
+                    pg.locator("[data-role=hand] [data-tile]").last.get_attribute("data-drawn")
+                    == "1"
+                )
             if not shot["hint"]:
+                # keyboard: arrows move the selection, the discard button names that tile
+                pg.keyboard.press("ArrowRight")
+                sel = pg.locator("[data-role=hand] .selected")
+                assert sel.count() == 1
+                assert sel.get_attribute("data-tile") == pg.get_attribute(
+                    "[data-action=discard]", "data-tile"
+                )
                 # the hint: the heuristic bot's choice and reason, in the UI language
                 shot["hint"] = True
                 pg.click("[data-role=hint-button]")
@@ -273,9 +286,10 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     assert "本盘结束" in text
     # all hands revealed (4 seats), and for a win the scorer's breakdown with named terms
     assert end.locator(".end-seat").count() == 4
-    if end.locator("[data-role=breakdown]").count():
+    if "流局" not in end.locator("[data-role=winner]").inner_text():
         assert end.locator("[data-role=breakdown] tr").count() >= 3
         pg.wait_for_timeout(500)  # the decomposition arrives by REST
+    assert end.locator("[data-role=match-end] li").count() == 4  # a one-hand match: standings
     pg.screenshot(path=str(SHOTS / "end-of-hand.png"))
     # the replay link of this hand
     href = end.locator("[data-role=open-replay]").get_attribute("href")
@@ -358,6 +372,15 @@ def test_four_browsers_play_one_hand_with_reload_and_reconnect(
         ws[0].page.eval_on_selector_all("[data-seat]", "els => els.map(e => e.dataset.seat)")
     )
     assert seats == ["0", "1", "2", "3"]
+    # a spectator sees the four seats and no concealed tile at all (R12)
+    spec = Watched(browser, "en-US", 1000, 700)
+    spec.page.goto(f"{server.base}/?token={server.guest('watcher')}&table={tid}&as=spectator")
+    spec.page.wait_for_selector("[data-role=table]")
+    assert spec.page.locator("[data-seat]").count() == 4
+    assert spec.page.locator("[data-role=hand] [data-tile]").count() == 0
+    assert spec.page.locator("[data-role=concealed-count]").count() == 4
+    assert "Spectating" in spec.page.inner_text("[data-role=dock]")
+    spec.close()
     reloaded = dropped = False
     t0 = time.time()
     moves = 0
@@ -524,3 +547,35 @@ def test_finished_hand_endpoints_are_404_before_the_end(server: Server) -> None:
             server.http("GET", path)
         assert e.value.code == 404
     assert server.http("GET", f"/api/tables/{tid}")["id"] == tid
+
+
+def test_waiting_room_bots_and_a_three_player_table(server: Server, browser: Browser) -> None:
+    """The creator adds and removes bots before the start; a sanming table for three shows
+    上家 and 下家 around you."""
+    tok = server.guest("host")
+    tid = server.table(tok, profile="sanming", players=3, bots=0)
+    w = Watched(browser, "zh-CN")
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.wait_for_selector("[data-role=waiting-room]")
+    assert pg.locator("[data-role=waiting-room] [data-seat]").count() == 3
+    for n in (1, 2):
+        pg.click("[data-role=add-bot]")
+        pg.wait_for_function(
+            f"() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === {n}"
+        )
+    pg.click("[data-role=remove-bot]")
+    pg.wait_for_function(
+        "() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === 1"
+    )
+    pg.click("[data-role=add-bot]")
+    pg.wait_for_function(
+        "() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === 2"
+    )
+    pg.click("[data-action=ready]")
+    pg.wait_for_selector("[data-role=hand] [data-tile]")
+    assert pg.locator("[data-seat]").count() == 3
+    assert sorted(pg.locator("[data-seat] .rel").all_inner_texts()) == sorted(
+        ["我", "上家", "下家"]
+    )
+    w.close()

@@ -78,6 +78,7 @@ const M = {
   not_tenpai: ["未听牌", "Not ready"],
   gold_discarded_me: ["你打过金: 本盘只能自摸", "You discarded a gold: you may only win by self-draw"],
   gold_discarded_badge: ["打过金", "gold discarded"],
+  gold_discard_warn: ["打出金后, 本盘只能自摸", "After discarding a gold you may only win by self-draw"],
   gold_forbidden: ["本玩法不能打金", "Golds may not be discarded here"],
   xian_jin: ["闲金", "闲金 (any tile)"],
   xian_jin_me: ["闲金: 不能吃胡, 过一圈后才能自摸", "闲金: no discard wins; self-draw only from your second draw"],

@@ -248,7 +248,7 @@ function actionBar(st, send) {
           "button",
           { class: "act a-discard", dataset: { action: "discard", key: "Enter", tile: k }, onclick: () => send(a) },
           h("span", { class: "act-main" }, tileRow([k], { size: "s", gold: st.view.gold }), h("span", { class: "act-label" }, t("act.discard", { tile: tileName(k, getLang()) })), h("kbd", {}, "⏎")),
-          h("span", { class: "act-help" }, t("select_tile")),
+          h("span", { class: `act-help${k === st.view.gold ? " warn" : ""}` }, k === st.view.gold ? t("gold_discard_warn") : t("select_tile")),
         ),
       );
     }
@@ -474,8 +474,8 @@ export async function showTable(root, tableRef, as) {
     summaryPath: false,
   };
   const paths = await serverPaths();
-  st.botsApi = hasPath(paths, "/api/tables/{table_id}/bots", "post") || hasPath(paths, "/api/tables/{id}/bots", "post");
-  st.summaryPath = hasPath(paths, "/api/hands/{hand_id}/summary", "get");
+  st.botsApi = Object.keys(paths).some((p) => /^\/api\/tables\/\{[^}]+\}\/bots$/.test(p) && hasPath(paths, p, "post"));
+  st.summaryPath = Object.keys(paths).some((p) => /^\/api\/hands\/\{[^}]+\}\/summary$/.test(p));
 
   let conn = null;
   const send = (action) => {
