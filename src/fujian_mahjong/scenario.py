@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from fujian_mahjong.engine import ACTION_TYPES, Action, Game, build_wall
+from fujian_mahjong.engine.game import MAX_STREAK as ENGINE_MAX_STREAK
 from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
 from fujian_mahjong.rules import get_profile
 from fujian_mahjong.tiles import KIND_STR, fmt, fmt_sorted, parse, parse_kind
@@ -87,7 +88,7 @@ class Outcome:
 
 
 MAX_SCENARIOS = 1000  # per file
-MAX_STREAK = 999
+MAX_STREAK = ENGINE_MAX_STREAK  # the engine refuses more (R9)
 
 
 def load_scenarios(path: str | Path) -> list[Scenario]:
