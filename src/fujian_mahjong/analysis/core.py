@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from functools import cache
 
 from fujian_mahjong.analysis.tables import (
+    KEPT_VECTORS,
     POW5,
     combine_kept,
     honour_table,
-    kept,
-    kept_honours,
+    kept_honours_id,
+    kept_id,
     need_table,
 )
 from fujian_mahjong.errors import HandError
@@ -197,56 +198,19 @@ def waits_keys(
     return out
 
 
-_PAIR_CACHE: dict[int, tuple[int, ...]] = {}
+# Combined kept vectors, memoised per pair of interned vector ids (see tables.kept_id).
+_COMBINED: dict[int, tuple[int, ...]] = {}
+_ID_SHIFT = 1 << 24
 
 
-def _pair_vector(k0: int, k1: int) -> tuple[int, ...]:
-    """Kept vectors of two suits combined (max-plus convolution), memoised per key pair."""
-    key = k0 * 1953125 + k1
-    v = _PAIR_CACHE.get(key)
-    if v is not None:
-        return v
-    a = kept(k0)
-    b = kept(k1)
-    out = [0] * 12
-    for j0 in range(6):
-        a0 = a[j0]
-        ap = a[6 + j0]
-        for j1 in range(6 - j0):
-            j = j0 + j1
-            x = a0 + b[j1]
-            if x > out[j]:
-                out[j] = x
-            x = ap + b[j1]
-            y = a0 + b[6 + j1]
-            if y > x:
-                x = y
-            if x > out[6 + j]:
-                out[6 + j] = x
-    for j in range(1, 6):  # at most j melds: monotone
-        if out[j - 1] > out[j]:
-            out[j] = out[j - 1]
-        if out[5 + j] > out[6 + j]:
-            out[6 + j] = out[5 + j]
-    v = tuple(out)
-    if len(_PAIR_CACHE) > 400_000:
-        _PAIR_CACHE.clear()
-    _PAIR_CACHE[key] = v
-    return v
-
-
-_HONOUR_CACHE: dict[int, tuple[int, ...]] = {}
-
-
-def _suit_honour_vector(k2: int, kh: int) -> tuple[int, ...]:
-    """Kept vector of the third suit and the honours combined, memoised per key pair."""
-    key = kh * 1953125 + k2
-    v = _HONOUR_CACHE.get(key)
+def _combined(ia: int, ib: int) -> tuple[int, ...]:
+    key = ia * _ID_SHIFT + ib
+    v = _COMBINED.get(key)
     if v is None:
-        v = combine_kept(kept(k2), kept_honours(kh))
-        if len(_HONOUR_CACHE) > 400_000:
-            _HONOUR_CACHE.clear()
-        _HONOUR_CACHE[key] = v
+        v = combine_kept(KEPT_VECTORS[ia], KEPT_VECTORS[ib])
+        if len(_COMBINED) > 400_000:
+            _COMBINED.clear()
+        _COMBINED[key] = v
     return v
 
 
@@ -257,8 +221,13 @@ def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int, kh: int = 0) -> 
     into ``melds`` partial melds plus a partial pair (golds and draws fill the rest).
     ``kh`` is the honour key (R7: honour blocks are subsets of a pong); 0 means none.
     """
-    ab = _pair_vector(k0, k1)
-    c = _suit_honour_vector(k2, kh) if kh else kept(k2)
+    ab = _COMBINED.get(kept_id(k0) * _ID_SHIFT + kept_id(k1))
+    if ab is None:
+        ab = _combined(kept_id(k0), kept_id(k1))
+    if kh:
+        c = _combined(kept_id(k2), kept_honours_id(kh))
+    else:
+        c = KEPT_VECTORS[kept_id(k2)]
     best = 0
     for j in range(melds + 1):
         r = melds - j
