@@ -22,7 +22,15 @@ from fujian_mahjong.analysis import (
     waits,
     waits_keys,
 )
-from fujian_mahjong.analysis.tables import NKEYS, build_need_table, need_table
+from fujian_mahjong.analysis.tables import (
+    NKEYS,
+    build_need_table,
+    combine_kept,
+    honour_table,
+    kept,
+    kept_honours,
+    need_table,
+)
 from fujian_mahjong.errors import HandError
 from fujian_mahjong.tiles import parse, parse_kind
 from tests.handgen import near_win_hand, near_win_hand34, random_hand, random_hand34
@@ -511,3 +519,43 @@ def test_permuting_honours_and_suits_preserves_results(
             for j in range(34):
                 c4[m(j)] = c3[j]
             assert is_win(c3, gold, e, honours=True) == is_win(c4, gold2, e, honours=True)
+
+
+# ---------------------------------------------------------------- tables behind the hot paths
+
+
+def test_honour_table_matches_its_closed_form_r7() -> None:
+    table = honour_table()
+    assert len(table) == 5**7
+    for key in range(5**7):
+        digits = [(key // 5**i) % 5 for i in range(7)]
+        f = sum((-c) % 3 for c in digits)  # jokers to complete each kind into pongs
+        d = -1 if any(c % 3 for c in digits) else 2  # a kind with c % 3 != 0 hosts the pair
+        assert table[key] == f * 4 + d + 1, key
+
+
+def _full_combine(a: tuple[int, ...], b: tuple[int, ...]) -> list[int]:
+    """The untrimmed max-plus convolution ("at most j blocks", one pair)."""
+    out = [0] * 12
+    for j in range(6):
+        out[j] = max(a[x] + b[y] for x in range(6) for y in range(6) if x + y <= j)
+        out[6 + j] = max(
+            max(a[6 + x] + b[y], a[x] + b[6 + y]) for x in range(6) for y in range(6) if x + y <= j
+        )
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(hands34)
+def test_trimmed_combination_equals_full_convolution(h: tuple[list[int], int, int]) -> None:
+    c, gold, _e = h
+    k0, k1, k2, kh, _w = split_keys34(c, gold)
+    vecs = [kept(k0), kept(k1), kept(k2), kept_honours(kh)]
+    for v in vecs:  # flat beyond its recorded length
+        n = v[12]
+        assert all(v[j] == v[n] and v[6 + j] == v[6 + n] for j in range(n, 6))
+    for a in vecs:
+        for b in vecs:
+            got = combine_kept(a, b)
+            assert list(got[:12]) == _full_combine(a, b)
+            assert all(got[j] == got[got[12]] for j in range(got[12], 6))
