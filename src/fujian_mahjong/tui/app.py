@@ -543,8 +543,8 @@ class PlayApp(App[None]):
             )
         )
         lines.extend(wrap_text(self.seed_line(), width))
-        if self.match_over:
-            lines.extend(self.standings_lines(width))
+        if self.match_over:  # the standings first: they matter most at the end
+            lines = [*self.standings_lines(width), "", *lines]
         return "\n".join(lines)
 
     def seed_line(self) -> str:
@@ -655,6 +655,9 @@ class PlayApp(App[None]):
             self.panel(pid).display = not small
         self.panel("small").display = small
         self.panel("help").display = self.show_help and not small
+        if self.show_help and not small:
+            self.panel("log").display = False  # the help takes the log's rows
+            self.panel("seats").display = False
         if small:
             w, h = self.size
             self.panel("small").show(
@@ -675,13 +678,14 @@ class PlayApp(App[None]):
             "\n".join(status_lines(v, hand_no, self.match.totals, lang, width))
         )
         self.panel("help").show("\n".join(help_lines(lang)))
-        if over:
+        if over or self.show_help:
             self.panel("seats").display = False
         else:
             self.panel("seats").show("\n".join(seat_lines(v, lang, width, self.last_discarder())))
         n = len(hand_order(v))
         self.selected = min(self.selected, max(0, n - 1))
         self.panel("hand").show(hand_bar(v, self.selected, lang))
+        self.panel("hand").display = not over  # the reveal shows every hand
         self.options = self.compute_options()
         opt = self.query_one("#options", OptionsPanel)
         text = Text()

@@ -79,10 +79,23 @@ _SEAT_RE = {
 }
 
 
+_YOU_VERB = re.compile(r"\bYou (\w+)")
+_IRREGULAR = {"is": "are", "has": "have", "passes": "pass"}
+
+
+def _you_verb(m: re.Match[str]) -> str:
+    v = m.group(1)
+    if v in _IRREGULAR:
+        return f"You {_IRREGULAR[v]}"
+    return f"You {v[:-1]}" if v.endswith("s") and not v.endswith("ss") else m.group(0)
+
+
 def rename_seats(line: str, me: int, n: int, lang: str) -> str:
-    """Event lines name seats ``3号位``/``seat 3``; rewrite them in the client's scheme."""
+    """Event lines name seats ``3号位``/``seat 3``; rewrite them in the client's scheme
+    (and in English, "seat 0 draws" becomes "You draw")."""
     pat = _SEAT_RE["zh" if lang == "zh" else "en"]
-    return pat.sub(lambda m: seat_name(me, int(m.group(1)), n, lang), line)
+    out = pat.sub(lambda m: seat_name(me, int(m.group(1)), n, lang), line)
+    return out if lang == "zh" else _YOU_VERB.sub(_you_verb, out)
 
 
 # ---------------------------------------------------------------------------- wrapping
@@ -343,7 +356,10 @@ HELP_KEYS: tuple[tuple[str, str, str], ...] = (
 
 def help_lines(lang: str) -> list[str]:
     head = L(lang, "按键 (按任意键关闭):", "Keys (any key closes):")
-    return [head] + [f"  {k:<14} {L(lang, zh, en)}" for k, zh, en in HELP_KEYS]
+    # pad by display cells, not characters (空格 is two cells wide per character)
+    return [head] + [
+        f"  {k}{' ' * max(1, 16 - cell_len(k))}{L(lang, zh, en)}" for k, zh, en in HELP_KEYS
+    ]
 
 
 def fit(line: str, width: int = MIN_W) -> str:
