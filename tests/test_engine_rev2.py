@@ -206,6 +206,29 @@ def test_claim_window_views_are_private_r12() -> None:
     assert g.view(0)["to_act"] == []  # the discarder neither
 
 
+def test_opening_window_views_are_private_r12() -> None:
+    """Window A: the dealer may declare 天胡 and one other seat holds three golds — seat 2 in
+    one deal, seat 3 in the other. Seat 1, not asked, sees the same view in both."""
+    dealer = parse("123m456m789m123p55p456p")
+    viewer = parse("147m258p369p147s258s3s")
+    golds = parse("9s9s9s2m5m8m1p4p7p3s6s2s5s1s4s7s")
+    junk = parse("3m6m9m3p6p9p8s8s2m5m8m1p4p7p6s3s")
+    views: list[list[dict[str, Any]]] = []
+    for deal in (
+        {0: dealer, 1: viewer, 2: golds, 3: junk},
+        {0: dealer, 1: viewer, 2: junk, 3: golds},
+    ):
+        g = Game.from_wall("fuzhou-tcy", build_wall(deal, (), parse("9s")))
+        assert g.phase == "window_a" and len(g.to_act()) == 2
+        before = g.view(1)
+        g.apply(0, PASS)  # the dealer passes on 天胡
+        assert g.phase == "window_a"
+        views.append([before, g.view(1)])
+        assert views[-1][0]["to_act"] == [] and g.view(0)["to_act"] == []
+        assert g.view(g.to_act()[0])["to_act"] == g.to_act()
+    assert views[0] == views[1]
+
+
 @pytest.mark.parametrize("profile", BUILTIN)
 def test_view_to_act_names_only_the_viewer_r12(profile: str) -> None:
     rng = random.Random(3)
