@@ -48,22 +48,22 @@ class Action:
         typ = self.type
         if not isinstance(typ, str) or typ not in _TYPE_SET:
             raise IllegalAction(
-                f"unknown action {typ!r}; expected one of {', '.join(ACTION_TYPES)}"
+                f"unknown action {_short(typ)}; expected one of {', '.join(ACTION_TYPES)}"
             )
         t = self.tile
-        if type(t) is not int or not -1 <= t < NUM_KINDS:
+        if not isinstance(t, int) or isinstance(t, bool) or not -1 <= t < NUM_KINDS:
             raise IllegalAction(
-                f"action {typ}: tile must be a kind 0-{NUM_KINDS - 1} or -1, got {t!r}"
+                f"action {typ}: tile must be a kind 0-{NUM_KINDS - 1} or -1, got {_short(t)}"
             )
         ts = self.tiles
         if type(ts) is not tuple or len(ts) > 4:
             raise IllegalAction(
-                f"action {typ}: tiles must be a tuple of at most 4 kinds, got {ts!r}"
+                f"action {typ}: tiles must be a tuple of at most 4 kinds, got {_short(ts)}"
             )
         for x in ts:
-            if type(x) is not int or not 0 <= x < NUM_KINDS:
+            if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x < NUM_KINDS:
                 raise IllegalAction(
-                    f"action {typ}: tiles must be kinds 0-{NUM_KINDS - 1}, got {ts!r}"
+                    f"action {typ}: tiles must be kinds 0-{NUM_KINDS - 1}, got {_short(ts)}"
                 )
 
     def to_json(self) -> dict[str, Any]:
@@ -82,11 +82,11 @@ class Action:
     def from_json(data: Any) -> Action:
         """Parse ``{"type"|"do": …, "tile": …, "tiles": …}``; raises IllegalAction."""
         if not isinstance(data, dict):
-            raise IllegalAction(f"an action must be a JSON object, got {data!r}")
+            raise IllegalAction(f"an action must be a JSON object, got {_short(data)}")
         typ = data.get("type", data.get("do"))
         if typ not in ACTION_TYPES:
             raise IllegalAction(
-                f"unknown action {typ!r}; expected one of {', '.join(ACTION_TYPES)}"
+                f"unknown action {_short(typ)}; expected one of {', '.join(ACTION_TYPES)}"
             )
         tile = -1
         tiles: tuple[int, ...] = ()
@@ -98,6 +98,12 @@ class Action:
         except MahjongError as e:
             raise IllegalAction(f"action {typ}: {e}") from None
         return Action(str(typ), tile, tiles)  # validated on construction
+
+
+def _short(v: object) -> str:
+    """A value for a one-line error message: its repr, cut to 40 characters."""
+    r = repr(v)
+    return r if len(r) <= 40 else r[:39] + "…"
 
 
 PASS = Action("pass")

@@ -31,6 +31,7 @@ from fujian_mahjong.engine.actions import (
     THREE_GOLDS,
     WIN,
     Action,
+    _short,
 )
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction, MahjongError
@@ -89,7 +90,7 @@ def random_seed() -> str:
 
 def _check_int(what: str, v: object, lo: int, hi: int) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise MahjongError(f"{what} must be a whole number {lo}-{hi}, got {v!r}")
+        raise MahjongError(f"{what} must be a whole number {lo}-{hi}, got {_short(v)}")
     return v
 
 
@@ -499,7 +500,9 @@ class Game:
             raise IllegalAction(f"seat {seat}: the hand is over")
         self._check_seat(seat)
         if not isinstance(action, Action):
-            raise IllegalAction(f"seat {seat}: {action!r} is not an Action (use Action.from_json)")
+            raise IllegalAction(
+                f"seat {seat}: {_short(action)} is not an Action (use Action.from_json)"
+            )
         action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
         legal = self.legal_actions(seat)
         if not legal:
@@ -1084,7 +1087,7 @@ class Game:
 
     def _check_seat(self, seat: object) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.n:
-            raise IllegalAction(f"there is no seat {seat!r} (players 0-{self.n - 1})")
+            raise IllegalAction(f"there is no seat {_short(seat)} (players 0-{self.n - 1})")
         return seat
 
     def seat_view(self, seat: int) -> SeatView:
