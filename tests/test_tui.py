@@ -326,3 +326,42 @@ def test_view_ignores_hidden_information_r12() -> None:
     v = g.view(HUMAN)
     _hide_shuffle(app, 1)
     assert g.view(HUMAN) == v
+
+
+def test_rob_gold_option_says_it_discards_hint_selects_and_errors_name_tiles() -> None:
+    """庄家抢金 on a stacked wall: the option says it discards the selected tile, the hint
+    selects the tile and points at the letter, a wrong tile names the tiles that work."""
+    from fujian_mahjong.engine import Game, build_wall
+    from fujian_mahjong.tiles import parse
+
+    deal = {
+        0: parse("123m456m789m123p45p99s1s"),  # the dealer is ready after the deal
+        1: parse("147m258p369s147m258p3s"),
+        2: parse("258m369p147s258m369p4s"),
+        3: parse("369m147p258s369m147p2s"),
+    }
+    g = Game.from_wall("fuzhou-tcy", build_wall(deal, (), parse("9p"), 4, 0), (3, 4), 4, 0, 0)
+
+    async def main() -> None:
+        app = PlayApp(profile="fuzhou-tcy", seed="rob", lang="zh", hands=1)
+        app.game = app.match.current = g
+        async with app.run_test(size=(80, 24)) as pilot:
+            labels = [a.type for a in app.options]
+            assert "rob_gold" in labels
+            i = labels.index("rob_gold")
+            assert f"[{OPTION_KEYS[i]}]抢金(并打出选中的牌)" in app.panel("options").plain
+            works = app.tiles_for("rob_gold")
+            order = hand_order(app.view())
+            app.selected = next(j for j, k in enumerate(order) if k not in works)
+            await pilot.press(OPTION_KEYS[i])
+            msg = app.panel("options").plain
+            assert "可以打" in msg and all(tile(k, "zh") in msg for k in works)
+            assert not g.is_over()
+            await pilot.press("h")
+            assert f"[{OPTION_KEYS[i]}]" in app.panel("options").plain
+            assert app.selected_tile() in works
+            await pilot.press(OPTION_KEYS[i])
+            assert g.is_over() and g.win is not None and g.win["winner"] == HUMAN
+            assert "你 抢金" in app.panel("log").plain
+
+    asyncio.run(main())

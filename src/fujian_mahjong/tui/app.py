@@ -32,6 +32,8 @@ from fujian_mahjong.tui.render import (
     OPTION_KEYS,
     SLOT,
     L,
+    OnSelected,
+    Option,
     fit,
     hand_bar,
     hand_order,
@@ -143,7 +145,7 @@ class PlayApp(App[None]):
         self.helper = HeuristicBot()
         self.game: Game = self.match.next_hand()
         self.selected = 0
-        self.options: list[Action] = []
+        self.options: list[Option] = []
         self.confirm_quit = False
         self.confirm_gold: Action | None = None
         self.show_help = False
@@ -260,14 +262,14 @@ class PlayApp(App[None]):
 
     # ------------------------------------------------------------------ options
 
-    def compute_options(self) -> list[Action]:
+    def compute_options(self) -> list[Option]:
         g = self.game
         if g.is_over() or HUMAN not in g.to_act():
             return []
         legal = g.legal_actions(HUMAN)
         if g.phase != "turn" or g.last_group:
-            return legal  # a claim prompt: exactly the engine's legal actions
-        out: list[Action] = []
+            return list(legal)  # a claim prompt: exactly the engine's legal actions
+        out: list[Option] = []
         grouped: set[str] = set()
         for a in legal:
             if a.type == "discard":
@@ -275,7 +277,7 @@ class PlayApp(App[None]):
             if a.type in ("rob_gold", "jin_kan") and a.tile >= 0:
                 if a.type not in grouped:
                     grouped.add(a.type)
-                    out.append(Action(a.type, -2))  # applies to the selected tile
+                    out.append(OnSelected(a.type))  # applies to the selected tile
                 continue
             out.append(a)
         return out
@@ -290,7 +292,7 @@ class PlayApp(App[None]):
         if i >= len(self.options):
             return
         a = self.options[i]
-        if a.tile == -2:
+        if isinstance(a, OnSelected):
             tile_k = self.selected_tile()
             real = Action(a.type, tile_k)
             if real not in self.game.legal_actions(HUMAN):
@@ -438,7 +440,7 @@ class PlayApp(App[None]):
         else:
             opts = self.compute_options()
             for i, o in enumerate(opts):
-                if o == a or (o.tile == -2 and o.type == a.type):
+                if o == a or (isinstance(o, OnSelected) and o.type == a.type):
                     pointer = f"[{OPTION_KEYS[i]}] {option_label(a, lang, g.phase)}"
                     break
         self.message = L(lang, "提示: ", "Hint: ") + pointer + " — " + d.explain(lang)

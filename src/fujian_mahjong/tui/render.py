@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
@@ -303,8 +304,22 @@ def status_lines(
 # ---------------------------------------------------------------------------- options
 
 
-def option_label(a: Action, lang: str, phase: str = "") -> str:
+@dataclass(frozen=True, slots=True)
+class OnSelected:
+    """An offered option that also discards the selected tile (庄家抢金 attached to the first
+    discard, 金坎): the tile is taken from the cursor when it is chosen."""
+
+    type: str
+
+
+Option = Action | OnSelected
+
+
+def option_label(a: Option, lang: str, phase: str = "") -> str:
     t = a.type
+    if isinstance(a, OnSelected):
+        word = L(lang, "抢金", "rob the gold") if t == "rob_gold" else L(lang, "金坎", "jin-kan")
+        return word + L(lang, "(并打出选中的牌)", " (discards the selected tile)")
     if t == "win" and phase == "window_a":
         return L(lang, "天胡", "heavenly win")
     if t == "chow":
@@ -324,9 +339,9 @@ def option_label(a: Action, lang: str, phase: str = "") -> str:
     label = L(lang, words[0], words[1])
     if t in ("concealed_kong", "added_kong", "discard"):
         label += (" " if t == "discard" else "") + tile(a.tile, lang)
-    if t in ("rob_gold", "jin_kan") and a.tile != -1:
+    if t in ("rob_gold", "jin_kan") and a.tile >= 0:
         # these also discard a tile (庄家抢金 with the first discard; 金坎): say so
-        label += L(lang, "(并打出选中的牌)", " (discards the selected tile)")
+        label += L(lang, f"(并打出{tile(a.tile, lang)})", f" (discards {tile(a.tile, lang)})")
     return label
 
 
