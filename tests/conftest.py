@@ -1,0 +1,68 @@
+"""Shared fixtures: a free loopback port, and PostgreSQL availability for the persistence
+tests (127.0.0.1:5432, trust auth, database ``test``; each test gets its own fresh database).
+
+Without PostgreSQL those tests skip, saying why — unless ``FJMJ_REQUIRE_PG=1`` (CI), where
+they fail instead."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+PG_ADMIN_URL = os.environ.get("FJMJ_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _pg_exec(sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(PG_ADMIN_URL, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def pg_unavailable() -> str | None:
+    """Why PostgreSQL cannot be used here (None when it can)."""
+    try:
+        asyncio.run(_pg_exec("select 1"))
+    except Exception as e:  # any failure to connect means "no PostgreSQL here"
+        return f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(e).__name__}: {e}"[:300]
+    return None
+
+
+@pytest.fixture(scope="session")
+def pg_available() -> str | None:
+    return pg_unavailable()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
+    """A fresh empty database: an SQLite file, or a new PostgreSQL database dropped after."""
+    if request.param == "sqlite":
+        yield ""  # the server's default: the SQLite file in its data dir
+        return
+    why = pg_unavailable()
+    if why is not None:
+        if os.environ.get("FJMJ_REQUIRE_PG") == "1":
+            pytest.fail(f"FJMJ_REQUIRE_PG=1 but {why}")
+        pytest.skip(why)
+    name = f"fjmj_t_{secrets.token_hex(6)}"
+    asyncio.run(_pg_exec(f'CREATE DATABASE "{name}"'))
+    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
+    try:
+        yield f"{base}/{name}"
+    finally:
+        asyncio.run(_pg_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
