@@ -1,0 +1,167 @@
+"""Issue 15: ``fjmj simulate --backend ray`` gives exactly the local backend's summary, on a
+private local Ray instance and on a two-node cluster on loopback."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fujian_mahjong.cli.main import main
+from fujian_mahjong.sim import simulate
+from fujian_mahjong.sim.ray_backend import batch_size, simulate_ray
+
+pytest.importorskip("ray")  # the [ray] extra; `make test` installs it
+
+KINDS = ("heuristic", "random", "random", "heuristic")
+BIN = Path(sys.executable).parent
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> None:
+    for d in (a, b):
+        d.pop("seconds")
+        d.pop("hands_per_s")
+    assert a == b
+
+
+def test_batches_match_the_local_chunking() -> None:
+    assert batch_size(10, 2) == 1
+    assert batch_size(1000, 2) == 62
+    assert batch_size(10**6, 4) == 200
+
+
+def test_local_ray_equals_local_backend() -> None:
+    """A private ``ray.init(num_cpus=2)`` run (2 workers) gives the local summary, and
+    the progress callback sees every hand."""
+    local = simulate("sanming", 60, "ray-eq", KINDS[:3], workers=1).to_json()
+    ticks: list[int] = []
+    ray_sm = simulate_ray("sanming", 60, "ray-eq", KINDS[:3], workers=2, progress=ticks.append)
+    assert sum(ticks) == 60 and len(ticks) > 1
+    _same(local, ray_sm.to_json())
+    import ray
+
+    assert not ray.is_initialized()  # the private instance is shut down
+
+
+def test_address_needs_the_ray_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["simulate", "--hands", "2", "--address", "auto", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--address needs --backend ray" in err and len(err.splitlines()) == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ray_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # Ray 2.5x clusters started by `ray start` use token authentication; clients must be
+    # told so (the token itself is Ray's default file, ~/.ray/auth_token)
+    env.update(RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
+    return env
+
+
+def _stop(p: subprocess.Popen[bytes]) -> None:
+    """Stop one node we started: its own process group (never other Ray instances)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(p.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        p.wait(20)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(p.pid, signal.SIGKILL)  # stragglers (raylet, agents) of that node only
+    p.wait(10)
+
+
+def _start_node(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`ray start --block …` in its own process group (so that it can be stopped alone)."""
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [str(BIN / "ray"), "start", *args],
+            env=env,
+            start_new_session=True,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _nodes(addr: str, env: dict[str, str]) -> int:
+    r = subprocess.run(
+        [str(BIN / "ray"), "status", "--address", addr],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if r.returncode != 0:
+        return 0
+    return sum(1 for line in r.stdout.splitlines() if line.strip().startswith("1 node_"))
+
+
+def test_two_node_cluster_on_loopback(tmp_path: Path) -> None:
+    """`ray start --head` plus a second `ray start --address` node (own temp dir), then
+    `fjmj simulate --backend ray --address HOST:PORT`: the local summary again."""
+    env = _ray_env()
+    port = _free_port()
+    addr = f"127.0.0.1:{port}"
+    common = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1"]
+    common += ["--disable-usage-stats"]
+    nodes: list[subprocess.Popen[bytes]] = []
+    short = Path(f"/tmp/fjmj-ray-{port}")  # Ray's socket paths must stay short
+    try:
+        head = ["--head", "--port", str(port), "--include-dashboard=false"]
+        nodes.append(
+            _start_node([*head, *common, "--temp-dir", f"{short}/head"], tmp_path / "head.log", env)
+        )
+        deadline = time.monotonic() + 60
+        while _nodes(addr, env) < 1:
+            assert time.monotonic() < deadline, (tmp_path / "head.log").read_text()[-2000:]
+            time.sleep(0.5)
+        second = ["--address", addr, *common, "--temp-dir", f"{short}/worker"]
+        nodes.append(_start_node(second, tmp_path / "worker.log", env))
+        while _nodes(addr, env) < 2:
+            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-2000:]
+            time.sleep(0.5)
+        args = ["simulate", "--hands", "40", "--seed", "cluster", "--json"]
+        args += ["--players", ",".join(KINDS)]
+        r = subprocess.run(
+            [str(BIN / "fjmj"), *args, "--backend", "ray", "--address", addr, "--workers", "2"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, r.stderr[-2000:]
+        local = simulate("fuzhou-tcy", 40, "cluster", KINDS).to_json()
+        _same(local, json.loads(r.stdout))
+    finally:
+        for p in reversed(nodes):
+            _stop(p)
+        shutil.rmtree(short, ignore_errors=True)
+    for p in nodes:
+        assert p.poll() is not None
+        assert _group_gone(p.pid), "a Ray process of the test cluster is still running"
+
+
+def _group_gone(pgid: int, wait: float = 20.0) -> bool:
+    """True once no process of the group is left (killed ones may linger as zombies
+    until init reaps them)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
