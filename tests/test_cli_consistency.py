@@ -159,6 +159,7 @@ def test_simulate_win_kinds_do_not_list_draws() -> None:
         ["play", "--players", "3"],
         ["play", "--profile", "sanming", "--players", "5"],
         ["play", "--hands", "-1"],
+        ["play"],  # not a terminal: refused instead of drawing into a pipe
         ["review", "x.jsonl"],
         ["scenario"],
     ],

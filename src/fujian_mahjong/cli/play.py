@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from fujian_mahjong.cli.common import CliError
 
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     hands = whole_number("--hands", args.hands, 0, 10_000)
     seed = text_arg("--seed", args.seed, 200) if args.seed is not None else None
     log_dir = check_log_dir(args.log_dir) if args.log_dir else None
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CliError("play needs an interactive terminal (standard input and output)")
     from fujian_mahjong.tui.app import run_app
 
     run_app(
