@@ -1,0 +1,81 @@
+"""``fjmj admin`` (issue 12 item 5) as a real command on a real database: create, grant,
+remove (refused below zero, with a reason), list, ledger, and ``audit`` (exit 0 when clean,
+exit 1 naming the mismatch after tampering)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from tests.test_economy_support import FJMJ
+
+
+def fjmj(data: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [FJMJ, "admin", *args, "--data-dir", str(data)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_admin_commands_and_audit(tmp_path: Path) -> None:
+    r = fjmj(tmp_path, "create", "Opal", "--password-stdin", "--json", stdin="opal-password\n")
+    assert r.returncode == 0, r.stderr
+    made = json.loads(r.stdout)
+    assert made["silver"] == 10_000 and "opal-password" not in r.stdout + r.stderr
+    r = fjmj(tmp_path, "create", "opal", "--password-stdin", stdin="another-pw\n")
+    assert r.returncode == 2 and "taken" in r.stderr and r.stderr.count("\n") == 1
+    r = fjmj(tmp_path, "create", "Pat", "--grant", "50", "--password-stdin", stdin="short\n")
+    assert r.returncode == 2 and "password" in r.stderr
+    assert (
+        fjmj(
+            tmp_path, "create", "Pat", "--grant", "50", "--password-stdin", stdin="pat-pw-123\n"
+        ).returncode
+        == 0
+    )
+
+    r = fjmj(tmp_path, "grant", "opal", "250", "--reason", "tournament prize")
+    assert r.returncode == 0 and "10250" in r.stdout
+    r = fjmj(tmp_path, "remove", "Pat", "51", "--reason", "chargeback")
+    assert r.returncode == 2 and "cannot remove 51" in r.stderr
+    r = fjmj(tmp_path, "remove", "Pat", "50", "--reason", "chargeback")
+    assert r.returncode == 0
+    assert fjmj(tmp_path, "grant", "nobody", "5", "--reason", "x").returncode == 2
+
+    listed = json.loads(fjmj(tmp_path, "list", "--json").stdout)
+    assert [(a["name"], a["silver"]) for a in listed] == [("Opal", 10_250), ("Pat", 0)]
+    led = json.loads(fjmj(tmp_path, "ledger", "Pat", "--json").stdout)["rows"]
+    assert [(x["kind"], x["amount"], x["balance_after"], x["reason"]) for x in led] == [
+        ("starting_grant", 50, 50, "new account"),
+        ("admin", -50, 0, "chargeback"),
+    ]
+    r = fjmj(tmp_path, "audit")
+    assert r.returncode == 0 and "audit: OK" in r.stdout
+    assert "grants 10050, admin +200" in r.stdout
+
+    # tampering behind the ledger's back is found (exit 1)
+    db = sqlite3.connect(tmp_path / "fjmj.sqlite3")
+    with db:
+        db.execute(
+            "UPDATE accounts SET silver = silver + 1000 WHERE player_id = ?", (made["player_id"],)
+        )
+    db.close()
+    r = fjmj(tmp_path, "audit", "--json")
+    assert r.returncode == 1
+    rep = json.loads(r.stdout)
+    assert not rep["ok"] and any("ledger sums to 10250" in p for p in rep["problems"])
+    assert any("created or lost" in p for p in rep["problems"])
+    # and the database itself refuses a negative balance
+    db = sqlite3.connect(tmp_path / "fjmj.sqlite3")
+    try:
+        with db:
+            db.execute("UPDATE accounts SET silver = -1")
+        raise AssertionError("a negative balance was accepted")
+    except sqlite3.IntegrityError as e:
+        assert "CHECK" in str(e)
+    finally:
+        db.close()
