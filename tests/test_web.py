@@ -454,7 +454,7 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     tile = prompt.locator("[data-tile]").first.get_attribute("data-tile")
     assert tile and re.fullmatch(r"[1-9][mps]", tile)
     assert ld.locator("[data-tile]").first.get_attribute("data-tile") == tile
-    discarder = ld.get_attribute("data-seat")
+    discarder = ld.get_attribute("data-from")
     name = pg.locator(f"[data-seat='{discarder}'] [data-role=seat-name]").inner_text()
     assert name in prompt.inner_text()
     # the claim buttons name the tile too (碰/吃 with the pair/胡/过)
@@ -558,7 +558,9 @@ def test_waiting_room_bots_and_a_three_player_table(server: Server, browser: Bro
     pg = w.page
     pg.goto(f"{server.base}/?token={tok}&table={tid}")
     pg.wait_for_selector("[data-role=waiting-room]")
-    assert pg.locator("[data-role=waiting-room] [data-seat]").count() == 3
+    pg.wait_for_function(
+        "() => document.querySelectorAll('[data-role=waiting-room] [data-seat]').length === 3"
+    )
     for n in (1, 2):
         pg.click("[data-role=add-bot]")
         pg.wait_for_function(

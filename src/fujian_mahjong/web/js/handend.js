@@ -88,7 +88,7 @@ export function renderHandEnd(st, conn, rerender) {
     rows.push(
       h(
         "div",
-        { class: `end-seat${result && result.winner === s ? " winner" : ""}`, dataset: { seat: String(s) } },
+        { class: `end-seat${result && result.winner === s ? " winner" : ""}`, dataset: { endSeat: String(s) } },
         h("span", { class: "name" }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""),
         h("span", { class: "end-tiles" }, tileRow(hands[String(s)] || "", { size: "s", gold, lang: getLang() }), v ? meldsEl(v.melds[s], gold) : null),
         flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,

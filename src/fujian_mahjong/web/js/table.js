@@ -186,7 +186,7 @@ function centerPanel(st) {
     ld
       ? h(
           "div",
-          { class: "last-discard", dataset: { role: "last-discard", seat: String(ld.seat) } },
+          { class: "last-discard", dataset: { role: "last-discard", from: String(ld.seat) } },
           h("span", {}, t("last_discard", { name: seatName(st, ld.seat) })),
           tileEl(ld.tile, { size: "m", gold: v.gold, lang: getLang() }),
         )
@@ -358,7 +358,8 @@ function hintAction(a) {
 }
 
 function waitingRoom(st, conn, rerender) {
-  const n = st.players || (st.info && st.info.players) || 4;
+  // nothing is shown until the table is known (no guessed seat count)
+  const n = st.players || (st.info && st.info.players) || (st.seats && st.seats.length) || 0;
   const seats = st.seats || (st.info && st.info.seats) || [];
   const rows = [];
   for (let s = 0; s < n; s++) {
