@@ -436,8 +436,19 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     found = False
     while time.time() - t0 < 150 and not found:
         if visible(pg, "[data-role=claim-prompt]") and visible(pg, "[data-action=pass]"):
-            found = True
-            break
+            acts = set(
+                pg.eval_on_selector_all(
+                    "[data-role=actions] button", "els => els.map(e => e.dataset.action)"
+                )
+            )
+            # a claim on a discard (not an opening window: 天胡, 三金倒, 抢金)
+            if acts <= {"pass", "pong", "kong", "chow", "win"} and visible(
+                pg, "[data-role=last-discard]"
+            ):
+                found = True
+                break
+            pg.locator("[data-action=pass]").click()
+            continue
         if visible(pg, "[data-role=hand-end]"):
             pg.click("[data-role=hand-end] [data-action=ready]")
             pg.wait_for_selector("[data-role=hand-end]", state="detached", timeout=20000)
