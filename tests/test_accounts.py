@@ -169,6 +169,10 @@ def test_two_humans_two_bots_silver_acting_for_another_seat(server: EconServer) 
     g = register(server.base, "Grace", "grace-secret")
     h = register(server.base, "Heidi", "heidi-secret")
     t = _table(server, g["token"], stake=3, fee=2, bots=2)
+    assert get(server, f"/api/tables/{t['code']}/stakes").json() == {
+        "table": t["id"],
+        "stakes": {"stake": 3, "base": 1, "fee": 2, "cap": 0, "min_balance": 60},
+    }
 
     async def go() -> list[dict[str, Any]]:
         async with Client(server.ws_url, g["token"]) as cg, Client(server.ws_url, h["token"]) as ch:
@@ -210,10 +214,6 @@ def test_two_humans_two_bots_silver_acting_for_another_seat(server: EconServer) 
     ends = asyncio.run(go())
     end = ends[0]
     assert end["silver"] == ends[1]["silver"]
-    seats = (
-        {s["player_id"]: s["seat"] for s in end.get("seats") or []} if end.get("seats") else None
-    )
-    del seats
     silver = end["silver"]
     human = [i for i, x in enumerate(silver) if x is not None]
     assert len(human) == 2 and all(silver[i] is None for i in range(4) if i not in human)
@@ -226,6 +226,10 @@ def test_two_humans_two_bots_silver_acting_for_another_seat(server: EconServer) 
     for x in (g, h):
         hist = get(server, f"/api/players/{x['player_id']}/hands").json()
         assert len(hist["hands"]) == 1 and hist["hands"][0]["hand"] == end["hand"]
+        assert hist["hands"][0]["balance_after"] is None  # a balance only for its owner
+        own = get(server, f"/api/players/{x['player_id']}/hands", x["token"]).json()
+        mine = get(server, "/api/me", x["token"]).json()["silver"]
+        assert own["hands"][0]["balance_after"] == mine
         assert hist["hands"][0]["log_url"] == f"/api/hands/{end['hand']}/log"
         assert httpx.get(server.base + hist["hands"][0]["log_url"], timeout=10).status_code == 200
         prof = get(server, f"/api/players/{x['player_id']}").json()

@@ -33,7 +33,7 @@ from fujian_mahjong.scoring import level_for
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.ratelimit import RateLimiter
-from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
+from fujian_mahjong.server.store import HandRow, Player, Store, TableRow, Token, hash_token
 from fujian_mahjong.server.store.economy_models import Account, HandResultRow, ProfileStatRow
 from fujian_mahjong.server.store.models import utcnow
 
@@ -327,8 +327,12 @@ async def player_hands(
     offset: int = Query(0, ge=0, le=1_000_000),
 ) -> JSONResponse:
     """The player's finished hands, newest first, ``limit``/``offset`` paginated; each with
-    its log URL (logs are public once a hand is over, R12)."""
+    its log URL (logs are public once a hand is over, R12). ``balance_after`` is shown only
+    to the player themselves (bearer token); everyone sees the silver won or lost."""
     store: Store = request.app.state.store
+    token = _bearer(request)
+    viewer = await store.player_for_token(token) if token else None
+    own = viewer is not None and viewer.id == player_id
     async with store.sessions() as s:
         if await s.get(Player, player_id) is None:
             raise HTTPException(404, f"no player {player_id}")
@@ -353,7 +357,7 @@ async def player_hands(
             "points": r.points,
             "won": r.won,
             "silver": r.silver,
-            "balance_after": r.balance_after,
+            "balance_after": r.balance_after if own else None,
             "ended_at": ended.isoformat() if ended is not None else None,
             "log_url": f"/api/hands/{r.hand_id}/log",
         }
@@ -401,3 +405,25 @@ async def leaderboard(request: Request, profile: str | None = None) -> dict[str,
             for i, (pid, name, r) in enumerate(rows)
         ],
     }
+
+
+@router.get("/api/tables/{ref}/stakes")
+async def table_stakes(ref: str, request: Request) -> dict[str, Any]:
+    """A table's stakes (R11): ``{"table", "stakes": {"stake", "base", "fee", "cap",
+    "min_balance"}}``; ``stakes`` is null for a table played for points only."""
+    from dataclasses import asdict
+
+    from fujian_mahjong.server.table import TableError
+
+    store: Store = request.app.state.store
+    try:
+        tid = request.app.state.lobby.find(ref).id
+    except TableError:
+        if not ref.isdigit():
+            raise HTTPException(404, f"no open table {ref[:20]!r}") from None
+        tid = int(ref)
+    async with store.sessions() as s:
+        if await s.get(TableRow, tid) is None:
+            raise HTTPException(404, f"no table {ref[:20]!r}")
+        stakes = await economy.get_stakes(s, tid)
+    return {"table": tid, "stakes": None if stakes is None else asdict(stakes)}
