@@ -1,7 +1,8 @@
 """Crash safety of the settlement (issue 12 acceptance): the server is SIGKILLed right after
 a hand ends — before its settlement commits (inside the transaction that stores the hand's
 last events, marks it over and settles it) or right after that commit (before ``hand_end``
-goes out). After a restart the hand is settled exactly once and the audit is clean."""
+goes out). After a restart the hand is settled exactly once and the audit is clean — on
+SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ async def _play_until_end_or_drop(srv: EconServer, token: str, table: int) -> di
 
 
 @pytest.mark.parametrize("point", ["settle_before_commit", "settle_after_commit"])
-def test_sigkill_around_the_settlement(tmp_path: Path, point: str) -> None:
-    srv = EconServer(tmp_path)
+def test_sigkill_around_the_settlement(db_url: str, tmp_path: Path, point: str) -> None:
+    srv = EconServer(tmp_path, db=db_url)
     srv.start(env={"FJMJ_CRASH_AT": point})
     try:
         a = register(srv.base, "Crash", "crash-secret")
@@ -87,7 +88,7 @@ def test_sigkill_around_the_settlement(tmp_path: Path, point: str) -> None:
         end = asyncio.run(_play_until_end_or_drop(srv, a["token"], table))
         assert end is None  # the server died before hand_end went out
         assert srv.wait_dead(30), "the server was not SIGKILLed at the crash point"
-        url = sqlite_url(tmp_path)
+        url = db_url or sqlite_url(tmp_path)
         before = asyncio.run(_db_facts(url, table, a["player_id"]))
         [(hand_id, status)] = before["hands"].items()
         if point == "settle_before_commit":
