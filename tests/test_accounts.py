@@ -282,20 +282,30 @@ def test_leaver_pays_the_escape_penalty(server: EconServer) -> None:
 
 def test_rate_limits_and_expired_tokens_in_process(tmp_path: Path) -> None:
     """Failed logins are limited per name (then even the right password waits) and per
-    address; an expired token is refused."""
+    address; an expired token is refused; the starting grant is configurable."""
     from fujian_mahjong.server.app import create_app
     from fujian_mahjong.server.settings import Settings
 
-    app = create_app(Settings(data_dir=tmp_path, login_fails_per_name=3, login_fails_per_address=5))
+    app = create_app(
+        Settings(
+            data_dir=tmp_path,
+            login_fails_per_name=3,
+            login_fails_per_address=5,
+            starting_grant=777,
+        )
+    )
 
     async def go() -> None:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+                made = []
                 for name in ("Kim", "Lee"):
                     r = await c.post("/api/accounts", json={"name": name, "password": "pw-123456"})
                     assert r.status_code == 201
-                kim = r.json()
+                    made.append(r.json())
+                kim = made[0]
+                assert kim["silver"] == 777  # the configured starting grant
                 for _ in range(3):
                     r = await c.post("/api/login", json={"name": "Kim", "password": "nope-nope"})
                     assert r.status_code == 401
