@@ -45,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=120.0,
         help="seconds a disconnected player may take to come back (default 120)",
     )
+    p.add_argument(
+        "--starting-grant",
+        type=int,
+        default=10_000,
+        help="silver a new account starts with (issue 12; default 10000)",
+    )
     p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run_serve)
 
@@ -60,7 +66,7 @@ def _settings(args: argparse.Namespace) -> object:
 
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
     extra = {}
-    for name in ("host", "port", "claim_pause_ms", "bot_delay_ms", "grace_s"):
+    for name in ("host", "port", "claim_pause_ms", "bot_delay_ms", "grace_s", "starting_grant"):
         if hasattr(args, name):
             extra[name] = getattr(args, name)
     return Settings(data_dir=data_dir, db_url=args.db, **extra)
