@@ -343,7 +343,9 @@ class Group:
 
     ``tiles`` are the kinds the group stands for (sorted); ``golds`` the kinds that golds
     stand for inside it (a sub-multiset of ``tiles``; equal to the gold kind when a gold is
-    used as itself).
+    used as itself). With playable honours (R1/R7) a pong or the pair may be of an honour
+    (kinds 27..33, e.g. ``555z`` with ``golds == (31,)`` for a gold standing for 5z); a chow
+    never is.
     """
 
     type: str  # "chow" | "pong" | "pair"
