@@ -64,6 +64,43 @@ def test_four_humans_play_a_hand_and_the_spy_finds_nothing(server: Server, tmp_p
     for c in clients:
         got = [r.msg for r in c.log if r.msg["type"] == "discard"]
         assert [(d["seat"], d["tile"]) for d in got] == [(d["seat"], d["tile"]) for d in discards]
+    _claim_pause_is_the_same_either_way(clients, events)
+
+
+def _claim_pause_is_the_same_either_way(clients: list[Client], events: list[dict]) -> None:
+    """R12 rev 2 item 6: after each discard a seat that was not asked sees the notice, then
+    nothing for at least the pause, then one state — whether or not anyone could claim."""
+    asked_per_discard: list[set[int]] = []
+    for i, e in enumerate(events):
+        if e["type"] == "discard":
+            asked = set()
+            j = i + 1
+            while j < len(events) and events[j]["type"] == "act" and events[j]["seat"] != e["seat"]:
+                asked.add(events[j]["seat"])
+                j += 1
+            asked_per_discard.append(asked)
+    gaps: dict[bool, list[float]] = {True: [], False: []}
+    shapes: dict[bool, set[str]] = {True: set(), False: set()}
+    for c in clients:
+        k = -1
+        for i, r in enumerate(c.log):
+            if r.msg["type"] != "discard":
+                continue
+            k += 1
+            asked = asked_per_discard[k]
+            if r.msg["seat"] == c.seat or c.seat in asked or i + 1 >= len(c.log):
+                continue
+            nxt = c.log[i + 1]
+            if nxt.msg["type"] != "state":
+                continue  # the hand ended on this discard's resolution
+            window = bool(asked)
+            gaps[window].append(nxt.t - r.t)
+            shapes[window].add(nxt.msg["view"]["phase"])
+    assert gaps[True] and gaps[False], "the hand had no discard of each kind"
+    for window in (True, False):
+        assert min(gaps[window]) >= PAUSE_MS / 1000 * 0.75, (window, min(gaps[window]))
+    # what follows the pause looks the same: a state of the next turn, never an open window
+    assert shapes[True] <= {"turn", "over"} and shapes[False] <= {"turn", "over"}
 
 
 def test_log_is_404_until_the_hand_ends(server: Server) -> None:

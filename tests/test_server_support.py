@@ -161,6 +161,8 @@ class Client:
             m = await self.recv(max(0.01, end - time.monotonic()))
             if m.get("type") == typ:
                 return m
+            if m.get("type") == "error" and typ in ("welcome", "seated"):
+                raise AssertionError(f"expected {typ}, got {m}")
 
     async def hello_join(self, table: Any, as_: str = "player", ready: bool = False) -> None:
         await self.send({"type": "hello", "token": self.token})
@@ -262,7 +264,7 @@ def spy(
     checked = 0
     after_discard: float | None = None
     prev_legal = False
-    for r in c.log:
+    for i, r in enumerate(c.log):
         m = r.msg
         server_message.validate_python(m)
         t = m["type"]
@@ -293,7 +295,9 @@ def spy(
             if m["seat"] != seat:
                 after_discard = r.t
         elif t == "seats":
-            assert after_discard is None, "a seat list went out inside a claim window"
+            assert after_discard is None, "a seat list went out inside a claim window: " + str(
+                [(x.msg["type"], x.msg.get("seat")) for x in c.log[max(0, i - 6) : i + 1]]
+            )
         elif t in ("hand_end", "hand_void"):
             after_discard = None
     return checked

@@ -611,17 +611,18 @@ class TableActor:
         elif fresh is not None:
             # no hand: the seat list (and the last hand's end) is all there is to show
             fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json()})
-        if self.seats_dirty and not self._quiet():
+        if self.seats_dirty and not self._quiet(now):
             self.seats_dirty = False
             self._broadcast({"type": "seats", "table": self.id, "seats": self.seats_json()})
 
-    def _quiet(self) -> bool:
+    def _quiet(self, now: float) -> bool:
         """True while the seat list must not change for others (a pause or open window):
-        a 托管 flag set at a deadline would name a seat that was asked to answer."""
+        a 托管 flag set at a deadline would name a seat that was asked to answer. ``now`` is
+        the time the states of this pump were decided at (the same for both)."""
         h = self.hand
         if h is None or self.status != "playing":
             return False
-        return time.monotonic() < h.hold_until or h.game.phase in WINDOW_PHASES
+        return now < h.hold_until or h.game.phase in WINDOW_PHASES
 
     async def _flush(self, h: HandState) -> None:
         g = h.game
