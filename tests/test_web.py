@@ -592,3 +592,41 @@ def test_waiting_room_bots_and_a_three_player_table(server: Server, browser: Bro
         ["我", "上家", "下家"]
     )
     w.close()
+
+
+def wait_or_explain(pg: Page, sel: str, timeout: float = 20000) -> None:
+    """Wait for sel; on a timeout say what the page showed (the toast carries server errors)."""
+    try:
+        pg.wait_for_selector(sel, timeout=timeout)
+    except Exception as err:
+        toast = pg.inner_text("#toast") if pg.locator("#toast").count() else ""
+        raise AssertionError(
+            f"{sel} never appeared; toast {toast!r}; page {pg.inner_text('body')[:300]!r}"
+        ) from err
+
+
+def test_lobby_accounts_register_logout_and_login(server: Server, browser: Browser) -> None:
+    """The lobby shows the account forms (the server has POST /api/accounts): a guest
+    registers and keeps its session with silver and a level, logs out, and logs in again."""
+    name = f"acct{int(time.time() * 1000) % 10**8}"
+    w = Watched(browser, "en-US")
+    pg = w.page
+    pg.goto(server.base + "/")
+    pg.fill("input[name=guest-name]", "Visitor")
+    pg.click("[data-action=guest]")
+    wait_or_explain(pg, "[data-action=register]")
+    assert "guest" in pg.inner_text("[data-role=identity]")
+    pg.fill("input[name=account-name]", name)
+    pg.fill("input[name=account-password]", "correct horse 42")
+    pg.click("[data-action=register]")
+    wait_or_explain(pg, "[data-role=silver]")
+    assert name in pg.inner_text("[data-role=identity]")
+    pg.click("[data-action=change-name]")  # log out
+    wait_or_explain(pg, "[data-action=login]")
+    pg.fill("input[name=account-name]", name)
+    pg.fill("input[name=account-password]", "correct horse 42")
+    pg.click("[data-action=login]")
+    wait_or_explain(pg, "[data-role=silver]")
+    assert name in pg.inner_text("[data-role=identity]")
+    assert pg.locator("[data-action=create]").count() == 1
+    w.close()

@@ -94,6 +94,13 @@ export function renderHandEnd(st, conn, rerender) {
         flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,
         pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
         st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
+        he.silver && he.silver[s]
+          ? h(
+              "span",
+              { class: "silver", dataset: { role: "silver-change" } },
+              t("silver_change", { c: he.silver[s].change > 0 ? `+${he.silver[s].change}` : String(he.silver[s].change), b: he.silver[s].balance, f: he.silver[s].fee }),
+            )
+          : null,
       ),
     );
   }

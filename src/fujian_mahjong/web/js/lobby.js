@@ -26,23 +26,34 @@ function select(name, options, value) {
   return s;
 }
 
-function identityCard(root, paths) {
+function identityCard(root, paths, me) {
   const card = h("section", { class: "card identity", dataset: { role: "identity" } });
   const name = load("name");
   if (token() && name) {
+    const info = [];
+    if (me) {
+      if (me.silver !== null && me.silver !== undefined) info.push(h("span", { class: "badge-l", dataset: { role: "silver" } }, t("silver", { n: me.silver })));
+      if (me.level) info.push(h("span", { class: "badge-l" }, t("level", { n: me.level.n, title: me.level.title_zh, rank: me.level.rank_zh }), ` · ${t("rating", { n: me.rating ?? 0 })}`));
+    }
+    const logout = async () => {
+      if (hasPath(paths, "/api/logout", "post")) {
+        try {
+          await api("POST", "api/logout");
+        } catch (_e) {
+          /* the token is dropped here anyway */
+        }
+      }
+      save("token", null);
+      save("name", null);
+      save("player_id", null);
+      showLobby(root);
+    };
     card.append(
-      h("p", {}, t("signed_in_as", { name })),
-      h("button", {
-        class: "secondary",
-        dataset: { action: "change-name" },
-        onclick: () => {
-          save("token", null);
-          save("name", null);
-          showLobby(root);
-        },
-        text: t("change_name"),
-      }),
+      h("div", { class: "row" }, h("b", {}, t("signed_in_as", { name })), me && me.registered ? null : h("span", { class: "muted" }, `(${t("guest")})`), info),
+      h("div", { class: "row" }, h("button", { class: "secondary", dataset: { action: "change-name" }, onclick: logout, text: me && me.registered ? t("logout") : t("change_name") })),
     );
+    // a guest may keep its name and history by registering (the economy's accounts)
+    if (me && !me.registered && hasPath(paths, "/api/accounts", "post")) card.append(accountForms(root, paths, true));
     return card;
   }
   const input = h("input", {
@@ -76,11 +87,11 @@ function identityCard(root, paths) {
     h("div", { class: "row" }, input, h("button", { dataset: { action: "guest" }, onclick: enter }, t("play_as_guest"))),
   );
   // Accounts come from the economy work: the forms appear only when the server has them.
-  if (hasPath(paths, "/api/accounts", "post")) card.append(accountForms(root, paths));
+  if (hasPath(paths, "/api/accounts", "post")) card.append(accountForms(root, paths, false));
   return card;
 }
 
-function accountForms(root, paths) {
+function accountForms(root, paths, upgrade) {
   const user = h("input", { name: "account-name", placeholder: t("account"), autocomplete: "username" });
   const pass = h("input", { name: "account-password", type: "password", placeholder: t("password"), autocomplete: "current-password" });
   const done = (r) => {
@@ -105,7 +116,7 @@ function accountForms(root, paths) {
     h(
       "div",
       { class: "row" },
-      loginPath ? h("button", { class: "secondary", dataset: { action: "login" }, onclick: () => call(loginPath.slice(1)) }, t("login")) : null,
+      loginPath && !upgrade ? h("button", { class: "secondary", dataset: { action: "login" }, onclick: () => call(loginPath.slice(1)) }, t("login")) : null,
       h("button", { class: "secondary", dataset: { action: "register" }, onclick: () => call("api/accounts") }, t("register")),
     ),
   );
@@ -217,14 +228,17 @@ function tablesCard(root) {
   );
 }
 
-function historyCard() {
+function historyCard(serverHands) {
   let hands = [];
   try {
     hands = JSON.parse(load("hands") || "[]");
   } catch (_e) {
     hands = [];
   }
-  if (!hands.length) return null;
+  const rows = serverHands
+    ? serverHands.map((x) => ({ id: String(x.hand), label: `#${x.hand} · ${t(`profile.${x.profile}`)} · ${x.points > 0 ? "+" : ""}${x.points ?? ""}` }))
+    : hands.slice(-12).reverse().map((id) => ({ id, label: `#${id}` }));
+  if (!rows.length) return null;
   return h(
     "section",
     { class: "card history" },
@@ -232,7 +246,7 @@ function historyCard() {
     h(
       "div",
       { class: "row wrap" },
-      hands.slice(-12).reverse().map((id) => h("a", { href: `./?replay=${encodeURIComponent(id)}`, class: "chip", dataset: { role: "history-hand" } }, `${t("replay")} #${id}`)),
+      rows.map((r) => h("a", { href: `./?replay=${encodeURIComponent(r.id)}`, class: "chip", dataset: { role: "history-hand" } }, `${t("replay")} ${r.label}`)),
     ),
   );
 }
@@ -252,8 +266,29 @@ export function rememberHand(id) {
 export async function showLobby(root) {
   document.title = t("title");
   const paths = await serverPaths();
+  let me = null;
+  let serverHands = null;
+  if (token() && load("name") && hasPath(paths, "/api/me", "get")) {
+    try {
+      me = await api("GET", "api/me");
+      if (me && me.name) save("name", me.name);
+    } catch (e) {
+      if (e.status === 401) {
+        // an expired or revoked token: start again as a newcomer
+        save("token", null);
+        save("name", null);
+      }
+    }
+    if (me && hasPath(paths, "/api/players/{player_id}/hands", "get")) {
+      try {
+        serverHands = (await api("GET", `api/players/${me.player_id}/hands?limit=12`)).hands;
+      } catch (_e) {
+        serverHands = null;
+      }
+    }
+  }
   const header = h("header", { class: "bar" }, h("h1", {}, t("title")), h("span", { class: "grow" }), langButton(() => showLobby(root)));
-  const body = h("main", { class: "lobby", dataset: { role: "lobby" } }, identityCard(root, paths));
-  if (token() && load("name")) body.append(...[createCard(), joinCard(), tablesCard(root), historyCard()].filter(Boolean));
+  const body = h("main", { class: "lobby", dataset: { role: "lobby" } }, identityCard(root, paths, me));
+  if (token() && load("name")) body.append(...[createCard(), joinCard(), tablesCard(root), historyCard(serverHands)].filter(Boolean));
   root.replaceChildren(header, body);
 }
