@@ -23,6 +23,7 @@ from fujian_mahjong.rl.encoding import (
     OBS_HIGH,
     OBS_SIZE,
     Encoder,
+    legal_map,
     mask_of,
     to_engine_action,
 )
@@ -84,7 +85,7 @@ class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
         self.game: Game | None = None
         self._streak = 0
         self._jin_kan = [False] * players
-        self._cache: tuple[int, int, Obs, dict[int, Action]] | None = None
+        self._cache: tuple[int, int, dict[int, Action]] | None = None
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -137,26 +138,31 @@ class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
             self.agent_selection = self.possible_agents[g.to_act()[0]]
 
     def _observe_seat(self, s: int) -> tuple[Obs, dict[int, Action]]:
+        """A fresh observation of seat s (callers may keep or modify it); its legal index
+        map is remembered for the step that usually follows."""
         g = self.game
         if g is None:
             raise MahjongError("call reset() before observe() or step()")
-        stamp = len(g.events)
-        c = self._cache
-        if c is not None and c[0] == s and c[1] == stamp:
-            return c[2], c[3]
         obs, legal = self._encoder.observe(g.seat_view(s), self._streak, self._jin_kan)
-        out: Obs = {"observation": obs, "action_mask": mask_of(legal)}
-        self._cache = (s, stamp, out, legal)
-        return out, legal
+        self._cache = (s, len(g.events), legal)
+        return {"observation": obs, "action_mask": mask_of(legal)}, legal
+
+    def _legal(self, s: int) -> dict[int, Action]:
+        g = self.game
+        if g is None:
+            raise MahjongError("call reset() before observe() or step()")
+        c = self._cache
+        if c is not None and c[0] == s and c[1] == len(g.events):
+            return c[2]
+        v = g.seat_view(s)
+        return legal_map(v.legal, v.claim[1])
 
     def observe(self, agent: str) -> Obs:
-        obs, _ = self._observe_seat(self._seat[agent])
-        # fresh arrays: callers may keep or modify what they get
-        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+        return self._observe_seat(self._seat[agent])[0]
 
     def legal_actions(self, agent: str) -> dict[int, Action]:
         """index -> engine Action for what ``agent`` may do now."""
-        return dict(self._observe_seat(self._seat[agent])[1])
+        return dict(self._legal(self._seat[agent]))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -166,7 +172,7 @@ class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
         g = self.game
         assert g is not None
         s = self._seat[agent]
-        _, legal = self._observe_seat(s)
+        legal = self._legal(s)
         try:
             act = to_engine_action(action, legal)
         except IllegalAction as e:

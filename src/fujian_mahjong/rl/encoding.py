@@ -220,68 +220,68 @@ class Encoder:
         the public facts the caller saw announced (the dealer streak, 金坎 declarations)."""
         n = self._n
         me = v.seat
-        # positions that get +1 (one-hots and tile counts), then positions set to a scalar
-        ones: list[int] = []
+        ones: list[int] = []  # positions that get +1 (one-hots and tile counts): one bincount
         add = ones.extend
-        # small non-negative integers ride along in the same bincount: index repeated n times
-        add([O_LIVE] * v.live)
-        add([O_STREAK] * streak)
+        one = ones.append
         drawn = v.drawn
         if drawn >= 0:
-            ones.append(O_DRAWN + drawn)
+            one(O_DRAWN + drawn)
         gold = v.gold
         if gold >= 0:
-            # the gold indicator (one copy of the gold kind) is out of play and seen (R5)
-            ones.append(O_GOLD + gold)
-            ones.append(O_UNSEEN + gold)
+            one(O_GOLD + gold)
         legal_actions = v.legal
         # R12: whether a claim window is open (and on which tile) is shown only to a seat
         # that must answer it — to the others it would reveal that somebody may claim
         cfrom, ctile = v.claim if legal_actions else (-1, -1)
         if ctile >= 0:
-            ones.append(O_CLAIM + ctile)
+            one(O_CLAIM + ctile)
         dealer = v.dealer
+        scalars: list[tuple[int, int]] = []
         for p in range(n):
             s = (me + p) % n
-            d = v.discards(s)
-            add(map((O_DISCARDS + p * N_KINDS).__add__, d))
-            add(map(O_UNSEEN.__add__, d))
+            add(map((O_DISCARDS + p * N_KINDS).__add__, v.discards(s)))
             mb = (O_MELDS + p * N_KINDS).__add__
             melds = v.melds(s)
             ck = 0
             for t, tiles in melds:
                 # another seat's concealed kong comes without tiles: its kind stays hidden
                 add(map(mb, tiles))
-                add(map(O_UNSEEN.__add__, tiles))
                 if t == "kong_concealed":
                     ck += 1
             sb = O_SEATS + p * NSF
             if s == dealer:
-                ones.append(sb + 1)
-            add([sb + 2] * v.hand_size(s))
-            add([sb + 3] * len(v.flowers(s)))
-            add([sb + 4] * len(melds))
-            add([sb + 5] * ck)
+                one(sb + 1)
             if v.xian_jin(s):
-                ones.append(sb + 6)
+                one(sb + 6)
             if v.gold_discarded(s):
-                ones.append(sb + 7)
+                one(sb + 7)
             if jin_kan[s]:
-                ones.append(sb + 8)
+                one(sb + 8)
             if s == cfrom:
-                ones.append(sb + 9)
+                one(sb + 9)
+            scalars.append((sb, v.hand_size(s)))
+            scalars.append((sb + 1, len(v.flowers(s))))
+            scalars.append((sb + 2, len(melds)))
+            scalars.append((sb + 3, ck))
         legal = legal_map(legal_actions, ctile)
         if legal:
             ph = _PHASES.get(v.phase)
             if ph is not None:
-                ones.append(O_PHASE + ph)
-            ones.append(O_MUST_ACT)
+                one(O_PHASE + ph)
+            one(O_MUST_ACT)
         obs = np.bincount(ones, minlength=OBS_SIZE).astype(np.float32)
         obs += self._const
+        for i, x in scalars:  # slots 2..5 of each seat block
+            obs[i + 2] = x
+        obs[O_LIVE] = v.live
+        obs[O_STREAK] = streak
         c = v.counts
-        obs[O_HAND : O_HAND + len(c)] = c
+        hand = obs[O_HAND : O_HAND + N_KINDS]
+        hand[: len(c)] = c
         # R12: unseen = 4 − what this seat sees (own hand, visible melds and discards, the
-        # gold indicator), for playable kinds; the slice held the seen counts until here
-        u = obs[O_UNSEEN : O_UNSEEN + N_KINDS]
-        np.maximum(self._playable4 - u - obs[O_HAND : O_HAND + N_KINDS], 0, out=u)
+        # gold indicator — one copy of the gold kind, out of play), for playable kinds
+        seen = obs[O_DISCARDS:O_SEATS].reshape(2 * MAX_SEATS, N_KINDS).sum(axis=0)
+        seen += hand
+        seen += obs[O_GOLD : O_GOLD + N_KINDS]
+        np.maximum(self._playable4 - seen, 0, out=obs[O_UNSEEN : O_UNSEEN + N_KINDS])
         return obs, legal
