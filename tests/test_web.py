@@ -560,37 +560,45 @@ def test_finished_hand_endpoints_are_404_before_the_end(server: Server) -> None:
     assert server.http("GET", f"/api/tables/{tid}")["id"] == tid
 
 
-def test_waiting_room_bots_and_a_three_player_table(server: Server, browser: Browser) -> None:
-    """The creator adds and removes bots before the start; a sanming table for three shows
-    上家 and 下家 around you."""
+def test_waiting_room_invite_bots_and_a_three_player_table(
+    server: Server, browser: Browser
+) -> None:
+    """A friend opens the invite link (no token yet: name first, then the table); the creator
+    adds and removes a bot; a sanming table for three shows 上家 and 下家 around you."""
     tok = server.guest("host")
     tid = server.table(tok, profile="sanming", players=3, bots=0)
     w = Watched(browser, "zh-CN")
     pg = w.page
     pg.goto(f"{server.base}/?token={tok}&table={tid}")
-    pg.wait_for_selector("[data-role=waiting-room]")
     pg.wait_for_function(
         "() => document.querySelectorAll('[data-role=waiting-room] [data-seat]').length === 3"
     )
-    for n in (1, 2):
-        pg.click("[data-role=add-bot]")
-        pg.wait_for_function(
-            f"() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === {n}"
-        )
-    pg.click("[data-role=remove-bot]")
+    friend = Watched(browser, "zh-CN", 900, 700)
+    fp = friend.page
+    fp.goto(f"{server.base}/?table={tid}")
+    fp.fill("input[name=guest-name]", "朋友")
+    fp.click("[data-action=guest]")
+    fp.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
     pg.wait_for_function(
-        "() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === 1"
+        "() => document.querySelector('[data-role=waiting-room]').innerText.includes('朋友')"
     )
+    bots = "() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === {}"
     pg.click("[data-role=add-bot]")
-    pg.wait_for_function(
-        "() => document.querySelectorAll('[data-role=waiting-room] .badge.bot').length === 2"
-    )
+    pg.wait_for_function(bots.format(1))
+    pg.click("[data-role=remove-bot]")
+    pg.wait_for_function(bots.format(0))
+    pg.click("[data-role=add-bot]")
+    pg.wait_for_function(bots.format(1))
+    assert fp.locator("[data-role=add-bot]").count() == 0  # only the creator
+    fp.click("[data-action=ready]")
     pg.click("[data-action=ready]")
-    pg.wait_for_selector("[data-role=hand] [data-tile]")
-    assert pg.locator("[data-seat]").count() == 3
-    assert sorted(pg.locator("[data-seat] .rel").all_inner_texts()) == sorted(
-        ["我", "上家", "下家"]
-    )
+    for p in (pg, fp):
+        p.wait_for_selector("[data-role=hand] [data-tile]")
+        assert p.locator("[data-seat]").count() == 3
+        assert sorted(p.locator("[data-seat] .rel").all_inner_texts()) == sorted(
+            ["我", "上家", "下家"]
+        )
+    friend.close()
     w.close()
 
 

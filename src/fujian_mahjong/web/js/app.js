@@ -4,7 +4,7 @@
 //   /?table=ID&as=spectator   watch a table
 //   /?replay=HAND[&seat=S]    replay and review a finished hand
 import { t } from "./i18n.js";
-import { save } from "./net.js";
+import { save, token } from "./net.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showReplay } from "./replay.js";
@@ -22,7 +22,11 @@ function main() {
   document.title = t("title");
   const root = document.getElementById("app");
   if (q.get("replay")) showReplay(root, q.get("replay"), q.get("seat"));
-  else if (q.get("table")) showTable(root, q.get("table"), q.get("as") === "spectator" ? "spectator" : "player");
+  else if (q.get("table") && !token()) {
+    // an invite link opened by someone new: pick a name first, then the table
+    save("next_table", q.get("table"));
+    showLobby(root);
+  } else if (q.get("table")) showTable(root, q.get("table"), q.get("as") === "spectator" ? "spectator" : "player");
   else showLobby(root);
 }
 

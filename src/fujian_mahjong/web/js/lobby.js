@@ -74,6 +74,12 @@ function identityCard(root, paths, me) {
       save("token", r.token);
       save("name", r.name || n);
       save("player_id", r.player_id);
+      const next = load("next_table");
+      if (next) {
+        save("next_table", null);
+        go({ table: next });
+        return;
+      }
       showLobby(root);
     } catch (e) {
       toast(t("error", { msg: e.message }), "error");
