@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -64,6 +65,15 @@ def test_action_table_is_a_bijection_over_34_kinds() -> None:
     assert action_index(Action("chow", -1, (5, 6)), 4) == E.A_CHOW
     assert action_index(Action("chow", -1, (3, 5)), 4) == E.A_CHOW + 1
     assert action_index(Action("chow", -1, (2, 3)), 4) == E.A_CHOW + 2
+
+
+def test_docs_tables_match_the_encodings() -> None:
+    """docs/rl.md lists every observation slice and action index exactly as encoded."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text("utf-8")
+    assert E.markdown_tables() in doc
+    for table, size in ((E.OBS_DOC, OBS_SIZE), (E.ACTION_DOC, N_ACTIONS)):
+        covered = [i for a, b, _, _ in table for i in range(a, b)]
+        assert covered == list(range(size))  # contiguous, no gaps, no overlaps
 
 
 def test_bad_action_is_one_clear_line_and_changes_nothing() -> None:

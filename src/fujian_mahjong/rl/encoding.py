@@ -285,3 +285,96 @@ class Encoder:
         seen += obs[O_GOLD : O_GOLD + N_KINDS]
         np.maximum(self._playable4 - seen, 0, out=obs[O_UNSEEN : O_UNSEEN + N_KINDS])
         return obs, legal
+
+
+# ------------------------------------------------------------------------ documentation
+_KINDS_NOTE = "per kind 1m..9m, 1p..9p, 1s..9s, 1z..7z"
+OBS_DOC: Final = (
+    (O_HAND, O_DRAWN, "hand", f"own concealed tiles, count {_KINDS_NOTE}"),
+    (O_DRAWN, O_GOLD, "drawn", "one-hot: the tile this seat just drew (its own turn only)"),
+    (O_GOLD, O_CLAIM, "gold", "one-hot: the gold kind (R5)"),
+    (
+        O_CLAIM,
+        O_UNSEEN,
+        "claim",
+        "one-hot: the discard (or added-kong tile) this seat is asked to answer; "
+        "zero for seats not asked (R12)",
+    ),
+    (
+        O_UNSEEN,
+        O_DISCARDS,
+        "unseen",
+        "4 − copies this seat can see (own hand, melds, discards, gold indicator), "
+        "playable kinds only",
+    ),
+    (
+        O_DISCARDS,
+        O_MELDS,
+        "discards",
+        "4 × 34: discards of seat slot 0 (self), 1 (下家, next), 2, 3 (上家 at 4 players)",
+    ),
+    (
+        O_MELDS,
+        O_SEATS,
+        "melds",
+        "4 × 34: visible meld tiles per seat slot (another seat's concealed kong is hidden)",
+    ),
+    (
+        O_SEATS,
+        O_LIVE,
+        "seats",
+        f"4 × {NSF} per seat slot: " + ", ".join(SEAT_FEATURES),
+    ),
+    (O_LIVE, O_PHASE, "live", "live tiles left in the wall (R5)"),
+    (
+        O_PHASE,
+        O_MUST_ACT,
+        "phase",
+        "one-hot turn / claims / window_a — set only when this seat must act (R12)",
+    ),
+    (O_MUST_ACT, O_STREAK, "must_act", "1 when this seat has legal actions"),
+    (O_STREAK, O_PLAYERS, "streak", "the dealer streak counter given to the hand (R9)"),
+    (O_PLAYERS, O_PROFILE, "players", "one-hot 2 / 3 / 4 players"),
+    (O_PROFILE, OBS_SIZE, "profile", "one-hot " + " / ".join(BUILTIN)),
+)
+ACTION_DOC: Final = (
+    (A_DISCARD, A_ROB_GOLD_DISCARD, "discard k", '`{"type": "discard", "tile": k}`'),
+    (
+        A_ROB_GOLD_DISCARD,
+        A_JIN_KAN,
+        "rob_gold+discard k",
+        '`{"type": "rob_gold", "tile": k}`: 庄家抢金 with the first discard k (R8.2)',
+    ),
+    (
+        A_JIN_KAN,
+        A_CONCEALED_KONG,
+        "jin_kan+discard k",
+        '`{"type": "jin_kan", "tile": k}`: discard k and declare 金坎 (R8.5)',
+    ),
+    (A_CONCEALED_KONG, A_ADDED_KONG, "concealed_kong k", "暗杠 of k (R6)"),
+    (A_ADDED_KONG, A_CHOW, "added_kong k", "加杠 of k (R6)"),
+    (A_CHOW, A_CHOW + 1, "chow_low", "chow with the claimed tile lowest (hand holds t+1, t+2)"),
+    (A_CHOW + 1, A_CHOW + 2, "chow_mid", "chow with the claimed tile in the middle (t−1, t+1)"),
+    (A_CHOW + 2, A_PONG, "chow_high", "chow with the claimed tile highest (t−2, t−1)"),
+    (A_PONG, A_KONG, "pong", "pong the discard"),
+    (A_KONG, A_WIN, "kong", "exposed kong on the discard (明杠)"),
+    (A_WIN, A_THREE_GOLDS, "win", "自摸 / 放胡 / 抢杠 / 天胡, whichever the moment offers"),
+    (A_THREE_GOLDS, A_ROB_GOLD, "three_golds", "三金倒 (R7)"),
+    (A_ROB_GOLD, A_PASS, "rob_gold", "闲家抢金 in window B (R8.2)"),
+    (A_PASS, N_ACTIONS, "pass", "decline what is offered"),
+)
+
+
+def markdown_tables() -> str:
+    """The observation and action tables of docs/rl.md (a test keeps them in sync)."""
+
+    def span(a: int, b: int) -> str:
+        return f"{a}" if b == a + 1 else f"{a}–{b - 1}"
+
+    lines = ["| index | size | name | content |", "|---|---|---|---|"]
+    for a, b, name, text in OBS_DOC:
+        lines.append(f"| {span(a, b)} | {b - a} | `{name}` | {text} |")
+    lines += ["", "| index | action | engine action |", "|---|---|---|"]
+    for a, b, name, text in ACTION_DOC:
+        lines.append(f"| {span(a, b)} | `{name}` | {text} |")
+    return "\n".join(lines) + "\n"
