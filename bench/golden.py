@@ -1,8 +1,8 @@
 """Determinism baseline (issue 16): SHA-256 of the event logs of seeded heuristic-bot hands.
 
-For each profile (and sanming also with 3 players) hand ``i`` uses the explicit seed
+For each profile (and sanming also with 3 players; and each profile with random bots) hand ``i`` uses the explicit seed
 ``golden-{profile}-{i}`` (``golden-{profile}-3p-{i}`` for three players), dealer ``i mod n``
-and four (three) heuristic bots seeded ``{seed}:{seat}``. The log is hashed exactly as
+and four (three) heuristic (or random) bots seeded ``{seed}:{seat}``. The log is hashed exactly as
 ``fjmj replay`` reads it (``to_jsonl(game.events)``, UTF-8).
 
     python bench/golden.py --record [--hands 1000]   # write tests/data/golden_logs.json
@@ -27,16 +27,20 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "golden_logs.
 
 
 def groups() -> list[tuple[str, str, int]]:
-    """(group name, profile, players) for every profile, plus sanming with 3 players."""
+    """(group name, profile, players): every profile with heuristic bots, sanming also with
+    3 players, and every profile with random bots (group name ending in ``-random``: they
+    pin the order of the legal-action lists too)."""
     out = [(p, p, 4) for p in BUILTIN]
     out.append(("sanming-3p", "sanming", 3))
+    out.extend((f"{p}-random", p, 4) for p in BUILTIN)
     return out
 
 
 def hand_log(group: str, profile: str, players: int, i: int) -> str:
     """The JSONL event log of golden hand ``i`` of ``group``."""
     seed = f"golden-{group}-{i}"
-    bots = [make_bot("heuristic", f"{seed}:{s}") for s in range(players)]
+    kind = "random" if group.endswith("-random") else "heuristic"
+    bots = [make_bot(kind, f"{seed}:{s}") for s in range(players)]
     g = Game.new(profile, seed=seed, players=players, dealer=i % players)
     n = 0
     while not g.is_over():
