@@ -59,6 +59,27 @@ def test_address_needs_the_ray_backend(capsys: pytest.CaptureFixture[str]) -> No
     assert rc == 2 and "--address needs --backend ray" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [
+        ("127.0.0.1:PORT", "cannot reach Ray at 127.0.0.1:"),
+        ("nohost", "HOST:PORT"),
+        ("h:0", "HOST:PORT"),
+    ],
+)
+def test_bad_address_is_one_line_and_fast(
+    address: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    address = address.replace("PORT", str(_free_port()))  # nothing listens there
+    t0 = time.monotonic()
+    rc = main(
+        ["simulate", "--hands", "2", "--backend", "ray", "--address", address, "--no-progress"]
+    )
+    err = capsys.readouterr().err
+    assert rc == 1 and says in err and len(err.splitlines()) == 1
+    assert time.monotonic() - t0 < 30  # Ray alone would retry for minutes
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

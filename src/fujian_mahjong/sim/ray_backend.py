@@ -14,6 +14,7 @@ cluster they land on the node that played the hand.
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,6 +44,22 @@ def play_batch(
 ) -> list[HandRecord]:
     """Hands ``start..stop-1`` of a simulation (the body of one Ray task)."""
     return [play_hand(profile, seed, i, kinds, log_dir) for i in range(start, stop)]
+
+
+def check_address(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (one line) when ``HOST:PORT`` does not answer: Ray itself would retry for
+    minutes. ``auto`` is left to Ray (it reads the address of the cluster started here)."""
+    if address == "auto":
+        return
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise RayBackendError(f"--address must be auto or HOST:PORT, got {address!r}")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port_text)), timeout=timeout):
+            pass
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        raise RayBackendError(f"cannot reach Ray at {address}: {why}") from None
 
 
 def _import_ray() -> Any:
@@ -76,6 +93,8 @@ def simulate_ray(
     if workers < 1:
         raise MahjongError(f"workers must be at least 1, got {workers}")
     ray = _import_ray()
+    if address is not None:
+        check_address(address)
     t0 = time.perf_counter()
     started = False
     if not ray.is_initialized():
