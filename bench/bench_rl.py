@@ -52,7 +52,13 @@ def ray_rows(hands: int = 400) -> list[Row]:
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kinds = ("heuristic", "heuristic", "random", "random")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     try:
         simulate_ray("fuzhou-tcy", 40, "warm-up", kinds, workers=2)  # start both workers
         rates = {}

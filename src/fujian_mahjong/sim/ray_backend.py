@@ -101,7 +101,8 @@ def simulate_ray(
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         try:
             if address is None:
-                ray.init(
+                ray.init(  # "local": a new private instance, never a cluster running here
+                    address="local",
                     num_cpus=workers,
                     include_dashboard=False,
                     log_to_driver=False,
