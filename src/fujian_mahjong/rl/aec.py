@@ -45,8 +45,9 @@ def observation_space() -> spaces.Dict:
 class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
     """PettingZoo AEC env. ``seed`` (or ``reset(seed=…)``) fixes the sequence of hands:
     hand i of a seed plays the engine seed ``"{seed}:{i}"`` with dealer ``i mod players``
-    (``reset(options={"dealer": d, "streak": k})`` overrides both). Without a seed the
-    base seed comes from :mod:`secrets`."""
+    (``reset(options={"dealer": d, "streak": k})`` overrides both; ``{"wall": [...]}``
+    plays a stacked wall, ``Game.from_wall``). Without a seed the base seed comes from
+    :mod:`secrets`."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "fujian_mahjong_v0",
@@ -104,13 +105,23 @@ class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
         self._hand_no += 1
         dealer = int(opts.get("dealer", i % self.players))
         self._streak = int(opts.get("streak", 0))
-        self.game = Game.new(
-            self.profile,
-            seed=f"{self._base}:{i}",
-            players=self.players,
-            dealer=dealer,
-            streak=self._streak,
-        )
+        if "wall" in opts:  # test tooling: a stacked wall (Game.from_wall), dice (1, 1)
+            self.game = Game.from_wall(
+                self.profile,
+                opts["wall"],
+                dice=tuple(opts.get("dice", (1, 1))),
+                players=self.players,
+                dealer=dealer,
+                streak=self._streak,
+            )
+        else:
+            self.game = Game.new(
+                self.profile,
+                seed=f"{self._base}:{i}",
+                players=self.players,
+                dealer=dealer,
+                streak=self._streak,
+            )
         self._jin_kan = [False] * self.players
         self._cache = None
         self.agents = self.possible_agents[:]
