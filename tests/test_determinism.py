@@ -9,8 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.golden import DATA, digest, groups, hand_log
+from fujian_mahjong.analysis import shanten_keys
+from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
+from fujian_mahjong.analysis.tables import POW5
 
 HANDS = 100  # per group in the test (the script checks 1,000)
 
@@ -41,3 +46,30 @@ def test_hand_log_is_reproducible_and_ends() -> None:
     lines = a.splitlines()
     assert json.loads(lines[0])["type"] == "start"
     assert json.loads(lines[-1])["type"] == "end"
+
+
+# The split shanten used by the heuristic bot (issue 16) equals shanten_keys on every hand:
+# the untouched suits combined once, then the changed suit.
+@st.composite
+def _hands(draw: st.DrawFn) -> tuple[list[int], int, int]:
+    kinds = draw(st.sampled_from([27, 34]))
+    n = draw(st.sampled_from([1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17]))
+    c = [0] * 34
+    picks = draw(st.lists(st.integers(0, kinds - 1), min_size=n, max_size=n))
+    for k in picks:
+        if c[k] < 4:
+            c[k] += 1
+    return c, draw(st.integers(0, 3)), draw(st.integers(0, 5))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_hands())
+def test_split_shanten_equals_shanten_keys(hand: tuple[list[int], int, int]) -> None:
+    c, w, melds = hand
+    keys = [0, 0, 0, 0]
+    for k in range(34):
+        keys[min(k // 9, 3)] += c[k] * POW5[k % 9 if k < 27 else k - 27]
+    ids = suit_ids(*keys)
+    want = shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3])
+    for i in range(4):
+        assert shanten_split(others_id(ids, i), ids[i], w, melds) == want

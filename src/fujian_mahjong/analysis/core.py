@@ -21,6 +21,7 @@ from functools import cache
 from fujian_mahjong.analysis.tables import (
     KEPT_VECTORS,
     POW5,
+    _intern,
     combine_kept,
     honour_table,
     kept_honours_id,
@@ -238,6 +239,47 @@ def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int, kh: int = 0) -> 
         if x > best:
             best = x
     return 3 * melds + 1 - w - best
+
+
+# Split shanten (issue 16): a decision tries many hands that differ from one base hand in
+# a single suit (each candidate discard, each candidate draw). The other suits' kept vectors
+# are combined once (``others_id``) and each candidate only combines that with the changed
+# suit's vector (``shanten_split``) — the same max-plus convolution, so the same numbers.
+_CID: dict[int, int] = {}
+
+
+def combined_id(ia: int, ib: int) -> int:
+    """Interned id (``KEPT_VECTORS``) of the combination of two interned kept vectors."""
+    key = ia * _ID_SHIFT + ib
+    v = _CID.get(key)
+    if v is None:
+        if len(_CID) > 100_000:
+            _CID.clear()
+        v = _CID[key] = _intern(_combined(ia, ib))
+    return v
+
+
+def suit_ids(k0: int, k1: int, k2: int, kh: int) -> tuple[int, int, int, int]:
+    """Interned kept-vector ids of the three suit keys and the honour key (0: none)."""
+    return kept_id(k0), kept_id(k1), kept_id(k2), kept_honours_id(kh)
+
+
+def others_id(ids: Sequence[int], i: int) -> int:
+    """Interned id of the combined kept vector of every suit but ``i`` (0-2 suits, 3 the
+    honours), from :func:`suit_ids`."""
+    if i == 3:
+        return combined_id(combined_id(ids[0], ids[1]), ids[2])
+    a, b = [ids[j] for j in range(3) if j != i]
+    return combined_id(combined_id(a, b), ids[3])
+
+
+def shanten_split(oid: int, vid: int, w: int, melds: int) -> int:
+    """``shanten_keys`` of a hand given as the combined vector of the unchanged suits
+    (:func:`others_id`) and the changed suit's vector id (``kept_id``/``kept_honours_id``)."""
+    v = _COMBINED.get(oid * _ID_SHIFT + vid)
+    if v is None:
+        v = _combined(oid, vid)
+    return 3 * melds + 1 - w - v[6 + melds]
 
 
 # ----------------------------------------------------------------------------------------

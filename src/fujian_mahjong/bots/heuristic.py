@@ -22,8 +22,11 @@ pair can only grow by a pong.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from fujian_mahjong.analysis import shanten_keys, split_keys34, waits_keys
-from fujian_mahjong.analysis.tables import POW5
+from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
+from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
@@ -43,6 +46,19 @@ def _slot(k: int) -> tuple[int, int]:
     if k < 27:
         return k // 9, POW5[k % 9]
     return HONOUR_SLOT, POW5[k - 27]
+
+
+@lru_cache(maxsize=1 << 16)
+def _held_ranks(key: int) -> tuple[int, ...]:
+    """Ranks with a tile in a (base-5) suit key."""
+    return tuple(r for r in range(9) if key // POW5[r] % 5)
+
+
+@lru_cache(maxsize=1 << 16)
+def _near_ranks(key: int) -> tuple[int, ...]:
+    """Ranks within two of a held rank of a suit key (the draws that may help)."""
+    held = _held_ranks(key)
+    return tuple(r for r in range(9) if any(abs(r - h) <= 2 for h in held))
 
 
 def _keys_of(c: list[int], gold: int) -> tuple[list[int], int]:
@@ -207,16 +223,25 @@ class HeuristicBot:
         penal = view.gold_discard_rule != "free"
         cands = [a for a in discards if not (penal and a.tile == gold)] or discards
         scored: list[tuple[int, Action]] = []
-        keys, w = _keys_of(c, gold)
+        # the engine keeps the natural tiles' keys (R7): no recount from the 34 counts
+        k3 = view.keys
+        keys = [k3[0], k3[1], k3[2], view.kh]
+        w = c[gold] if gold >= 0 else 0
+        # issue 16: the untouched suits are combined once per suit, then each candidate
+        # combines only the suit it changes (the same numbers as shanten_keys)
+        ids = suit_ids(keys[0], keys[1], keys[2], keys[3])
+        others: list[int] = [-1, -1, -1, -1]
         for a in cands:
             t = a.tile
             if t == gold:
                 s = shanten_keys(keys[0], keys[1], keys[2], w - 1, melds, keys[3])
             else:
                 i, wt = _slot(t)
-                keys[i] -= wt
-                s = shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3])
-                keys[i] += wt
+                oid = others[i]
+                if oid < 0:
+                    oid = others[i] = others_id(ids, i)
+                vid = kept_honours_id(keys[3] - wt) if i == HONOUR_SLOT else kept_id(keys[i] - wt)
+                s = shanten_split(oid, vid, w, melds)
             scored.append((s, a))
         best_s = min(s for s, _ in scored)
         top = [a for s, a in scored if s == best_s]
@@ -234,7 +259,18 @@ class HeuristicBot:
         ranked: list[tuple[float, Action, int]] = []
         for a in top:
             c[a.tile] -= 1
-            uke = self._ukeire(c, gold, melds, best_s, visible, honours) if best_s <= 1 else 0
+            if best_s <= 1:
+                t = a.tile
+                after = list(keys)
+                wa = w
+                if t == gold:
+                    wa -= 1
+                else:
+                    i, wt = _slot(t)
+                    after[i] -= wt
+                uke = self._ukeire(c, gold, melds, best_s, visible, honours, after, wa)
+            else:
+                uke = 0
             c[a.tile] += 1
             value = self._tile_value(c, a.tile, gold)
             score = uke * 10 - value
@@ -259,36 +295,49 @@ class HeuristicBot:
     # ------------------------------------------------------------------ helpers
 
     def _ukeire(
-        self, c: list[int], gold: int, melds: int, s: int, visible: list[int], honours: bool
+        self,
+        c: list[int],
+        gold: int,
+        melds: int,
+        s: int,
+        visible: list[int],
+        honours: bool,
+        keys: list[int] | None = None,
+        w: int = 0,
     ) -> int:
         """Unseen copies of the kinds that lower the shanten of a 3k+1 hand (34 kinds
-        where honours are playable: an honour helps only if held, as its pair or pong)."""
-        keys, w = _keys_of(c, gold)
+        where honours are playable: an honour helps only if held, as its pair or pong).
+        ``keys``/``w``: the hand's [k0, k1, k2, kh] and golds when the caller has them."""
+        if keys is None:
+            keys, w = _keys_of(c, gold)
         if s == 0:
             kinds = waits_keys(keys[0], keys[1], keys[2], w, gold, keys[3], honours)
         else:
             kinds = []
-            near = set()
-            for k in range(len(c)):
-                if c[k] and k != gold:
-                    if is_honour(k):
-                        near.add(k)  # R7: no honour chows, so no neighbours
-                        continue
-                    base = k - k % 9
-                    for d in (-2, -1, 0, 1, 2):
-                        x = k + d
-                        if base <= x < base + 9:
-                            near.add(x)
             if gold >= 0 and shanten_keys(keys[0], keys[1], keys[2], w + 1, melds, keys[3]) < s:
                 kinds.append(gold)
-            for k in near:
-                if c[k] >= 4 or k == gold:
+            ids = suit_ids(keys[0], keys[1], keys[2], keys[3])
+            # each suit holding natural tiles: the kinds near them (issue 16: the other
+            # suits are combined once per suit, only the changed suit per candidate)
+            for i in range(4):
+                key = keys[i]
+                if not key:
                     continue
-                i, wt = _slot(k)
-                keys[i] += wt
-                if shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3]) < s:
-                    kinds.append(k)
-                keys[i] -= wt
+                oid = others_id(ids, i)
+                base = 9 * i
+                if i == HONOUR_SLOT:
+                    for r in _held_ranks(key):  # R7: no honour chows, so no neighbours
+                        k = 27 + r
+                        if c[k] < 4 and k != gold:
+                            vid = kept_honours_id(key + POW5[r])
+                            if shanten_split(oid, vid, w, melds) < s:
+                                kinds.append(k)
+                    continue
+                for r in _near_ranks(key):
+                    k = base + r
+                    if c[k] < 4 and k != gold:
+                        if shanten_split(oid, kept_id(key + POW5[r]), w, melds) < s:
+                            kinds.append(k)
         return sum(max(0, 4 - visible[k] - (1 if k == gold else 0)) for k in kinds)
 
     @staticmethod
