@@ -68,9 +68,9 @@ def ray_rows(hands: int = 400) -> list[Row]:
     finally:
         ray.shutdown()
     return [
-        ("ray: simulate hands/s, 1 worker (fuzhou-tcy, 2 heuristic + 2 random)", rates[1], "/s", 0),
-        ("ray: simulate hands/s, 2 workers", rates[2], "/s", 0),
-        ("ray: 2-worker / 1-worker ratio", rates[2] / rates[1], "x", 0),
+        ("ray: simulate hands/s, 1 worker (fuzhou-tcy)", rates[1], "/s", 0),
+        ("ray: simulate hands/s, 2 workers (fuzhou-tcy)", rates[2], "/s", 0),
+        ("ray: 2-worker / 1-worker hands/s ratio", rates[2] / rates[1], "x", 0),
     ]
 
 
@@ -78,11 +78,11 @@ def run() -> list[Row]:
     out: list[Row] = []
     for p in BUILTIN:
         out.append(
-            (f"rl: AEC env steps/s, masked random agents ({p})", env_steps_per_s(p), "/s", 10_000)
+            (f"rl: env steps/s, masked random agents ({p})", env_steps_per_s(p), "/s", 10_000)
         )
     out.append(
         (
-            "rl: AEC env steps/s through rl.env() wrappers (fuzhou-tcy)",
+            "rl: env steps/s via rl.env() wrappers (fuzhou-tcy)",
             env_steps_per_s("fuzhou-tcy", wrapped=True),
             "/s",
             0,
