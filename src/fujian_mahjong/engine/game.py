@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fujian_mahjong.analysis import (
@@ -37,7 +37,15 @@ from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction, MahjongError
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.scoring import MeldIn, Score, Situation, score
-from fujian_mahjong.tiles import KIND_STR, NUM_TILES, flower_sets, fmt, is_flower, physical_set
+from fujian_mahjong.tiles import (
+    KIND_STR,
+    NUM_TILES,
+    flower_sets,
+    is_flower,
+    physical_set,
+    rank_of,
+    suit_of,
+)
 
 # Version 2 (rules revision 2): the commitment binds the whole start of the hand (R12)
 EVENT_VERSION = 2
@@ -49,6 +57,28 @@ _DISCARD = tuple(Action("discard", k) for k in range(_NK))
 _CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(_NK))
 _ADDED_KONG = tuple(Action("added_kong", k) for k in range(_NK))
 _ROB_WITH = tuple(Action("rob_gold", k) for k in range(_NK))
+
+
+_SUIT = tuple(suit_of(k) for k in range(len(KIND_STR)))
+_DIGIT = tuple(str(rank_of(k)) for k in range(len(KIND_STR)))
+_PHYSICAL = tuple(physical_set())
+
+
+def fmt(kinds: Iterable[int]) -> str:
+    """``tiles.fmt`` (the same text) on table lookups: the engine formats every event's
+    tiles (hot path, issue 16)."""
+    out: list[str] = []
+    run = ""
+    for k in kinds:
+        s = _SUIT[k]
+        if s != run:
+            if run:
+                out.append(run)
+            run = s
+        out.append(_DIGIT[k])
+    if run:
+        out.append(run)
+    return "".join(out)
 
 
 def seed_commitment(
@@ -150,6 +180,10 @@ class Game:
         # per-suit analysis keys of the natural (non-gold) tiles: m, p, s and honours (R7)
         self.counts = [[0] * _NK for _ in range(players)]
         self.keys = [[0, 0, 0, 0] for _ in range(players)]
+        # R7 readiness per seat (hand + one gold wins): 1/0, -1 unknown; reset whenever the
+        # seat's tiles or the gold change. A seat that is not ready cannot win on any tile,
+        # so most claim checks stop here (issue 16)
+        self._ready = [-1] * players
         self.flowers: list[list[int]] = [[] for _ in range(players)]
         self.sets = [0] * players
         self.melds: list[list[Meld]] = [[] for _ in range(players)]
@@ -198,7 +232,7 @@ class Game:
         g = cls(prof, players, dealer, streak)
         g.seed = random_seed() if seed is None else str(seed)
         rng = random.Random(g.seed)
-        wall = physical_set()
+        wall = list(_PHYSICAL)
         rng.shuffle(wall)
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         r = break_rotation(dealer, dice[0] + dice[1])
@@ -256,11 +290,13 @@ class Game:
         self.events.append(e)
 
     def _add(self, s: int, k: int) -> None:
+        self._ready[s] = -1
         self.counts[s][k] += 1
         if k != self.gold:
             self.keys[s][k // 9] += POW5[k % 9]
 
     def _remove(self, s: int, k: int) -> None:
+        self._ready[s] = -1
         self.counts[s][k] -= 1
         if k != self.gold:
             self.keys[s][k // 9] -= POW5[k % 9]
@@ -325,8 +361,12 @@ class Game:
         return self._win4(k[0], k[1], k[2], k[3], self.counts[s][self.gold])
 
     def _is_ready(self, s: int) -> bool:
-        k = self.keys[s]
-        return self._win4(k[0], k[1], k[2], k[3], self.counts[s][self.gold] + 1)
+        r = self._ready[s]
+        if r < 0:
+            k = self.keys[s]
+            r = int(self._win4(k[0], k[1], k[2], k[3], self.counts[s][self.gold] + 1))
+            self._ready[s] = r
+        return r == 1
 
     def _xian_jin_barred(self, s: int) -> bool:
         """R8.4: a 闲金 player's first draw after the announcement never wins (the last
@@ -447,6 +487,7 @@ class Game:
             c = self.counts[s][k]
             if c:
                 self.keys[s][k // 9] -= c * POW5[k % 9]
+        self._ready = [-1] * self.n
         self._ev(type="gold", indicator=_K[k], gold=_K[k], to_dealer=fmt(to_dealer))
 
     def _window_a(self) -> None:
@@ -481,6 +522,10 @@ class Game:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Everything ``seat`` may do now (R5–R8); empty if it need not act."""
+        return list(self._legal(seat))
+
+    def _legal(self, seat: int) -> list[Action]:
+        """The legal actions, built once per decision and shared (never mutate)."""
         if self.phase == "turn":
             if seat != self.turn:
                 return []
@@ -488,10 +533,10 @@ class Game:
             if self._legal_stamp != stamp:
                 self._legal_cache = self._turn_actions(seat)
                 self._legal_stamp = stamp
-            return list(self._legal_cache)
+            return self._legal_cache
         if self.phase in ("claims", "window_a"):
             if seat in self.pending and seat not in self.answers:
-                return list(self.pending[seat])
+                return self.pending[seat]
         return []
 
     def apply(self, seat: int, action: Action) -> None:
@@ -503,8 +548,10 @@ class Game:
             raise IllegalAction(
                 f"seat {seat}: {_short(action)} is not an Action (use Action.from_json)"
             )
-        action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
-        legal = self.legal_actions(seat)
+        legal = self._legal(seat)
+        if not any(a is action for a in legal):
+            # not one of the engine's own (validated) values: check its fields first
+            action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
         if not legal:
             raise IllegalAction(
                 f"seat {seat} may not act now (waiting for seat(s) {self.to_act()})"
@@ -797,6 +844,8 @@ class Game:
             return False  # R5 gold-discard restriction; R8.4 闲金
         if self.jin_kan[s]:
             return False
+        if not self._is_ready(s):
+            return False  # hand + k wins => hand + a gold (standing for k) wins
         return self._wins_with(s, k)
 
     def _claim_options(self, o: int, d: int, k: int, window_b: bool) -> list[Action]:
@@ -821,15 +870,18 @@ class Game:
         if self.jin_kan[o]:
             return out
         c = self.counts[o]
+        chow_seat = o == (d + 1) % self.n and k < 27
+        if c[k] < 2 and not chow_seat:
+            return out  # no kong, pong or chow on k (issue 16: most seats stop here)
         if c[k] == 3 and self.wall_left > 0:
             out.append(KONG)
         # R5 sanming forbids discarding a gold: a pong/chow must leave a tile to discard
         spare = (
-            self.hand_size(o) - c[self.gold] - 2 >= 1 or self.profile.gold_discard != "forbidden"
+            self.profile.gold_discard != "forbidden" or self.hand_size(o) - c[self.gold] - 2 >= 1
         )
         if c[k] >= 2 and spare:
             out.append(PONG)
-        if o == (d + 1) % self.n and spare and k < 27:  # R7: no honour chows
+        if chow_seat and spare:  # R7: no honour chows
             r = k % 9
             g = self.gold
             for a, b in ((r - 2, r - 1), (r - 1, r + 1), (r + 1, r + 2)):
