@@ -143,14 +143,15 @@ def to_engine_action(index: object, legal: dict[int, Action]) -> Action:
 # ---------------------------------------------------------------------------- observation
 # A flat float32 vector; slices below (docs/rl.md). Seats are relative: slot 0 is the
 # observing seat, slot 1 its next player (下家), and so on; slots past the table size are 0.
+# hand, gold, discards and melds are adjacent: every tile this seat sees, one block
 O_HAND: Final = 0  # own concealed counts per kind
-O_DRAWN: Final = O_HAND + N_KINDS  # one-hot: the tile just drawn by this seat
-O_GOLD: Final = O_DRAWN + N_KINDS  # one-hot: the gold kind (R5)
-O_CLAIM: Final = O_GOLD + N_KINDS  # one-hot: the tile this seat is asked to answer
-O_UNSEEN: Final = O_CLAIM + N_KINDS  # copies this seat cannot see, per playable kind
-O_DISCARDS: Final = O_UNSEEN + N_KINDS  # 4 x 34: discards per relative seat
+O_GOLD: Final = O_HAND + N_KINDS  # one-hot: the gold kind (R5)
+O_DISCARDS: Final = O_GOLD + N_KINDS  # 4 x 34: discards per relative seat
 O_MELDS: Final = O_DISCARDS + MAX_SEATS * N_KINDS  # 4 x 34: visible meld tiles per seat
-O_SEATS: Final = O_MELDS + MAX_SEATS * N_KINDS  # 4 x SEAT_FEATURES
+O_DRAWN: Final = O_MELDS + MAX_SEATS * N_KINDS  # one-hot: the tile just drawn by this seat
+O_CLAIM: Final = O_DRAWN + N_KINDS  # one-hot: the tile this seat is asked to answer
+O_UNSEEN: Final = O_CLAIM + N_KINDS  # copies this seat cannot see, per playable kind
+O_SEATS: Final = O_UNSEEN + N_KINDS  # 4 x SEAT_FEATURES
 SEAT_FEATURES: Final = (
     "present",
     "dealer",
@@ -179,7 +180,7 @@ def _obs_high() -> npt.NDArray[np.float32]:
     h = np.ones(OBS_SIZE, dtype=np.float32)
     h[O_HAND : O_HAND + N_KINDS] = 4
     h[O_UNSEEN : O_UNSEEN + N_KINDS] = 4
-    h[O_DISCARDS:O_SEATS] = 4
+    h[O_DISCARDS:O_DRAWN] = 4  # discards and melds
     per_seat = dict.fromkeys(SEAT_FEATURES, 1.0)
     per_seat.update(hand_size=17, flowers=36, melds=5, concealed_kongs=5)
     for p in range(MAX_SEATS):
@@ -196,22 +197,25 @@ OBS_HIGH: Final = _obs_high()
 class Encoder:
     """Builds observations and masks for one table (profile and size fixed)."""
 
-    __slots__ = ("_const", "_n", "_playable4", "profile")
+    __slots__ = ("_const", "_n", "_playable4", "_scalar_pos", "_xian_jin", "profile")
 
     def __init__(self, profile: Profile, players: int) -> None:
         self.profile = profile
         self._n = players
+        self._xian_jin = bool(profile.xian_jin)  # R8.4: only these profiles announce 闲金
         playable = 34 if getattr(profile, "honours", "flowers") == "playable" else 27
         p4 = np.zeros(N_KINDS, dtype=np.float32)
         p4[:playable] = 4
         self._playable4 = p4
-        c = np.zeros(OBS_SIZE, dtype=np.float32)
-        for p in range(players):
-            c[O_SEATS + p * NSF] = 1.0  # present
-        c[O_PLAYERS + players - 2] = 1.0
+        c = [O_SEATS + p * NSF for p in range(players)]  # present
+        c.append(O_PLAYERS + players - 2)
         if profile.name in BUILTIN:
-            c[O_PROFILE + BUILTIN.index(profile.name)] = 1.0
-        self._const = c
+            c.append(O_PROFILE + BUILTIN.index(profile.name))
+        self._const = c  # positions that are 1 in every observation of this table
+        # where the per-seat counts (hand size, flowers, melds, concealed kongs), the live
+        # tiles and the streak go, in the order observe() lists them
+        pos = [O_SEATS + p * NSF + j for p in range(players) for j in (2, 3, 4, 5)]
+        self._scalar_pos = np.array([*pos, O_LIVE, O_STREAK], dtype=np.intp)
 
     def observe(
         self, v: SeatView, streak: int, jin_kan: Sequence[bool]
@@ -220,7 +224,7 @@ class Encoder:
         the public facts the caller saw announced (the dealer streak, 金坎 declarations)."""
         n = self._n
         me = v.seat
-        ones: list[int] = []  # positions that get +1 (one-hots and tile counts): one bincount
+        ones = self._const.copy()  # positions that get +1 (one-hots, tile counts): a bincount
         add = ones.extend
         one = ones.append
         drawn = v.drawn
@@ -236,22 +240,24 @@ class Encoder:
         if ctile >= 0:
             one(O_CLAIM + ctile)
         dealer = v.dealer
-        scalars: list[tuple[int, int]] = []
+        xian_jin = self._xian_jin
+        scalars: list[int] = []
         for p in range(n):
             s = (me + p) % n
             add(map((O_DISCARDS + p * N_KINDS).__add__, v.discards(s)))
-            mb = (O_MELDS + p * N_KINDS).__add__
-            melds = v.melds(s)
+            nm = v.exposed(s)
             ck = 0
-            for t, tiles in melds:
-                # another seat's concealed kong comes without tiles: its kind stays hidden
-                add(map(mb, tiles))
-                if t == "kong_concealed":
-                    ck += 1
+            if nm:
+                mb = (O_MELDS + p * N_KINDS).__add__
+                for t, tiles in v.melds(s):
+                    # another seat's concealed kong comes without tiles: its kind is hidden
+                    add(map(mb, tiles))
+                    if t == "kong_concealed":
+                        ck += 1
             sb = O_SEATS + p * NSF
             if s == dealer:
                 one(sb + 1)
-            if v.xian_jin(s):
+            if xian_jin and v.xian_jin(s):
                 one(sb + 6)
             if v.gold_discarded(s):
                 one(sb + 7)
@@ -259,10 +265,7 @@ class Encoder:
                 one(sb + 8)
             if s == cfrom:
                 one(sb + 9)
-            scalars.append((sb, v.hand_size(s)))
-            scalars.append((sb + 1, len(v.flowers(s))))
-            scalars.append((sb + 2, len(melds)))
-            scalars.append((sb + 3, ck))
+            scalars += (v.hand_size(s), len(v.flowers(s)), nm, ck)
         legal = legal_map(legal_actions, ctile)
         if legal:
             ph = _PHASES.get(v.phase)
@@ -270,19 +273,13 @@ class Encoder:
                 one(O_PHASE + ph)
             one(O_MUST_ACT)
         obs = np.bincount(ones, minlength=OBS_SIZE).astype(np.float32)
-        obs += self._const
-        for i, x in scalars:  # slots 2..5 of each seat block
-            obs[i + 2] = x
-        obs[O_LIVE] = v.live
-        obs[O_STREAK] = streak
+        scalars += (v.live, streak)
+        obs[self._scalar_pos] = scalars
         c = v.counts
-        hand = obs[O_HAND : O_HAND + N_KINDS]
-        hand[: len(c)] = c
-        # R12: unseen = 4 − what this seat sees (own hand, visible melds and discards, the
-        # gold indicator — one copy of the gold kind, out of play), for playable kinds
-        seen = obs[O_DISCARDS:O_SEATS].reshape(2 * MAX_SEATS, N_KINDS).sum(axis=0)
-        seen += hand
-        seen += obs[O_GOLD : O_GOLD + N_KINDS]
+        obs[O_HAND : O_HAND + len(c)] = c
+        # R12: unseen = 4 − what this seat sees (own hand, the gold indicator — one copy of
+        # the gold kind, out of play — and all visible discards and melds), playable kinds
+        seen = obs[O_HAND:O_DRAWN].reshape(2 + 2 * MAX_SEATS, N_KINDS).sum(axis=0)
         np.maximum(self._playable4 - seen, 0, out=obs[O_UNSEEN : O_UNSEEN + N_KINDS])
         return obs, legal
 
@@ -290,9 +287,21 @@ class Encoder:
 # ------------------------------------------------------------------------ documentation
 _KINDS_NOTE = "per kind 1m..9m, 1p..9p, 1s..9s, 1z..7z"
 OBS_DOC: Final = (
-    (O_HAND, O_DRAWN, "hand", f"own concealed tiles, count {_KINDS_NOTE}"),
-    (O_DRAWN, O_GOLD, "drawn", "one-hot: the tile this seat just drew (its own turn only)"),
-    (O_GOLD, O_CLAIM, "gold", "one-hot: the gold kind (R5)"),
+    (O_HAND, O_GOLD, "hand", f"own concealed tiles, count {_KINDS_NOTE}"),
+    (O_GOLD, O_DISCARDS, "gold", "one-hot: the gold kind (R5)"),
+    (
+        O_DISCARDS,
+        O_MELDS,
+        "discards",
+        "4 × 34: discards of seat slot 0 (self), 1 (下家, next), 2, 3 (上家 at 4 players)",
+    ),
+    (
+        O_MELDS,
+        O_DRAWN,
+        "melds",
+        "4 × 34: visible meld tiles per seat slot (another seat's concealed kong is hidden)",
+    ),
+    (O_DRAWN, O_CLAIM, "drawn", "one-hot: the tile this seat just drew (its own turn only)"),
     (
         O_CLAIM,
         O_UNSEEN,
@@ -302,22 +311,10 @@ OBS_DOC: Final = (
     ),
     (
         O_UNSEEN,
-        O_DISCARDS,
+        O_SEATS,
         "unseen",
         "4 − copies this seat can see (own hand, melds, discards, gold indicator), "
         "playable kinds only",
-    ),
-    (
-        O_DISCARDS,
-        O_MELDS,
-        "discards",
-        "4 × 34: discards of seat slot 0 (self), 1 (下家, next), 2, 3 (上家 at 4 players)",
-    ),
-    (
-        O_MELDS,
-        O_SEATS,
-        "melds",
-        "4 × 34: visible meld tiles per seat slot (another seat's concealed kong is hidden)",
     ),
     (
         O_SEATS,
