@@ -469,6 +469,13 @@ def decompositions(
     return [Decomposition(gs, gold) for gs in sorted(found)]
 
 
+@cache
+def _grp(type: str, tiles: tuple[int, ...], golds: tuple[int, ...]) -> Group:
+    """One shared (immutable) Group per value: the enumeration builds the same few groups
+    many times (issue 16). Bounded: there are a few thousand distinct groups."""
+    return Group(type, tiles, golds)
+
+
 def _enumerate(
     nat: list[int],
     w: int,
@@ -488,12 +495,12 @@ def _enumerate(
         if not have_pair:
             if left < 2:
                 return
-            rest.append(Group("pair", (gold, gold), (gold, gold)))
+            rest.append(_grp("pair", (gold, gold), (gold, gold)))
             left -= 2
         if left % 3:
             return
         for _ in range(left // 3):
-            rest.append(Group("pong", (gold,) * 3, (gold,) * 3))
+            rest.append(_grp("pong", (gold,) * 3, (gold,) * 3))
         found.add(tuple(sorted(rest)))
         return
     r = i % 9
@@ -513,10 +520,10 @@ def _enumerate(
             nat[u] += 1
 
     for j in range(1, min(nat[i], 3) + 1):
-        attempt(Group("pong", (i, i, i), (i,) * (3 - j)), [i] * j, 3 - j, have_pair)
+        attempt(_grp("pong", (i, i, i), (i,) * (3 - j)), [i] * j, 3 - j, have_pair)
     if not have_pair:
         for j in range(1, min(nat[i], 2) + 1):
-            attempt(Group("pair", (i, i), (i,) * (2 - j)), [i] * j, 2 - j, True)
+            attempt(_grp("pair", (i, i), (i,) * (2 - j)), [i] * j, 2 - j, True)
     if i >= NUM_SUITED:
         return  # R7: no honour chows
     # chows containing i, with i as the lowest natural tile of the chow
@@ -534,7 +541,7 @@ def _enumerate(
             if any(nat[k] == 0 for k in naturals[1:]):
                 continue
             attempt(
-                Group("chow", tuple(base + x for x in ranks), tuple(sorted(gold_for))),
+                _grp("chow", tuple(base + x for x in ranks), tuple(sorted(gold_for))),
                 naturals,
                 len(gold_for),
                 have_pair,

@@ -33,6 +33,7 @@ from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.tiles import is_honour, name
 
 LATE = 24
+_SUIT4 = tuple(min(k // 9, 3) for k in range(42))  # suit index, honours (and above) as 3
 HONOUR_SLOT = 3  # index of the honour key in a [k0, k1, k2, kh] list
 
 
@@ -374,9 +375,10 @@ class HeuristicBot:
             gone = set(disc)
             per_suit = [0, 0, 0, 0]
             for k in disc:
-                per_suit[min(k // 9, 3)] += 1
+                per_suit[_SUIT4[k]] += 1
+            pen = [1.0 - min(1.0, x / 6) for x in per_suit]  # the same floats, once per suit
             for k in range(nk):
                 if k not in gone:
-                    d[k] += 1.0 - min(1.0, per_suit[min(k // 9, 3)] / 6)
+                    d[k] += pen[_SUIT4[k]]
         n = max(1, len(opps))
         return [0.0 if vis[k] >= 3 else d[k] / n for k in range(nk)]
