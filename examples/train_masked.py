@@ -1,6 +1,6 @@
 """Masked-policy REINFORCE in plain numpy: one learning seat against random bots.
 
-    .venv/bin/python examples/train_masked.py            # ~35 s on one CPU core
+    .venv/bin/python examples/train_masked.py            # 10-35 s on one CPU core
 
 The policy scores each *legal* action (the ``action_mask``) with a linear function of a
 few features computed from the seat's own observation — the action's type, and for

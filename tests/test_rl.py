@@ -130,6 +130,36 @@ def test_same_seed_same_event_log_and_secret_seed_otherwise() -> None:
     assert a.game.seed != b.game.seed  # no seed: each env draws its own from secrets
 
 
+@settings(max_examples=15, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 2**32), choice=st.integers(0, 2**32))
+def test_replaying_the_same_decisions_gives_the_same_hand(
+    table: tuple[str, int], seed: int, choice: int
+) -> None:
+    """Same seed + same decisions -> identical observations, rewards and event log; every
+    observation is inside the space, with non-negative unseen counts that add up (R12)."""
+    profile, players = table
+    runs = []
+    for _ in range(2):
+        e = raw_env(profile=profile, players=players, seed=seed)
+        e.reset()
+        rng = random.Random(choice)
+        trace = []
+        space = e.observation_space("player_0")
+        while not e.terminations[e.agent_selection]:
+            agent = e.agent_selection
+            o = e.observe(agent)
+            assert space.contains(o)
+            v = o["observation"]
+            seen = v[E.O_HAND : E.O_DRAWN].reshape(10, 34).sum(axis=0)
+            unseen = v[E.O_UNSEEN : E.O_SEATS]
+            assert (unseen >= 0).all() and (seen + unseen <= 4).all()
+            trace.append((agent, v.tobytes(), o["action_mask"].tobytes()))
+            e.step(rng.choice(np.flatnonzero(o["action_mask"]).tolist()))
+        assert e.game is not None
+        runs.append((trace, dict(e.rewards), e.game.events))
+    assert runs[0] == runs[1]
+
+
 def test_masked_random_agents_never_choose_illegal_actions_over_1000_hands() -> None:
     """Every mask is exactly the engine's legal actions (one index each), a masked choice
     is always accepted, and each hand's rewards are its R10 payments (zero-sum)."""
