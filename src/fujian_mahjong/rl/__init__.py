@@ -25,14 +25,24 @@ from fujian_mahjong.rl.gym_env import FujianMahjongGymEnv
 GYM_ID = "FujianMahjong-v0"
 
 
-def raw_env(**kwargs: Any) -> FujianMahjongEnv:
-    """The bare AEC environment (``FujianMahjongEnv(**kwargs)``)."""
-    return FujianMahjongEnv(**kwargs)
+def raw_env(
+    profile: str = "fuzhou-tcy",
+    players: int = 4,
+    seed: int | str | None = None,
+    render_mode: str | None = None,
+) -> FujianMahjongEnv:
+    """The bare AEC environment, ``FujianMahjongEnv(profile, players, seed, render_mode)``."""
+    return FujianMahjongEnv(profile, players, seed, render_mode)
 
 
-def env(**kwargs: Any) -> Any:
+def env(
+    profile: str = "fuzhou-tcy",
+    players: int = 4,
+    seed: int | str | None = None,
+    render_mode: str | None = None,
+) -> Any:
     """The AEC environment inside PettingZoo's standard checks (bounds, call order)."""
-    e: Any = FujianMahjongEnv(**kwargs)
+    e: Any = FujianMahjongEnv(profile, players, seed, render_mode)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
 
