@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -86,11 +87,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _ray_env() -> dict[str, str]:
+def _ray_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for the test cluster: Ray ≥ 2.5x clusters started by `ray start` use
+    token authentication, and clients must be told so; the token is the test's own file."""
+    token = tmp_path / "auth_token"
+    token.write_text(secrets.token_hex(32), encoding="ascii")
     env = dict(os.environ)
-    # Ray 2.5x clusters started by `ray start` use token authentication; clients must be
-    # told so (the token itself is Ray's default file, ~/.ray/auth_token)
-    env.update(RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
+    env.update(
+        RAY_AUTH_MODE="token",
+        RAY_AUTH_TOKEN_PATH=str(token),
+        RAY_USAGE_STATS_ENABLED="0",
+        PYTHONUNBUFFERED="1",
+    )
     return env
 
 
@@ -133,7 +141,7 @@ def _nodes(addr: str, env: dict[str, str]) -> int:
 def test_two_node_cluster_on_loopback(tmp_path: Path) -> None:
     """`ray start --head` plus a second `ray start --address` node (own temp dir), then
     `fjmj simulate --backend ray --address HOST:PORT`: the local summary again."""
-    env = _ray_env()
+    env = _ray_env(tmp_path)
     port = _free_port()
     addr = f"127.0.0.1:{port}"
     common = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1"]
