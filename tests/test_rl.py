@@ -328,6 +328,8 @@ def test_gymnasium_episodes(profile: str, players: int) -> None:
             obs, r, term, trunc, info = e.step(rng.choice(np.flatnonzero(mask).tolist()))
             done = term or trunc
             assert "illegal_action" not in info
+            # R12: nothing in info gives away the seed (hence the wall order)
+            assert e.unwrapped.game.seed not in repr(info)  # type: ignore[attr-defined]
         total += float(r)
         assert "result" in info
     assert np.isfinite(total)

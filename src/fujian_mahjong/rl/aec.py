@@ -137,13 +137,14 @@ class FujianMahjongEnv(AECEnv):  # type: ignore[misc]
         assert g is not None
         if g.is_over():
             sc = g.score()
+            sit = g.result()
             pays = sc.payments if sc is not None else (0,) * self.players
-            res = g.win["win"] if g.win else "draw"
+            res = sit.win if sit is not None else "draw"
+            winner = sit.winner if sit is not None else None
             for a in self.agents:
-                s = self._seat[a]
-                self.rewards[a] = float(pays[s])
+                self.rewards[a] = float(pays[self._seat[a]])
                 self.terminations[a] = True
-                self.infos[a] = {"result": res, "winner": g.win["winner"] if g.win else None}
+                self.infos[a] = {"result": res, "winner": winner}
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[g.to_act()[0]]

@@ -103,10 +103,13 @@ class FujianMahjongGymEnv(gymnasium.Env[Obs, np.int64]):
     def _info(self) -> dict[str, Any]:
         g = self.game
         assert g is not None
-        info: dict[str, Any] = {"hand_seed": g.seed}
+        # the hand's number in the seed sequence — never the seed itself, which would give
+        # away the wall order before the hand ends (R12)
+        info: dict[str, Any] = {"hand": self._hand_no - 1}
+        sit = g.result()
         if g.is_over():
-            info["result"] = g.win["win"] if g.win else "draw"
-            info["winner"] = g.win["winner"] if g.win else None
+            info["result"] = sit.win if sit is not None else "draw"
+            info["winner"] = sit.winner if sit is not None else None
         return info
 
     # ------------------------------------------------------------------ gymnasium API
