@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bench.golden import DATA, digest, groups, hand_log
 from fujian_mahjong.analysis import shanten_keys
 from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
 from fujian_mahjong.analysis.tables import POW5
+from fujian_mahjong.bots import make_bot
+from fujian_mahjong.engine import Game
+from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.scoring import Situation, Term, detect_specials, score
+from fujian_mahjong.scoring.score import FORMULAS, quantities, readings, term
 
 HANDS = 100  # per group in the test (the script checks 1,000)
 
@@ -73,3 +79,90 @@ def test_split_shanten_equals_shanten_keys(hand: tuple[list[int], int, int]) -> 
     want = shanten_keys(keys[0], keys[1], keys[2], w, melds, keys[3])
     for i in range(4):
         assert shanten_split(others_id(ids, i), ids[i], w, melds) == want
+
+
+# Scoring (issue 16): when no reading can change the specials (R7: 金雀/金龙/清一色 need two
+# or three golds, or one suit) ``score`` skips the enumeration of readings and finds the
+# scored one only on demand. It must equal the old way: every reading scored, the first
+# best one kept (points, specials, breakdown and the decomposition shown to players).
+def _score_every_reading(sit: Situation) -> tuple[int, tuple[str, ...], tuple[Term, ...], Any]:
+    q = quantities(sit)
+    formula = FORMULAS[sit.profile.scoring]
+    best: tuple[int, list[Term], list[str], Any] | None = None
+    for dec in readings(sit):
+        specials = detect_specials(sit, dec, q)
+        x, terms = formula(sit, q, specials)
+        if best is None or x > best[0]:
+            best = (x, terms, specials, dec)
+    assert best is not None
+    x, terms, specials, dec = best
+    terms = [*terms, term("total" if sit.self_draw else "total_discard", x)]
+    return x, tuple(specials), tuple(terms), dec
+
+
+@st.composite
+def _winning(draw: st.DrawFn) -> Situation:
+    profile = get_profile(draw(st.sampled_from(sorted(BUILTIN))))
+    suits = draw(st.sampled_from([(0,), (1,), (0, 1), (0, 1, 2)]))
+    kinds = [9 * s + r for s in suits for r in range(9)]
+    hand: list[int] = []
+    for _ in range(5):
+        if draw(st.booleans()):
+            s = draw(st.sampled_from(suits))
+            r = draw(st.integers(0, 6))
+            hand += [9 * s + r, 9 * s + r + 1, 9 * s + r + 2]
+        else:
+            hand += [draw(st.sampled_from(kinds))] * 3
+    hand += [draw(st.sampled_from(kinds))] * 2
+    gold = draw(st.sampled_from(kinds))
+    golds = draw(st.integers(0, 3))
+    hand = [k for k in hand if k != gold]
+    for i in draw(st.lists(st.integers(0, 16), max_size=golds, unique=True)):
+        if i < len(hand):
+            hand[i] = gold
+    while len(hand) < 17:
+        hand.append(gold)
+    assume(all(hand.count(k) <= 4 for k in kinds) and hand.count(gold) <= 3)
+    tile = next((k for k in hand if k != gold), gold)
+    win = draw(st.sampled_from(["self_draw", "discard"])) if tile != gold else "self_draw"
+    return Situation(
+        profile=profile,
+        seats=4,
+        dealer=0,
+        win=win,
+        gold=gold,
+        winner=1,
+        discarder=2 if win == "discard" else None,
+        hand=tuple(sorted(hand)),
+        winning_tile=tile,  # R5: never a discarded gold
+        streak=draw(st.integers(0, 3)),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_winning())
+def test_score_without_enumeration_equals_every_reading(sit: Situation) -> None:
+    sc = score(sit)
+    x, specials, terms, dec = _score_every_reading(sit)
+    assert (sc.points, sc.specials, sc.breakdown) == (x, specials, terms)
+    assert sc.decomposition == dec
+
+
+def test_score_of_engine_hands_equals_every_reading() -> None:
+    n = 0
+    for name, profile, players in groups():
+        for i in range(40):
+            g = Game.new(profile, seed=f"score-{name}-{i}", players=players, dealer=i % players)
+            bots = [make_bot("heuristic", f"score-{i}:{s}") for s in range(players)]
+            while not g.is_over():
+                s = g.to_act()[0]
+                g.apply(s, bots[s].act(g.seat_view(s)).action)
+            sit = g.result()
+            if sit is None or sit.win == "draw":
+                continue
+            sc = score(sit)
+            x, specials, terms, dec = _score_every_reading(sit)
+            assert (sc.points, sc.specials, sc.breakdown) == (x, specials, terms), g.seed
+            assert sc.decomposition == dec
+            n += 1
+    assert n > 200

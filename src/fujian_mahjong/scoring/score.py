@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from fujian_mahjong.analysis import Decomposition, decompositions
+from fujian_mahjong.analysis import Decomposition, decompositions, is_win
 from fujian_mahjong.errors import ScoreInputError
 from fujian_mahjong.scoring.situation import Situation, check, honours_playable, is_flower_in
 from fujian_mahjong.tiles import flower_sets, is_honour
@@ -77,7 +77,18 @@ class Score:
     specials: tuple[str, ...]
     breakdown: tuple[Term, ...]
     winner: int | None
-    decomposition: Decomposition | None = None
+    dec: Decomposition | None = field(default=None, compare=False, repr=False)
+    # issue 16: when no reading changes the score, the scored reading (the first one) is
+    # enumerated only if somebody asks for it (``decomposition``), from this situation
+    lazy_of: Situation | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def decomposition(self) -> Decomposition | None:
+        """R7: the reading of the hand that was scored (None for a draw or a 3k+1 三金倒)."""
+        if self.lazy_of is not None:
+            object.__setattr__(self, "dec", readings(self.lazy_of)[0])
+            object.__setattr__(self, "lazy_of", None)
+        return self.dec
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -329,6 +340,39 @@ def readings(sit: Situation) -> list[Decomposition | None]:
     return decs
 
 
+def _reading_matters(sit: Situation, q: Quantities) -> bool:
+    """Whether the choice of reading can change the specials (R7): only 金雀 (a pair of
+    two golds), 金龙 (a pong of three golds as the gold kind) and 清一色 (golds as
+    themselves) look at the reading, and each needs golds or one suit to be possible at all.
+    When this is False every reading gets the same specials and the same score, so the
+    first reading is the scored one (``score`` then skips the enumeration)."""
+    p = sit.profile
+    if "jin_que" in p.specials and q.G >= 2 and (not p.jin_que_pure or q.G == 2):
+        return True
+    if "jin_long" in p.specials and q.G == 3:
+        return True
+    if "qing_yi_se" in p.specials:
+        suited = [*sit.hand, *(k for m in sit.melds for k in m.tiles)]
+        if len({k // 9 for k in suited}) == 1:
+            return True
+    return False
+
+
+def _has_reading(sit: Situation) -> bool:
+    """``readings(sit)`` is not empty (the same checks and errors, no enumeration)."""
+    if sit.win == "three_golds" and len(sit.hand) % 3 == 1:
+        return True
+    counts, honours = _hand_counts(sit)
+    if is_win(counts, sit.gold, len(sit.melds), honours=honours):
+        return True
+    g3 = counts[sit.gold] if sit.gold is not None else 0
+    if sit.win == "rob_gold":
+        g3 -= 1
+    if sit.win in ("three_golds",) or (g3 >= 3 and sit.self_draw):
+        return True
+    raise ScoreInputError("field 'hand': the hand is not a winning hand (5 melds + 1 pair, R7)")
+
+
 def score(sit: Situation) -> Score:
     """R10: score a win situation under the most favourable reading of the hand (R7)."""
     if sit.win == "draw":
@@ -336,6 +380,12 @@ def score(sit: Situation) -> Score:
     check(sit)
     q = quantities(sit)
     formula = FORMULAS[sit.profile.scoring]
+    if not _reading_matters(sit, q) and _has_reading(sit):
+        # issue 16: every reading scores the same; the first one is found only on demand
+        specials = detect_specials(sit, None, q)
+        x, terms = formula(sit, q, specials)
+        terms = [*terms, term("total" if sit.self_draw else "total_discard", x)]
+        return Score(x, _payments(sit, x), tuple(specials), tuple(terms), sit.winner, lazy_of=sit)
     best: tuple[int, list[Term], list[str], Decomposition | None] | None = None
     for dec in readings(sit):
         specials = detect_specials(sit, dec, q)
