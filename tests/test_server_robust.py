@@ -138,8 +138,13 @@ class _Junk:
         c = await Client(self.server.ws_url, self.g["token"]).connect()
         await c.hello_join(self.table["id"], ready=ready)
         while True:
-            m = await c.expect("state")
-            if m["view"]["legal_actions"]:
+            m = await c.recv()
+            if m["type"] == "hand_end":  # a bot won before this seat decided: a new table
+                self.table = self.server.table(self.g["token"], bots=3, hands=1, turn_seconds=300)
+                await c.close()
+                c = await Client(self.server.ws_url, self.g["token"]).connect()
+                await c.hello_join(self.table["id"], ready=True)
+            elif m["type"] == "state" and m["view"]["legal_actions"]:
                 break
         self.client, self.state, self.errors = c, m, 0
 

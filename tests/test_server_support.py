@@ -5,6 +5,7 @@ client received against what its seat may see (R12)."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
@@ -69,7 +70,9 @@ class Server:
             self.proc = subprocess.Popen(
                 cmd + self.opts, stdout=out, stderr=subprocess.STDOUT, text=True
             )
-        deadline = time.monotonic() + 30
+        # a failing test must not leave its server running
+        atexit.register(self.kill)
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("fjmj serve exited:\n" + self.log.read_text()[-2000:])
@@ -79,7 +82,8 @@ class Server:
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError("fjmj serve did not answer in 30 s:\n" + self.log.read_text()[-2000:])
+        self.kill()
+        raise RuntimeError("fjmj serve did not answer in 60 s:\n" + self.log.read_text()[-2000:])
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.proc is not None and self.proc.poll() is None:

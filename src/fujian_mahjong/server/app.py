@@ -109,7 +109,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(lobby.tables), "database": store.dialect_name}
+        return {
+            "ok": True,
+            "tables": len(lobby.tables),
+            "actions": lobby.actions,
+            "commits": store.commits,
+            "database": store.dialect_name,
+        }
 
     @app.post("/api/guests", response_model=GuestOut)
     async def new_guest(body: GuestIn) -> GuestOut:

@@ -25,6 +25,12 @@ class Lobby:
         self.store = store
         self.tables: dict[int, TableActor] = {}
         self.codes: dict[str, int] = {}
+        self.closed_actions = 0  # decisions applied at tables that have closed since
+
+    @property
+    def actions(self) -> int:
+        """Decisions applied by this process since it started (all tables)."""
+        return self.closed_actions + sum(t.actions for t in self.tables.values())
 
     def find(self, ref: Any) -> TableActor:
         """A live table by id (int or digits) or by its code; TableError if none."""
@@ -97,7 +103,8 @@ class Lobby:
         return actor
 
     def _closed(self, actor: TableActor) -> None:
-        self.tables.pop(actor.id, None)
+        if self.tables.pop(actor.id, None) is not None:
+            self.closed_actions += actor.actions
         self.codes.pop(actor.cfg.code, None)
 
     async def restore(self) -> int:

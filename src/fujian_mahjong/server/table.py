@@ -325,8 +325,13 @@ class TableActor:
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         seat = self._seat_for(conn)
-        self.seats[seat].auto = on
-        self.seats_dirty = True
+        if self.seats[seat].auto != on:
+            self.seats[seat].auto = on
+            self.seats_dirty = True
+            # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
+            self.scheduled.pop(seat, None)
+            self.deadlines.pop(seat, None)
+            self._cancel(("act", seat))
         await self._pump()
 
     async def leave(self, conn: Conn) -> None:
@@ -494,6 +499,7 @@ class TableActor:
                 "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
             )
         if conn.state_key != len(g.events):
+            self._refresh(conn, h)
             raise TableError("stale", "the table has moved on; wait for the next state")
         try:
             a = Action.from_json(action)
@@ -511,6 +517,15 @@ class TableActor:
             self.seats[seat].auto = False  # 托管 ends when the player acts again
             self.seats_dirty = True
         await self._apply(seat, a)
+
+    def _refresh(self, conn: Conn, h: HandState) -> None:
+        """After a stale action: the current state again, if this seat may see it now (so a
+        client that missed a state cannot wait for one forever)."""
+        held = time.monotonic() < h.hold_until
+        in_window = h.game.phase in WINDOW_PHASES
+        seat = conn.seat
+        if seat is not None and ((in_window and seat in h.window_asked) or not (held or in_window)):
+            self._send_state(conn, h, held, in_window, force=True)
 
     async def hint(self, conn: Conn) -> None:
         seat = self._seat_for(conn)
@@ -699,7 +714,17 @@ class TableActor:
     def _ensure_deadline(self, seat: int, key: int) -> None:
         d = self.deadlines.get(seat)
         if d is None or d[0] != key:
-            self._set_deadline(seat, key)
+            h = self.hand
+            if (
+                d is not None
+                and h is not None
+                and h.game.phase in WINDOW_PHASES
+                and d[0] >= h.window_key
+            ):
+                # the same claim window (another seat answered meanwhile): same deadline
+                self.deadlines[seat] = (key, d[1])
+            else:
+                self._set_deadline(seat, key)
 
     def _set_deadline(self, seat: int, key: int) -> None:
         s = self.seats[seat]
@@ -725,7 +750,12 @@ class TableActor:
                 self._ensure_deadline(seat, key)
                 delay = self.deadlines[seat][1] - time.monotonic()
             self.scheduled[seat] = key
-            self._later(("act", seat), delay, self._auto_cmd(seat, key))
+            if delay <= 0:
+                # straight into the queue (bots at full speed): no timer to create or cancel
+                self._cancel(("act", seat))
+                self.queue.put_nowait(self._auto_cmd(seat, key))
+            else:
+                self._later(("act", seat), delay, self._auto_cmd(seat, key))
 
     def _auto_cmd(self, seat: int, key: int) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
