@@ -246,12 +246,16 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     pg.click("[data-action=ready]")
     pg.wait_for_selector("[data-role=hand] [data-tile]")
     # the table: four seat panels with rivers, the gold marked, 16 or 17 tiles in hand
-    assert pg.locator("[data-seat] [data-role=river]").count() == 4
-    assert pg.locator("[data-role=gold] [data-gold='1']").count() == 1
-    assert len(hand_tiles(pg)) in (16, 17)
-    labels = pg.locator("[data-seat] .rel").all_inner_texts()
-    assert {"上家", "对家", "下家", "我"} <= set(labels)
     shot = {"turns": 0, "hint": False}
+
+    def check_table() -> None:
+        # checked on our first turn (the hand is surely still on): four seat panels with
+        # rivers, 上家/对家/下家 around us, the gold marked, 14/17 tiles in hand
+        assert pg.locator("[data-seat] [data-role=river]").count() == 4
+        assert pg.locator("[data-role=gold] [data-gold='1']").count() == 1
+        assert len(hand_tiles(pg)) % 3 == 2
+        labels = pg.locator("[data-seat] .rel").all_inner_texts()
+        assert {"上家", "对家", "下家", "我"} <= set(labels)
 
     def on_step(_did: str) -> None:
         if visible(pg, "[data-action=discard]"):
@@ -263,6 +267,7 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
                     == "1"
                 )
             if not shot["hint"]:
+                check_table()
                 # keyboard: arrows move the selection, the discard button names that tile
                 pg.keyboard.press("ArrowRight")
                 sel = pg.locator("[data-role=hand] .selected")
@@ -279,7 +284,12 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
                 pg.screenshot(path=str(SHOTS / "hand-desktop.png"))
 
     done = play_hand(pg, claim="pong", on_step=on_step)
-    assert done, "no decision was ever offered"
+    # (a hand can end before we ever decide: 天胡 or 抢金 on the dealer's first discard)
+    assert (
+        done
+        or "抢金" in pg.inner_text("[data-role=hand-end]")
+        or "天胡" in pg.inner_text("[data-role=hand-end]")
+    )
     end = pg.locator("[data-role=hand-end]")
     end.wait_for()
     text = end.inner_text()
@@ -493,7 +503,7 @@ def test_phone_in_english_and_the_language_switch(server: Server, browser: Brows
     """390×844 portrait in English: the whole hand fits without horizontal scrolling, tap to
     select and tap again to discard; the zh/en switch is remembered."""
     tok = server.guest("Phone")
-    tid = server.table(tok, bots=3, hands=1)
+    tid = server.table(tok, bots=3, hands=2)
     w = Watched(browser, "en-US", 390, 844, mobile=True)
     pg = w.page
     pg.goto(f"{server.base}/?token={tok}&table={tid}")
@@ -502,8 +512,9 @@ def test_phone_in_english_and_the_language_switch(server: Server, browser: Brows
     pg.tap("[data-action=ready]")
     pg.wait_for_selector("[data-role=hand] [data-tile]")
     # R12: the hand in progress is not replayable (no concealed tile or wall leaks early)
-    hid = server.http("GET", f"/api/tables/{tid}")["hand"]
-    for path in ("replay", "review?seat=0", "summary", "log"):
+    hid = server.http("GET", f"/api/tables/{tid}").get("hand")  # (天胡 can end it at once)
+    playing = hid is not None and server.http("GET", f"/api/hands/{hid}")["status"] == "playing"
+    for path in ("replay", "review?seat=0", "summary", "log") if playing else ():
         with pytest.raises(urllib.error.HTTPError) as e:
             server.http("GET", f"/api/hands/{hid}/{path}")
         assert e.value.code == 404
@@ -511,6 +522,8 @@ def test_phone_in_english_and_the_language_switch(server: Server, browser: Brows
     for _ in range(300):
         if visible(pg, "[data-action=discard]"):
             break
+        if visible(pg, "[data-role=hand-end] [data-action=ready]"):  # ended before our turn
+            pg.tap("[data-role=hand-end] [data-action=ready]")
         step(pg)
         pg.wait_for_timeout(50)
     assert visible(pg, "[data-action=discard]")
@@ -622,8 +635,11 @@ def test_lobby_accounts_register_logout_and_login(server: Server, browser: Brows
     pg.goto(server.base + "/")
     pg.fill("input[name=guest-name]", "Visitor")
     pg.click("[data-action=guest]")
+    # the lobby after the guest is made (the page before it had account forms too)
+    pg.wait_for_function(
+        "() => (document.querySelector('[data-role=identity]') || {}).innerText.includes('(guest)')"
+    )
     wait_or_explain(pg, "[data-action=register]")
-    assert "guest" in pg.inner_text("[data-role=identity]")
     pg.fill("input[name=account-name]", name)
     pg.fill("input[name=account-password]", "correct horse 42")
     pg.click("[data-action=register]")

@@ -137,12 +137,11 @@ export function renderHandEnd(st, conn, rerender) {
       )
     : null;
 
-  const meInfo = (st.seats && st.seats[st.seat]) || {};
   const buttons = h(
     "div",
     { class: "row" },
     !match && st.seat !== null
-      ? meInfo.ready && st.readyFor === st.hand
+      ? st.readyFor === st.hand
         ? h("span", { class: "muted" }, t("is_ready"))
         : h(
             "button",
@@ -164,8 +163,8 @@ export function renderHandEnd(st, conn, rerender) {
   );
 
   return h(
-    "div",
-    { class: "overlay" },
+    "main",
+    { class: "end-wrap" },
     h(
       "section",
       { class: "hand-end card", dataset: { role: "hand-end" } },

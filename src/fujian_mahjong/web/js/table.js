@@ -388,7 +388,12 @@ function waitingRoom(st, conn, rerender) {
     h(
       "div",
       { class: "row" },
-      st.seat !== null && !mine.ready
+      // hidden as soon as it is pressed (not when the server confirms): a second tap in
+      // between could land on nothing once the hand starts
+      st.seat !== null && (mine.ready || st.readySent)
+        ? h("span", { class: "muted", dataset: { role: "ready-sent" } }, t("is_ready"))
+        : null,
+      st.seat !== null && !mine.ready && !st.readySent
         ? h("button", { class: "primary", dataset: { action: "ready" }, onclick: () => { conn.send({ type: "ready" }); st.readySent = true; rerender(); } }, t("ready"))
         : null,
       canBots(st) ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall(st, "POST", rerender) }, t("add_bot")) : null,
@@ -521,8 +526,9 @@ export async function showTable(root, tableRef, as) {
         handArea(st, send, render),
         toolbar(st, conn, render),
       );
-      parts.push(grid, dock);
-      if (st.handEnd) parts.push(renderHandEnd(st, conn, render));
+      // the end of hand takes the table's place (not an overlay): the dock stays in view and
+      // nothing covers a tile someone is about to tap when the hand ends
+      parts.push(st.handEnd ? renderHandEnd(st, conn, render) : grid, dock);
     }
     root.classList.toggle("table-page", Boolean(st.view));
     root.replaceChildren(...parts.filter(Boolean));
@@ -616,6 +622,7 @@ export async function showTable(root, tableRef, as) {
         break;
       case "error":
         st.pending = false;
+        st.readySent = false;
         toast(t("error", { msg: msg.message || msg.code }), "error");
         render();
         break;
