@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from bench.golden import DATA, digest, groups, hand_log
-from fujian_mahjong.analysis import shanten_keys
+from fujian_mahjong.analysis import shanten_keys, tables
 from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots import make_bot
@@ -166,3 +166,21 @@ def test_score_of_engine_hands_equals_every_reading() -> None:
             assert sc.decomposition == dec
             n += 1
     assert n > 200
+
+
+# The shipped kept table (issue 16: a cold process as fast as a warm one) holds, for every
+# suit key, the id of the vector the recursive definition gives; a process's first keys are
+# computed recursively (the same ids) before the table is read.
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=9, max_size=9))
+def test_kept_table_equals_recursive_definition(digits: list[int]) -> None:
+    key = sum(c * p for c, p in zip(digits, POW5, strict=False))
+    ids = tables.load_kept_ids()
+    assert tables.KEPT_VECTORS[ids[key]] == tables._kept_build(key)
+    assert tables._VECTOR_ID[tables._kept_build(key)] == ids[key] == tables.kept_id(key)
+
+
+def test_kept_table_ids_of_every_key_are_valid() -> None:
+    ids = tables.load_kept_ids()
+    assert len(ids) == tables.NKEYS and max(ids) < len(tables._kept_vectors()) == 152
+    assert tables.KEPT_VECTORS[ids[0]] == (0,) * 13

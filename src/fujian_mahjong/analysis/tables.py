@@ -139,10 +139,16 @@ def need_table() -> bytes:
 # Kept vectors for shanten: for a suit key, KEPT[key] = (A0..A5, B0..B5) where A[j] is the most
 # real tiles that fit into at most j (partial) melds and B[j] the same plus one (partial) pair.
 # Partial blocks are subsets of a chow or pong: {i}, {ii}, {iii}, {i,i+1}, {i,i+2}, {i,i+1,i+2}.
-# They are computed on first sight of a suit vector and memoised for the process.
 # Element 12 is the vector's *length*: the least j with A[j] == A[5] and B[j] == B[5]
 # (more blocks add nothing), so ``combine_kept`` can skip the saturated tail.
+#
+# Issue 16 (a cold process as fast as a warm one): the 1,953,125 suit keys take only 152
+# distinct vectors, so the *kept table* ships like the need table (``kept.bin.gz``): one byte
+# per key, the vector's id, after the vectors themselves. ``_kept_build`` is the recursive
+# definition it is built from (``python -m fujian_mahjong.analysis.tables``).
 _EMPTY_KEPT = (0,) * 13
+_KEPT_FILE = Path(__file__).with_name("kept.bin.gz")
+_VEC_LEN = 13
 
 
 def _with_length(res: list[int]) -> tuple[int, ...]:
@@ -153,13 +159,13 @@ def _with_length(res: list[int]) -> tuple[int, ...]:
 
 
 @cache
-def kept(key: int) -> tuple[int, ...]:
+def _kept_build(key: int) -> tuple[int, ...]:
     if key == 0:
         return _EMPTY_KEPT
     i, a, b, c = leftmost(key)
     p = POW5
     pi = p[i]
-    res = list(kept(key - pi)[:12])  # drop one copy of rank i
+    res = list(_kept_build(key - pi)[:12])  # drop one copy of rank i
     blocks: list[tuple[int, int]] = [(pi, 1)]
     if a >= 2:
         blocks.append((2 * pi, 2))
@@ -172,7 +178,7 @@ def kept(key: int) -> tuple[int, ...]:
         if b:
             blocks.append((pi + p[i + 1] + p[i + 2], 3))
     for used, size in blocks:
-        sub = kept(key - used)
+        sub = _kept_build(key - used)
         for j in range(1, 6):
             v = sub[j - 1] + size
             if v > res[j]:
@@ -181,7 +187,7 @@ def kept(key: int) -> tuple[int, ...]:
             if v > res[6 + j]:
                 res[6 + j] = v
     for used, size in ((pi, 1), (2 * pi, 2)) if a >= 2 else ((pi, 1),):
-        sub = kept(key - used)
+        sub = _kept_build(key - used)
         for j in range(6):
             v = sub[j] + size
             if v > res[6 + j]:
@@ -194,6 +200,67 @@ def kept(key: int) -> tuple[int, ...]:
         if j and res[6 + j - 1] > res[6 + j]:
             res[6 + j] = res[6 + j - 1]
     return _with_length(res)
+
+
+def build_kept_table() -> bytes:
+    """The kept table: a count byte n, n vectors of 13 bytes (ids in order of first
+    appearance over ascending keys, so the empty vector is id 0), then one id per key."""
+    ids: dict[tuple[int, ...], int] = {}
+    out = bytearray(NKEYS)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:
+        for key in range(NKEYS):  # ascending: every sub-key is already memoised
+            v = _kept_build(key)
+            i = ids.get(v)
+            if i is None:
+                i = ids[v] = len(ids)
+            out[key] = i
+    finally:
+        sys.setrecursionlimit(limit)
+        _kept_build.cache_clear()
+    if len(ids) > 255:
+        raise AssertionError(f"{len(ids)} kept vectors do not fit one byte")
+    head = bytearray([len(ids)])
+    for v in ids:
+        head += bytes(v)
+    return bytes(head + out)
+
+
+def _kept_cache_path() -> Path:
+    return _cache_path().with_name("kept.bin")
+
+
+def _valid_kept(data: bytes) -> bool:
+    return bool(data) and len(data) == 1 + data[0] * _VEC_LEN + NKEYS
+
+
+def _kept_data(head_only: bool) -> bytes:
+    """The kept table (or only its count byte and vectors): shipped in the package, else
+    cached, else built (about 20 s) and cached."""
+    if _KEPT_FILE.exists():
+        with gzip.open(_KEPT_FILE, "rb") as f:
+            n = f.read(1)
+            if n:
+                head = n + f.read(n[0] * _VEC_LEN)
+                data = head if head_only else head + f.read()
+                if head_only or _valid_kept(data):
+                    return data
+    cp = _kept_cache_path()
+    data = cp.read_bytes() if cp.exists() else b""
+    if not _valid_kept(data):
+        data = build_kept_table()
+        try:
+            cp.parent.mkdir(parents=True, exist_ok=True)
+            cp.write_bytes(data)
+        except OSError:
+            pass  # a read-only home only costs a rebuild next time
+    return data
+
+
+def _kept_vectors() -> list[tuple[int, ...]]:
+    head = _kept_data(head_only=True)
+    return [tuple(head[1 + i * _VEC_LEN : 1 + (i + 1) * _VEC_LEN]) for i in range(head[0])]
 
 
 # ----------------------------------------------------------------------------------------
@@ -300,11 +367,19 @@ def kept_honours(kh: int) -> tuple[int, ...]:
     return _kept_honour_sorted(tuple(sorted(out)))
 
 
-# Interned kept vectors: a hand's suits take only a few hundred distinct vectors (104 in
-# the 20,000 benchmark hands), so combinations are memoised per pair of vector ids, not per
-# pair of keys (19,981 there), which makes shanten on fresh hands several times faster.
-KEPT_VECTORS: list[tuple[int, ...]] = []
-_VECTOR_ID: dict[tuple[int, ...], int] = {}
+# Interned kept vectors: a hand's suits take only a few hundred distinct vectors, so
+# combinations are memoised per pair of vector ids, not per pair of keys, which makes
+# shanten on fresh hands several times faster. The suit vectors come first, with the ids of
+# the kept table; honour and combined vectors are interned after them as they appear.
+#
+# The vectors load at import (1,977 bytes); the per-key ids (1.9 MB) only once a process has
+# asked for ``_COLD_LIMIT`` keys: a one-off analysis (``fjmj analyze``) computes its few keys
+# recursively and starts fast, a simulation reads the table after its first decisions.
+KEPT_VECTORS: list[tuple[int, ...]] = _kept_vectors()
+_VECTOR_ID: dict[tuple[int, ...], int] = {v: i for i, v in enumerate(KEPT_VECTORS)}
+_KEPT_IDS: bytes | None = None
+_COLD_LIMIT = 200
+_cold = 0
 
 
 def _intern(v: tuple[int, ...]) -> int:
@@ -315,10 +390,35 @@ def _intern(v: tuple[int, ...]) -> int:
     return i
 
 
-@cache
+def load_kept_ids() -> bytes:
+    """The per-key ids of the kept table (read once per process)."""
+    global _KEPT_IDS
+    if _KEPT_IDS is None:
+        data = _kept_data(head_only=False)
+        ids = data[1 + data[0] * _VEC_LEN :]
+        if KEPT_VECTORS[: data[0]] != _kept_vectors() or len(ids) != NKEYS:
+            raise AssertionError("the kept table does not match its vectors")
+        _KEPT_IDS = ids
+        _kept_build.cache_clear()
+    return _KEPT_IDS
+
+
 def kept_id(key: int) -> int:
-    """Interned id of ``kept(key)`` (index into ``KEPT_VECTORS``)."""
-    return _intern(kept(key))
+    """Interned id of ``kept(key)`` (index into ``KEPT_VECTORS``): one byte of the kept
+    table (computed recursively for a process's first keys, see above)."""
+    ids = _KEPT_IDS
+    if ids is not None:
+        return ids[key]
+    global _cold
+    _cold += 1
+    if _cold > _COLD_LIMIT:
+        return load_kept_ids()[key]
+    return _VECTOR_ID[_kept_build(key)]
+
+
+def kept(key: int) -> tuple[int, ...]:
+    """The kept vector of a suit key (see above)."""
+    return KEPT_VECTORS[kept_id(key)]
 
 
 @cache
@@ -333,6 +433,12 @@ def main() -> None:
     dt = time.perf_counter() - t0
     _FILE.write_bytes(gzip.compress(data, 9))
     print(f"built need table: {NKEYS} keys in {dt:.1f} s -> {_FILE} ({_FILE.stat().st_size} bytes)")
+    t0 = time.perf_counter()
+    data = build_kept_table()
+    dt = time.perf_counter() - t0
+    _KEPT_FILE.write_bytes(gzip.compress(data, 9))
+    size = _KEPT_FILE.stat().st_size
+    print(f"built kept table: {data[0]} vectors in {dt:.1f} s -> {_KEPT_FILE} ({size} bytes)")
 
 
 if __name__ == "__main__":
