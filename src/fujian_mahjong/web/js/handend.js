@@ -170,11 +170,11 @@ export function renderHandEnd(st, conn, rerender) {
       { class: "hand-end card", dataset: { role: "hand-end" } },
       h("h2", { class: "small muted" }, t("hand_over")),
       title,
+      buttons,
       decomp,
       specials,
-      h("div", { class: "end-body" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
       standings,
-      buttons,
+      h("div", { class: "end-body" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
     ),
   );
 }

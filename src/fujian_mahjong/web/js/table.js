@@ -524,7 +524,7 @@ export async function showTable(root, tableRef, as) {
         claimPrompt(st),
         actionBar(st, send),
         handArea(st, send, render),
-        toolbar(st, conn, render),
+        v.phase === "over" ? null : toolbar(st, conn, render),
       );
       // the end of hand takes the table's place (not an overlay): the dock stays in view and
       // nothing covers a tile someone is about to tap when the hand ends
