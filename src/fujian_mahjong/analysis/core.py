@@ -79,6 +79,12 @@ def need_keys(k0: int, k1: int, k2: int, kh: int = 0) -> int:
     return (a >> 2) + (b >> 2) + (c >> 2) + d - 1
 
 
+def meld_need_keys(k0: int, k1: int, k2: int, kh: int = 0) -> int:
+    """Fewest jokers that complete the natural tiles into melds only (no pair)."""
+    f = (_T[k0] >> 2) + (_T[k1] >> 2) + (_T[k2] >> 2)
+    return f + (_TH[kh] >> 2) if kh else f
+
+
 def is_win_keys(k0: int, k1: int, k2: int, w: int, kh: int = 0) -> bool:
     """Hot path: a 3k+2 hand given as suit keys and golds wins. Size is not checked.
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fujian_mahjong.analysis import Decomposition, decompositions, is_win
+from fujian_mahjong.analysis.core import is_win_keys, meld_need_keys, need_keys, split_keys34
 from fujian_mahjong.errors import ScoreInputError
 from fujian_mahjong.scoring.situation import Situation, check, honours_playable, is_flower_in
 from fujian_mahjong.tiles import flower_sets, is_honour
@@ -343,17 +344,31 @@ def readings(sit: Situation) -> list[Decomposition | None]:
 def _reading_matters(sit: Situation, q: Quantities) -> bool:
     """Whether the choice of reading can change the specials (R7): only 金雀 (a pair of
     two golds), 金龙 (a pong of three golds as the gold kind) and 清一色 (golds as
-    themselves) look at the reading, and each needs golds or one suit to be possible at all.
-    When this is False every reading gets the same specials and the same score, so the
-    first reading is the scored one (``score`` then skips the enumeration)."""
+    themselves) look at the reading. Each is checked directly on the need tables: when no
+    reading can have any of them, every reading gets the same specials and the same score,
+    so the first reading is the scored one (``score`` then skips the enumeration)."""
     p = sit.profile
-    if "jin_que" in p.specials and q.G >= 2 and (not p.jin_que_pure or q.G == 2):
-        return True
-    if "jin_long" in p.specials and q.G == 3:
-        return True
+    jin_que = "jin_que" in p.specials and q.G >= 2 and (not p.jin_que_pure or q.G == 2)
+    jin_long = "jin_long" in p.specials and q.G == 3
+    qing = False
     if "qing_yi_se" in p.specials:
         suited = [*sit.hand, *(k for m in sit.melds for k in m.tiles)]
-        if len({k // 9 for k in suited}) == 1:
+        qing = len({k // 9 for k in suited}) == 1
+    if not (jin_que or jin_long or qing):
+        return False
+    counts, _honours = _hand_counts(sit)
+    k0, k1, k2, kh, w = split_keys34(counts, sit.gold)
+    # a pair of two golds: the other tiles make melds with the golds left (the rest of the
+    # golds then make pongs of the gold kind: the hand is 3k+2)
+    if jin_que and meld_need_keys(k0, k1, k2, kh) <= w - 2:
+        return True
+    # a pong of three golds standing for the gold kind: the other tiles complete alone
+    if jin_long and need_keys(k0, k1, k2, kh) <= 0:
+        return True
+    if qing:
+        # golds as themselves: the hand wins with the golds read as plain tiles of their kind
+        a0, a1, a2, ah, _w = split_keys34(counts, None)
+        if is_win_keys(a0, a1, a2, 0, ah):
             return True
     return False
 
