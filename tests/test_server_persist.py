@@ -46,20 +46,27 @@ def test_one_human_and_three_bots_play_a_whole_match(db_url: str, tmp_path: Path
 def test_sigkill_mid_hand_then_restart_reconnect_and_finish(db_url: str, tmp_path: Path) -> None:
     server = Server(tmp_path, db=db_url).start()
     g = [server.guest("a"), server.guest("b")]
-    t = server.table(g[0]["token"], bots=2, hands=1, turn_seconds=30)
 
-    async def first() -> tuple[int, list[Client]]:
+    async def first(table: int) -> tuple[int, list[Client]]:
         cs = [await Client(server.ws_url, x["token"]).connect() for x in g]
         for c in cs:
-            await c.hello_join(t["id"], ready=True)
-        # both humans act a few times, then the server dies without warning
-        await asyncio.gather(*(play(c, stop_after=3) for c in cs))
+            await c.hello_join(table, ready=True)
+        # the humans act until one of them has acted three times; then the server dies
+        # without warning (waiting for both could wait for the other's deadline)
+        tasks = [asyncio.create_task(play(c, stop_after=3)) for c in cs]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            task.cancel()
         await asyncio.sleep(0.2)
         hand = cs[0].states()[-1]["hand"]
         return hand, cs
 
     try:
-        hand_id, before = asyncio.run(first())
+        for _ in range(5):
+            t = server.table(g[0]["token"], bots=2, hands=1, turn_seconds=30)
+            hand_id, before = asyncio.run(first(t["id"]))
+            if server.get(f"/api/tables/{t['id']}").json()["status"] == "playing":
+                break  # (a bot may have won already: then another table)
     finally:
         server.kill()  # SIGKILL: no shutdown code runs
     server.start()  # same data dir / database: every unfinished hand is restored

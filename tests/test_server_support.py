@@ -291,7 +291,20 @@ def spy(
                 # only a seat that was asked (and has just answered) sees an open window
                 assert prev_legal, "a seat that was not asked saw an open claim window"
             if after_discard is not None and v["phase"] not in WINDOW_PHASES and pause_ms:
-                assert r.t - after_discard >= pause_ms / 1000 * 0.75, "the claim pause was cut"
+                assert r.t - after_discard >= pause_ms / 1000 * 0.75, (
+                    "the claim pause was cut: "
+                    + str(
+                        [
+                            (
+                                x.msg["type"],
+                                x.msg.get("seat"),
+                                x.msg.get("view", {}).get("phase"),
+                                x.msg.get("seq"),
+                            )
+                            for x in c.log[max(0, i - 6) : i + 1]
+                        ]
+                    )
+                )
             after_discard = None
             prev_legal = bool(v["legal_actions"])
             checked += 1

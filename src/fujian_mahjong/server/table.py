@@ -91,6 +91,7 @@ class HandState:
     game: Game
     persisted: int = 0
     hold_until: float = 0.0
+    hold_from_send: bool = False  # start the pause when the notice is sent
     window_key: int = -1  # len(events) when the current window opened
     window_asked: frozenset[int] = frozenset()
     notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
@@ -480,6 +481,7 @@ class TableActor:
         g = h.game
         if self.has_humans and self.settings.claim_pause_ms > 0:
             h.hold_until = time.monotonic() + self.settings.claim_pause_ms / 1000.0
+            h.hold_from_send = True
         if g.phase in WINDOW_PHASES:
             h.window_key = len(g.events)
             h.window_asked = frozenset(g.to_act())
@@ -599,6 +601,11 @@ class TableActor:
                 over or self._recipients() or unflushed >= self.settings.max_unflushed_events
             ):
                 await self._flush(h)
+                now = time.monotonic()
+            if h.hold_from_send:
+                # the pause runs from the moment the notice goes out (after the commit)
+                h.hold_from_send = False
+                h.hold_until = now + self.settings.claim_pause_ms / 1000.0
             held = now < h.hold_until
             in_window = g.phase in WINDOW_PHASES
             if h.notices_sent < len(h.notices):
