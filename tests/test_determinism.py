@@ -6,6 +6,7 @@ identical event log). ``python bench/golden.py --check`` checks all 1,000 per gr
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import Game
+from fujian_mahjong.engine.game import shuffle
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import Situation, Term, detect_specials, score
 from fujian_mahjong.scoring.score import FORMULAS, quantities, readings, term
@@ -184,3 +186,15 @@ def test_kept_table_ids_of_every_key_are_valid() -> None:
     ids = tables.load_kept_ids()
     assert len(ids) == tables.NKEYS and max(ids) < len(tables._kept_vectors()) == 152
     assert tables.KEPT_VECTORS[ids[0]] == (0,) * 13
+
+
+# Game.new shuffles the wall with an inlined copy of random.shuffle (issue 16): the same
+# permutation and the same generator state afterwards (the dice come next), for any seed.
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=20), st.integers(1, 200))
+def test_engine_shuffle_equals_random_shuffle(seed: str, n: int) -> None:
+    a, b = random.Random(seed), random.Random(seed)
+    x, y = list(range(n)), list(range(n))
+    a.shuffle(x)
+    shuffle(b, y)
+    assert x == y and a.getstate() == b.getstate()

@@ -62,6 +62,25 @@ _ROB_WITH = tuple(Action("rob_gold", k) for k in range(_NK))
 _SUIT = tuple(suit_of(k) for k in range(len(KIND_STR)))
 _DIGIT = tuple(str(rank_of(k)) for k in range(len(KIND_STR)))
 _PHYSICAL = tuple(physical_set())
+# R1: which of the 42 kinds are flowers, without and with playable honours (built once)
+_FLOWER_KINDS = {hon: tuple(is_flower(k, hon) for k in range(42)) for hon in (False, True)}
+_BIT_LENGTH = tuple(n.bit_length() for n in range(len(_PHYSICAL) + 1))
+
+
+def shuffle(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)`` (the same permutation and the same generator state after it) with
+    its per-element method calls inlined: the wall is shuffled for every hand (issue 16).
+    This is CPython's algorithm (``_randbelow_with_getrandbits``: ``k = n.bit_length()``,
+    draw k bits until below n); a test compares it with ``random.shuffle``."""
+    getrandbits = rng.getrandbits
+    bits = _BIT_LENGTH
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = bits[n] if n < len(bits) else n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        x[i], x[j] = x[j], x[i]
 
 
 def fmt(kinds: Iterable[int]) -> str:
@@ -165,7 +184,7 @@ class Game:
         # R1: which kinds are flowers (honours too, unless the profile plays them)
         self._hon = profile.honours_playable
         self._nk = profile.playable_kinds
-        self._fl = tuple(is_flower(k, self._hon) for k in range(42))
+        self._fl = _FLOWER_KINDS[bool(self._hon)]
         self.n = players
         self.dealer = dealer
         self.streak = streak
@@ -233,7 +252,7 @@ class Game:
         g.seed = random_seed() if seed is None else str(seed)
         rng = random.Random(g.seed)
         wall = list(_PHYSICAL)
-        rng.shuffle(wall)
+        shuffle(rng, wall)
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         r = break_rotation(dealer, dice[0] + dice[1])
         wall = wall[r:] + wall[:r]
@@ -415,10 +434,13 @@ class Game:
         # R4 initial flower replacement, in rounds from the dealer in play order
         fl_kind = self._fl
         in_hand_flowers = [[k for k in h if fl_kind[k]] for h in hands]
-        for s in range(self.n):
+        for s in range(self.n):  # self._add for each tile (no gold yet), inlined
+            c = self.counts[s]
+            keys = self.keys[s]
             for k in hands[s]:
                 if not fl_kind[k]:
-                    self._add(s, k)
+                    c[k] += 1
+                    keys[k // 9] += POW5[k % 9]
         todo = [(self.dealer + i) % self.n for i in range(self.n)]
         rnd = 1
         while True:
@@ -549,18 +571,21 @@ class Game:
                 f"seat {seat}: {_short(action)} is not an Action (use Action.from_json)"
             )
         legal = self._legal(seat)
-        if not any(a is action for a in legal):
-            # not one of the engine's own (validated) values: check its fields first
+        for a in legal:
+            if a is action:
+                break  # one of the engine's own (validated) values, so legal
+        else:
+            # not one of the engine's own values: check its fields first
             action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
-        if not legal:
-            raise IllegalAction(
-                f"seat {seat} may not act now (waiting for seat(s) {self.to_act()})"
-            )
-        if not any(a is action for a in legal) and action not in legal:
-            raise IllegalAction(
-                f"seat {seat}: {action} is not legal now; legal: "
-                + ", ".join(str(a) for a in legal)
-            )
+            if not legal:
+                raise IllegalAction(
+                    f"seat {seat} may not act now (waiting for seat(s) {self.to_act()})"
+                )
+            if action not in legal:
+                raise IllegalAction(
+                    f"seat {seat}: {action} is not legal now; legal: "
+                    + ", ".join(str(a) for a in legal)
+                )
         self._ev(type="act", seat=seat, action=action.to_json())
         if self.phase == "turn":
             self._do_turn(seat, action)
@@ -609,9 +634,11 @@ class Game:
         nk = self._nk
         forbid_gold = p.gold_discard == "forbidden" and self.hand_size(s) > c[gold]
         # (if only golds are left, discarding one is the only way on: rule-silent fallback)
-        for k in range(nk):
-            if c[k] and not (k == gold and forbid_gold):
-                out.append(_DISCARD[k])
+        discard = _DISCARD
+        if forbid_gold:
+            out += [discard[k] for k in range(nk) if c[k] and k != gold]
+        else:
+            out += [discard[k] for k in range(nk) if c[k]]
         if window_b:
             # R8.2 庄家抢金: discard t and rob if the 16 tiles left are ready
             k0, k1, k2, kh = self.keys[s]
@@ -806,8 +833,19 @@ class Game:
         self.claim_from = s
         self.dealer_rob_discard = rob
         opts: dict[int, list[Action]] = {}
-        for i in range(1, self.n):
-            o = (s + i) % self.n
+        n = self.n
+        quick = not window_b and k != self.gold  # issue 16: most seats cannot claim at all
+        three_rule = self.profile.three_golds_on_discard
+        for i in range(1, n):
+            o = (s + i) % n
+            if (
+                quick
+                and self._ready[o] == 0  # not ready: no win on k (see _may_win_on)
+                and self.counts[o][k] < 2  # no kong or pong
+                and (i != 1 or k >= 27)  # not the chow seat (the next one), or no chow on k
+                and not (three_rule and i == n - 1 and self.golds(o) == 3)  # 斗斗 三金倒
+            ):
+                continue  # _claim_options would return nothing
             acts = self._claim_options(o, s, k, window_b)
             if acts:
                 opts[o] = [*acts, PASS]
