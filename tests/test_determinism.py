@@ -20,10 +20,12 @@ from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import Game
+from fujian_mahjong.engine.game import fmt as engine_fmt
 from fujian_mahjong.engine.game import shuffle
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import Situation, Term, detect_specials, score
 from fujian_mahjong.scoring.score import FORMULAS, quantities, readings, term
+from fujian_mahjong.tiles import fmt as tiles_fmt
 
 HANDS = 100  # per group in the test (the script checks 1,000)
 
@@ -198,3 +200,9 @@ def test_engine_shuffle_equals_random_shuffle(seed: str, n: int) -> None:
     a.shuffle(x)
     shuffle(b, y)
     assert x == y and a.getstate() == b.getstate()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 41), max_size=20))
+def test_engine_fmt_equals_tiles_fmt(kinds: list[int]) -> None:
+    assert engine_fmt(kinds) == tiles_fmt(kinds) == engine_fmt(tuple(kinds))

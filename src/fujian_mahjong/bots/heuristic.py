@@ -24,8 +24,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from fujian_mahjong.analysis import shanten_keys, split_keys34, waits_keys
-from fujian_mahjong.analysis.core import others_id, shanten_split, suit_ids
+from fujian_mahjong.analysis import shanten_keys, split_keys34, tables, waits_keys
+from fujian_mahjong.analysis.core import (
+    _COMBINED,
+    _ID_SHIFT,
+    _combined,
+    others_id,
+    shanten_split,
+    suit_ids,
+)
 from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
@@ -334,10 +341,21 @@ class HeuristicBot:
                             if shanten_split(oid, vid, w, melds) < s:
                                 kinds.append(k)
                     continue
+                # shanten_split(oid, kept_id(...), w, melds) < s, inlined (issue 16):
+                # 3 * melds + 1 - w - v[6 + melds] < s
+                loaded = tables._KEPT_IDS
+                kid = kept_id if loaded is None else loaded.__getitem__
+                shift = oid * _ID_SHIFT
+                at = 6 + melds
+                above = 3 * melds + 1 - w - s
                 for r in _near_ranks(key):
                     k = base + r
                     if c[k] < 4 and k != gold:
-                        if shanten_split(oid, kept_id(key + POW5[r]), w, melds) < s:
+                        vid = kid(key + POW5[r])
+                        v = _COMBINED.get(shift + vid)
+                        if v is None:
+                            v = _combined(oid, vid)
+                        if v[at] > above:
                             kinds.append(k)
         return sum(max(0, 4 - visible[k] - (1 if k == gold else 0)) for k in kinds)
 

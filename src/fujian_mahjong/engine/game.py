@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from fujian_mahjong.analysis import (
@@ -83,9 +83,12 @@ def shuffle(rng: random.Random, x: list[int]) -> None:
         x[i], x[j] = x[j], x[i]
 
 
-def fmt(kinds: Iterable[int]) -> str:
+def fmt(kinds: Sequence[int]) -> str:
     """``tiles.fmt`` (the same text) on table lookups: the engine formats every event's
-    tiles (hot path, issue 16)."""
+    tiles (hot path, issue 16); most flower events carry none or one."""
+    n = len(kinds)
+    if n < 2:
+        return _K[kinds[0]] if n else ""
     out: list[str] = []
     run = ""
     for k in kinds:
