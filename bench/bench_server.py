@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -32,6 +33,8 @@ TABLES = int(os.environ.get("FJMJ_BENCH_TABLES", "200"))
 SECONDS = float(os.environ.get("FJMJ_BENCH_SECONDS", "30"))
 BOT_TABLES = int(os.environ.get("FJMJ_BENCH_BOT_TABLES", "50"))
 CLIENT_PROCS = 2
+# FJMJ_BENCH_DB=postgresql+asyncpg://… runs against an (empty) PostgreSQL database instead
+DB = os.environ.get("FJMJ_BENCH_DB", "")
 THINK_S = 0.3
 PAUSE_S = 0.6
 WINDOW = ("claims", "window_a")
@@ -41,6 +44,12 @@ def _port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kb(pid: int) -> int:
@@ -58,6 +67,8 @@ class _Server:
         self.port = _port()
         self.dir = tempfile.mkdtemp(prefix="fjmj-bench-")
         args = [FJMJ, "serve", "--port", str(self.port), "--data-dir", self.dir]
+        if DB:
+            args += ["--db", DB]
         for k, v in opts.items():
             args += ["--" + k.replace("_", "-"), str(v)]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -106,12 +117,15 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
     async def table(tid: int, tokens: list[str]) -> None:
         nonlocal states
         pending: dict[str, Any] = {}  # the action being timed: start time, seats still to hear
+        start_at = time.monotonic() + random.uniform(0.0, 1.0)
         conns = [await websockets.connect(url, max_size=2**24) for _ in tokens]
 
         async def seat(i: int, ws: Any, token: str) -> None:
             nonlocal states
             await ws.send(json.dumps({"type": "hello", "token": token}))
             await ws.send(json.dumps({"type": "join", "table": tid, "as": "player"}))
+            # tables open at random moments, not all in the same millisecond (a real lobby)
+            await asyncio.sleep(start_at - time.monotonic())
             await ws.send(json.dumps({"type": "ready"}))
             act_task: asyncio.Task[None] | None = None
             while time.monotonic() < until:
@@ -222,9 +236,13 @@ def _humans(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]
         time.sleep(warmup + seconds / 2)
         rss1 = _rss_kb(srv.proc.pid)
         a0 = srv.health()["actions"]
+        c0 = _cpu_s(srv.proc.pid)
         t0 = time.monotonic()
         time.sleep(seconds / 4)
-        rate = (srv.health()["actions"] - a0) / (time.monotonic() - t0)
+        a1 = srv.health()["actions"]
+        cpu = _cpu_s(srv.proc.pid) - c0
+        rate = (a1 - a0) / (time.monotonic() - t0)
+        cpu_per = 1000 * cpu / max(1, a1 - a0)
         lat: list[float] = []
         after: list[float] = []
         errors: list[str] = []
@@ -266,6 +284,7 @@ def _humans(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]
         (f"server: {n_tables} tables x 4 clients, discards timed", float(len(lat)), "", 0),
         (f"server: {n_tables} tables x 4 clients, errors (target 0)", float(len(errors)), "", 0),
         (f"server: {n_tables} tables x 4 clients, decisions/s", rate, "/s", 0),
+        (f"server: {n_tables} tables x 4 clients, server CPU per decision (ms)", cpu_per, "ms", 0),
         (
             f"server: memory per human table ({n_tables} tables, 4 sockets each), KiB",
             (rss1 - rss0) / n_tables,

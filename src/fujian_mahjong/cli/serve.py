@@ -98,9 +98,20 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from fujian_mahjong.server.app import create_app
     from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import upgrade
 
     st = _settings(args)
     assert isinstance(st, Settings)
+    try:
+        # create / migrate the database first: a bad URL is one line here, not a traceback
+        asyncio.run(upgrade(st.database_url))
+    except Exception as e:
+        print(
+            f"fjmj: serve: database {_shown(st.database_url)}: {type(e).__name__}: "
+            f"{(str(e).splitlines() or [''])[0]}",
+            file=sys.stderr,
+        )
+        return 1
     app = create_app(st)
     shown_host = f"[{st.host}]" if ":" in st.host else st.host
     print(f"fjmj serve: http://{shown_host}:{st.port}/  (API docs at /docs, WebSocket at /ws)")

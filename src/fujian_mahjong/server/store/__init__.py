@@ -137,6 +137,7 @@ class Store:
         ] = []
         self._writer: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._side: set[asyncio.Task[None]] = set()
         self.commits = 0
 
     @property
@@ -376,40 +377,59 @@ class Store:
             await self._wake.wait()
             self._wake.clear()
             batch, self._pending = self._pending, []
-            if not batch:
-                continue
-            try:
-                async with self.write() as s:
-                    rows = [r for b in batch for r in b[0]]
-                    if rows:
-                        await s.execute(insert(EventRow), rows)
-                    for _rows, fin, _fut in batch:
-                        if fin is not None:
-                            await s.execute(
-                                update(HandRow)
-                                .where(HandRow.id == fin["hand_id"])
-                                .values(
-                                    status="over",
-                                    result=fin.get("result"),
-                                    score=fin.get("score"),
-                                    ended_at=utcnow(),
-                                )
-                            )
-                            # issue 12: the hand is settled in this same transaction, once
-                            from fujian_mahjong.server import economy
+            # plain appends of every table share one transaction; a hand's final events
+            # (with its status and settlement) get their own, after them, so the few heavy
+            # end-of-hand transactions never hold up the discards of the other tables
+            plain = [b for b in batch if b[1] is None]
+            if plain:
+                await self._commit(plain)
+            for b in batch:
+                if b[1] is None:
+                    continue
+                if self.sqlite:
+                    await self._commit([b])  # one writer at a time
+                else:
+                    # PostgreSQL takes concurrent writers: don't hold up the next batch
+                    task = asyncio.get_running_loop().create_task(self._commit([b]))
+                    self._side.add(task)
+                    task.add_done_callback(self._side.discard)
 
-                            await economy.settle_hand(
-                                s, fin["hand_id"], fin.get("score"), fin.get("result")
+    async def _commit(
+        self,
+        batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
+    ) -> None:
+        try:
+            async with self.write() as s:
+                rows = [r for b in batch for r in b[0]]
+                if rows:
+                    await s.execute(insert(EventRow), rows)
+                for _rows, fin, _fut in batch:
+                    if fin is not None:
+                        await s.execute(
+                            update(HandRow)
+                            .where(HandRow.id == fin["hand_id"])
+                            .values(
+                                status="over",
+                                result=fin.get("result"),
+                                score=fin.get("score"),
+                                ended_at=utcnow(),
                             )
-                self.commits += 1
-            except Exception as e:
-                for _r, _f, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(e)
-                continue
+                        )
+                        # issue 12: the hand is settled in this same transaction, once
+                        from fujian_mahjong.server import economy
+
+                        await economy.settle_hand(
+                            s, fin["hand_id"], fin.get("score"), fin.get("result")
+                        )
+            self.commits += 1
+        except Exception as e:
             for _r, _f, fut in batch:
                 if not fut.done():
-                    fut.set_result(None)
+                    fut.set_exception(e)
+            return
+        for _r, _f, fut in batch:
+            if not fut.done():
+                fut.set_result(None)
 
     # ------------------------------------------------------------------ reading
 
