@@ -668,9 +668,10 @@ class Game:
             return []
         c = self.counts[s]
         out = []
-        for k in range(self._nk):
-            if c[k] == 4 and k != self.gold:
-                out.append(_CONCEALED_KONG[k])
+        if 4 in c:  # (issue 16: most hands hold no four of a kind)
+            for k in range(self._nk):
+                if c[k] == 4 and k != self.gold:
+                    out.append(_CONCEALED_KONG[k])
         for m in self.melds[s]:
             if m.type == "pong" and c[m.tiles[0]]:
                 out.append(_ADDED_KONG[m.tiles[0]])
@@ -843,10 +844,10 @@ class Game:
             o = (s + i) % n
             if (
                 quick
-                and self._ready[o] == 0  # not ready: no win on k (see _may_win_on)
                 and self.counts[o][k] < 2  # no kong or pong
                 and (i != 1 or k >= 27)  # not the chow seat (the next one), or no chow on k
                 and not (three_rule and i == n - 1 and self.golds(o) == 3)  # 斗斗 三金倒
+                and not self._is_ready(o)  # not ready: no win on k (see _may_win_on)
             ):
                 continue  # _claim_options would return nothing
             acts = self._claim_options(o, s, k, window_b)
