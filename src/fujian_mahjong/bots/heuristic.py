@@ -239,6 +239,9 @@ class HeuristicBot:
         # combines only the suit it changes (the same numbers as shanten_keys)
         ids = suit_ids(keys[0], keys[1], keys[2], keys[3])
         others: list[int] = [-1, -1, -1, -1]
+        # shanten_split inlined: 3 * melds + 1 - w - (combined vector)[6 + melds]
+        at = 6 + melds
+        base_s = 3 * melds + 1 - w
         for a in cands:
             t = a.tile
             if t == gold:
@@ -249,7 +252,10 @@ class HeuristicBot:
                 if oid < 0:
                     oid = others[i] = others_id(ids, i)
                 vid = kept_honours_id(keys[3] - wt) if i == HONOUR_SLOT else kept_id(keys[i] - wt)
-                s = shanten_split(oid, vid, w, melds)
+                v = _COMBINED.get(oid * _ID_SHIFT + vid)
+                if v is None:
+                    v = _combined(oid, vid)
+                s = base_s - v[at]
             scored.append((s, a))
         best_s = min(s for s, _ in scored)
         top = [a for s, a in scored if s == best_s]
