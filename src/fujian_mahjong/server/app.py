@@ -151,14 +151,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return lobby.open_tables()
 
     @app.get("/api/tables/{ref}")
-    async def table_detail(ref: str) -> dict[str, Any]:
+    async def table_detail(ref: str, request: Request) -> dict[str, Any]:
+        viewer: int | None = None
+        if request.headers.get("authorization"):
+            with contextlib.suppress(HTTPException):
+                viewer = (await bearer_player(request, store)).id
         try:
-            return lobby.find(ref).summary()
+            # a private table by id: only for its creator and seated players (its code is
+            # the key to it; ids are sequential and could be enumerated)
+            return lobby.find(ref, viewer).summary()
         except TableError:
             pass
         if ref.isdigit():
             row = await store.get_table(int(ref))
-            if row is not None:
+            if row is not None and (not row.private or row.creator_id == viewer):
                 return {
                     "id": row.id,
                     "code": row.code,
@@ -268,7 +274,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _handle(conn: Conn, text: str) -> None:
         try:
             if len(text) > 8192:
-                raise P.ProtocolError("bad_message", "message too long (8 KiB at most)")
+                # an oversized message closes the connection (no client needs 8 KiB)
+                conn.error("too_long", "message too long (8 KiB at most); closing")
+                conn.close("message too long")
+                return
             try:
                 data = json.loads(text)
             except (json.JSONDecodeError, RecursionError):
@@ -298,7 +307,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if conn.player_id is None:
                 raise P.ProtocolError("not_authenticated", "send hello with your token first")
             if isinstance(msg, P.Join):
-                t = lobby.find(msg.table)
+                # a private table is found by its code only (or by its creator / its seated
+                # players): its sequential id must not let anyone spectate it
+                t = lobby.find(msg.table, conn.player_id)
                 as_ = msg.as_
                 await t.call(lambda: t.join(conn, as_))
                 return

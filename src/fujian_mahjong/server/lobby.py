@@ -32,12 +32,23 @@ class Lobby:
         """Decisions applied by this process since it started (all tables)."""
         return self.closed_actions + sum(t.actions for t in self.tables.values())
 
-    def find(self, ref: Any) -> TableActor:
-        """A live table by id (int or digits) or by its code; TableError if none."""
+    def find(self, ref: Any, player_id: int | None = -1) -> TableActor:
+        """A live table by id (int or digits) or by its code; TableError if none.
+
+        With ``player_id`` (a caller from outside: REST, a WebSocket ``join``), a private
+        table is found by id only for its creator and its seated players; anyone else needs
+        its code (ids are sequential: they must not open private tables). -1: no check."""
         if isinstance(ref, bool):
             ref = str(ref)
         if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit()):
             t = self.tables.get(int(ref))
+            if (
+                t is not None
+                and t.cfg.private
+                and player_id != -1
+                and (player_id is None or not t.admits(player_id))
+            ):
+                t = None  # the same answer as for no table at all
         elif isinstance(ref, str):
             tid = self.codes.get(ref.strip().upper())
             t = self.tables.get(tid) if tid is not None else None

@@ -25,6 +25,7 @@ from fujian_mahjong.analysis import waits
 from fujian_mahjong.bots import HeuristicBot
 from fujian_mahjong.engine import Action, Game, Match
 from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.rules import get_profile
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
 
@@ -57,6 +58,9 @@ class Seat:
     bot: bool = False
     ready: bool = False
     auto: bool = False  # 托管: the server plays this seat
+    # 托管 from a deadline inside a claim window: told to this seat only (R12 rev 2 — the
+    # others would learn it was asked to answer); public at its next own-turn deadline
+    auto_hidden: bool = False
     conn: Conn | None = None
     disconnected_at: float | None = None
     last_view: dict[str, Any] | None = None  # the last view this seat was sent
@@ -200,7 +204,8 @@ class TableActor:
     def has_humans(self) -> bool:
         return any(s.human for s in self.seats)
 
-    def seats_json(self) -> list[dict[str, Any]]:
+    def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
+        """The seat list as ``viewer`` may see it (a hidden 托管 only to its own seat)."""
         return [
             {
                 "seat": i,
@@ -208,7 +213,7 @@ class TableActor:
                 "player_id": s.player_id,
                 "bot": s.bot,
                 "connected": s.bot or s.conn is not None,
-                "auto": s.auto,
+                "auto": s.auto and (not s.auto_hidden or i == viewer),
                 "ready": s.bot or s.ready,
             }
             for i, s in enumerate(self.seats)
@@ -246,7 +251,15 @@ class TableActor:
         for c in self._conns():
             c.send(dict(msg))
 
+    def _broadcast_seats(self) -> None:
+        for c in self._conns():
+            c.send({"type": "seats", "table": self.id, "seats": self.seats_json(c.seat)})
+
     # ------------------------------------------------------------------ seating (REST + WS)
+
+    def admits(self, player_id: int) -> bool:
+        """A private table opens by id to its creator and its seated players only."""
+        return player_id == self.cfg.creator_id or self.seat_of(player_id) is not None
 
     def seat_of(self, player_id: int) -> int | None:
         for i, s in enumerate(self.seats):
@@ -326,9 +339,14 @@ class TableActor:
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         seat = self._seat_for(conn)
-        if self.seats[seat].auto != on:
-            self.seats[seat].auto = on
-            self.seats_dirty = True
+        s = self.seats[seat]
+        if s.auto != on or s.auto_hidden:
+            # a list that changes for nobody else is not sent to them (R12 rev 2)
+            self.seats_dirty = self.seats_dirty or (s.auto and not s.auto_hidden) != on
+            s.auto = on
+            s.auto_hidden = False
+            if not self.seats_dirty:  # the seat itself is told at once all the same
+                conn.send({"type": "seats", "table": self.id, "seats": self.seats_json(seat)})
             # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
             self.scheduled.pop(seat, None)
             self.deadlines.pop(seat, None)
@@ -517,7 +535,8 @@ class TableActor:
             )
         if self.seats[seat].auto:
             self.seats[seat].auto = False  # 托管 ends when the player acts again
-            self.seats_dirty = True
+            self.seats_dirty = not self.seats[seat].auto_hidden
+            self.seats[seat].auto_hidden = False
         await self._apply(seat, a)
 
     def _refresh(self, conn: Conn, h: HandState) -> None:
@@ -632,10 +651,10 @@ class TableActor:
                 self._schedule(h, held, in_window)
         elif fresh is not None:
             # no hand: the seat list (and the last hand's end) is all there is to show
-            fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json()})
+            fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)})
         if self.seats_dirty and not self._quiet(now):
             self.seats_dirty = False
-            self._broadcast({"type": "seats", "table": self.id, "seats": self.seats_json()})
+            self._broadcast_seats()
 
     def _quiet(self, now: float) -> bool:
         """True while the seat list must not change for others (a pause or open window):
@@ -711,7 +730,7 @@ class TableActor:
                 return
             holder.last_view = msg["view"]
             c.state_key = key
-        msg["seats"] = self.seats_json()
+        msg["seats"] = self.seats_json(seat)
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
         msg["number"] = h.number
@@ -735,7 +754,7 @@ class TableActor:
 
     def _set_deadline(self, seat: int, key: int) -> None:
         s = self.seats[seat]
-        if s.human and not s.auto:
+        if s.human and (not s.auto or s.auto_hidden):
             self.deadlines[seat] = (key, time.monotonic() + self.cfg.turn_seconds)
 
     def _schedule(self, h: HandState, held: bool, in_window: bool) -> None:
@@ -751,7 +770,7 @@ class TableActor:
             if s.bot:
                 # answers inside a claim window are hidden by the pause: no delay needed
                 delay = 0.0 if in_window else self.settings.bot_delay_ms / 1000.0
-            elif s.auto:
+            elif s.auto and not s.auto_hidden:
                 delay = self.settings.bot_delay_ms / 1000.0
             else:
                 self._ensure_deadline(seat, key)
@@ -772,9 +791,13 @@ class TableActor:
             if seat not in h.game.to_act():
                 return
             s = self.seats[seat]
-            if s.human and not s.auto:
-                s.auto = True  # the deadline passed: 托管 until the player acts again
-                self.seats_dirty = True
+            if s.human and (not s.auto or s.auto_hidden):
+                # the deadline passed: 托管 until the player acts again. Inside a claim
+                # window only the seat itself is told (R12 rev 2): until its next own-turn
+                # deadline it keeps its deadlines, so nobody can tell it from a human's
+                s.auto = True
+                s.auto_hidden = h.game.phase in WINDOW_PHASES
+                self.seats_dirty = self.seats_dirty or not s.auto_hidden
             await self._apply(seat, self._auto_action(h.game, seat, s.bot))
 
         return run
@@ -838,7 +861,7 @@ class TableActor:
             for s in self.seats:
                 s.ready = False
             self.seats_dirty = True
-            self._broadcast({"type": "seats", "table": self.id, "seats": self.seats_json()})
+            self._broadcast_seats()
             self.seats_dirty = False
             if not self.has_humans:
                 await self._maybe_start_bots()
@@ -884,7 +907,12 @@ class TableActor:
                 "totals": totals,
                 "hands_played": m.hands_played if m else 0,
                 "leaver": leaver,
-                "history": m.history if m else [],
+                # points only: the library Match's silver/fees come from its in-memory
+                # default balances, not the ledger (the real figures are in each hand_end)
+                "history": [
+                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
+                    for e in (m.history if m else [])
+                ],
             }
         )
         await self._close("match over")
@@ -992,11 +1020,13 @@ def seat_waits(view: dict[str, Any]) -> list[str] | None:
         if len(hand) % 3 != 1:
             return None
         gold = parse_kind(view["gold"]) if view.get("gold") else None
-        size = 34 if any(k >= 27 for k in hand) or (gold is not None and gold >= 27) else 27
-        if size == 34:
+        # R1 rev 2: fuzhou-doudou plays the honours (34 kinds); elsewhere they are flowers
+        honours = get_profile(view["profile"]).honours == "playable"
+        size = 34 if honours else 27
+        if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
             return None
         exposed = len(view["melds"][view["seat"]])
-        w = waits(counts_of(hand, 27), gold, exposed)
+        w = waits(counts_of(hand, size), gold, exposed, honours=honours)
     except (MahjongError, KeyError, TypeError, IndexError):
         return None
     return [KIND_STR[k] for k in w] or None

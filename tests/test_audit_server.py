@@ -1,0 +1,258 @@
+"""Adversarial review of the table server (issues 11-13, R11/R12 rev 2), each finding
+demonstrated against a real ``fjmj serve`` process over loopback WebSockets:
+
+- a private table's sequential id opened it to anyone (GET /api/tables/{id} returned its
+  code; a WebSocket ``join`` by id let anyone spectate);
+- a seat that timed out inside a claim window became 托管 in the public seat list right after
+  the window: everybody learnt that seat had been asked (a pair, a chow or a win, R12 rev 2);
+- a message over 8 KiB was answered but the socket stayed open;
+- ``match_end`` history carried silver from the library Match's in-memory default balances
+  (fake figures: the ledger is the truth, issue 12);
+- the 听牌 waits were null in ``fuzhou-doudou`` hands holding honours (R1 rev 2).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fujian_mahjong.analysis import is_ready
+from fujian_mahjong.engine import Game
+from fujian_mahjong.server.table import WINDOW_PHASES, seat_waits
+from fujian_mahjong.tiles import counts_of, parse, parse_kind
+from tests.test_server_support import Client, Server, naive, play
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = Server(tmp_path_factory.mktemp("audit"), claim_pause_ms=30, grace_s=5.0).start()
+    yield s
+    s.stop()
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+# ------------------------------------------------------------------ private tables
+
+
+def test_a_private_table_opens_only_by_its_code(server: Server) -> None:
+    owner, stranger = server.guest("owner"), server.guest("stranger")
+    priv = server.table(owner["token"], private=True)
+    tid, code = priv["id"], priv["code"]
+    # the stranger enumerates ids: the private table is indistinguishable from no table
+    for headers in ({}, _bearer(stranger["token"])):
+        r = server.get(f"/api/tables/{tid}", headers=headers)
+        assert r.status_code == 404 and code not in r.text
+    missing = server.get("/api/tables/999999")
+    assert missing.status_code == 404
+    # with the code it is found; its creator finds it by id too (the browser client does)
+    assert server.get(f"/api/tables/{code}").json()["id"] == tid
+    mine = server.get(f"/api/tables/{tid}", headers=_bearer(owner["token"]))
+    assert mine.status_code == 200 and mine.json()["code"] == code
+
+    async def main() -> None:
+        c = await Client(server.ws_url, stranger["token"]).connect()
+        await c.send({"type": "hello", "token": stranger["token"]})
+        await c.expect("welcome")
+        for as_ in ("spectator", "player"):
+            await c.send({"type": "join", "table": tid, "as": as_})
+            err = await c.expect("error")
+            assert err["code"] == "no_table", err
+        await c.send({"type": "join", "table": code, "as": "spectator"})
+        seated = await c.expect("seated")
+        assert seated["table"] == tid and seated["seat"] is None
+        await c.close()
+        # the creator joins by id; once seated a player may use the id too
+        o = await Client(server.ws_url, owner["token"]).connect()
+        await o.hello_join(tid)
+        assert o.seat is not None
+        await o.close()
+
+    asyncio.run(main())
+    # a public table still opens by id for anyone
+    pub = server.table(owner["token"])
+    assert server.get(f"/api/tables/{pub['id']}").json()["code"] == pub["code"]
+
+
+# ------------------------------------------------------------------ oversized messages
+
+
+def test_an_oversized_message_closes_the_socket(server: Server) -> None:
+    g = server.guest("big")
+
+    async def main() -> Client:
+        c = await Client(server.ws_url, g["token"]).connect()
+        await c.send({"type": "hello", "token": g["token"]})
+        await c.expect("welcome")
+        await c.send(json.dumps({"type": "ping", "pad": "x" * 9000}))
+        err = await c.expect("error")
+        assert err["code"] == "too_long"
+        with pytest.raises(ConnectionError):
+            while True:
+                await c.recv(timeout=10)
+        return c
+
+    c = asyncio.run(main())
+    assert c.closed_code == 1008
+
+
+# ------------------------------------------------------------------ 托管 inside a claim window
+
+
+def test_a_claim_window_timeout_does_not_name_the_seat_asked(server: Server) -> None:
+    """B answers its own turns at once but never a claim prompt: each such prompt times out
+    inside a claim window. A must never see B marked 托管 (that would say B was asked to
+    answer a discard: a pair, a chow or a win, R12 rev 2); B itself sees it."""
+    a, b = server.guest("watcher"), server.guest("claimer")
+
+    async def b_loop(c: Client) -> tuple[int, bool]:
+        timeouts, saw_own_auto = 0, False
+        while True:
+            m = await c.recv(60)
+            if m["type"] in ("state", "seats") and m.get("seats"):
+                saw_own_auto |= bool(m["seats"][c.seat]["auto"])
+            if m["type"] == "hand_end":
+                return timeouts, saw_own_auto
+            if m["type"] != "state" or not m["view"]["legal_actions"]:
+                continue
+            if m["view"]["phase"] in WINDOW_PHASES:
+                timeouts += 1  # left to its deadline
+            else:
+                act = naive(m["view"]["legal_actions"])
+                await c.send({"type": "act", "seq": m["seq"], "action": act})
+
+    async def attempt() -> tuple[Client, int, bool]:
+        t = server.table(a["token"], bots=2, hands=1, turn_seconds=0.3)
+        ca = await Client(server.ws_url, a["token"]).connect()
+        cb = await Client(server.ws_url, b["token"]).connect()
+        await ca.hello_join(t["id"], ready=True)
+        await cb.hello_join(t["id"], ready=True)
+        a_task = asyncio.create_task(play(ca, timeout=90))
+        timeouts, own = await b_loop(cb)
+        await a_task
+        await ca.close()
+        await cb.close()
+        return ca, timeouts, own
+
+    async def main() -> tuple[Client, int, bool]:
+        for _ in range(6):  # until B was asked at least once (a bot may win at once)
+            ca, timeouts, own = await attempt()
+            if timeouts:
+                return ca, timeouts, own
+        raise AssertionError("B was never asked to answer a discard in 6 hands")
+
+    ca, timeouts, own = asyncio.run(main())
+    assert timeouts > 0
+    assert own, "the seat itself is told it is 托管"
+    leaked = [
+        r.msg["type"]
+        for r in ca.log
+        if r.msg.get("seats") and any(s["auto"] and s["name"] == "claimer" for s in r.msg["seats"])
+    ]
+    assert not leaked, f"A saw the claimer marked 托管 ({len(leaked)} messages)"
+
+
+# ------------------------------------------------------------------ match_end figures
+
+
+def test_match_end_history_has_no_fake_silver(server: Server) -> None:
+    g = server.guest("points")
+    t = server.table(g["token"], bots=3, hands=1, turn_seconds=30)
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        c = await Client(server.ws_url, g["token"]).connect()
+        await c.hello_join(t["id"], ready=True)
+        end = await play(c, until="hand_end", timeout=60)
+        assert end is not None
+        me = await c.expect("match_end")
+        await c.close()
+        return end, me
+
+    end, me = asyncio.run(main())
+    assert me["history"], me
+    for h in me["history"]:
+        assert "silver" not in h and "fees" not in h, h  # Match's defaults are not the ledger
+        assert sum(h["payments"]) == 0
+    assert me["history"][-1]["payments"] == (end["score"] or {}).get(
+        "payments", me["history"][-1]["payments"]
+    )
+    # a guest plays for points: hand_end shows no silver for it
+    assert end["silver"] is None or end["silver"][0] is None or "balance" in end["silver"][0]
+
+
+# ------------------------------------------------------------------ waits with honours
+
+
+def test_waits_of_a_doudou_hand_with_honours() -> None:
+    melds: list[list[Any]] = [[], [], [], []]
+    v = {"profile": "fuzhou-doudou", "seat": 0, "melds": melds, "gold": "5s"}
+    assert seat_waits({**v, "hand": "123m456p789s1z1z1z2z2z2z7z"}) == ["5s", "7z"]
+    # the gold kind may be an honour there (R5)
+    assert seat_waits({**v, "gold": "5z", "hand": "123m456p789s111m222p7s"}) == ["7s", "5z"]
+    # elsewhere honours are flowers: a hand text holding one is not a playable hand
+    assert seat_waits({**v, "profile": "fuzhou-tcy", "hand": "123m456p789s1z1z1z2z2z2z7z"}) is None
+    assert seat_waits({**v, "profile": "fuzhou-tcy", "hand": "123m456p789s111m222p7s"}) == [
+        "5s",
+        "7s",
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**9), seat=st.integers(0, 3))
+def test_waits_exist_exactly_when_a_doudou_hand_is_ready(seed: int, seat: int) -> None:
+    from fujian_mahjong.bots import HeuristicBot
+
+    g = Game.new("fuzhou-doudou", str(seed))
+    bot = HeuristicBot()
+    checked = 0
+    while not g.is_over() and checked < 40:
+        v = g.view(seat)
+        hand = parse(v["hand"])
+        if len(hand) % 3 == 1:
+            gold = parse_kind(v["gold"]) if v.get("gold") else None
+            ready = is_ready(counts_of(hand, 34), gold, len(v["melds"][seat]), honours=True)
+            w = seat_waits(v)
+            assert (w is not None) == ready, (v["hand"], v["gold"], w)
+            checked += 1
+        s = g.to_act()[0]
+        g.apply(s, bot.act(g.seat_view(s)).action)
+
+
+# ------------------------------------------------------------------ hands in progress
+
+
+def test_every_hand_endpoint_is_404_while_the_hand_is_played(server: Server) -> None:
+    g = server.guest("early")
+    t = server.table(g["token"], bots=3, hands=1, turn_seconds=300)
+
+    async def main() -> int:
+        c = await Client(server.ws_url, g["token"]).connect()
+        await c.hello_join(t["id"], ready=True)
+        start = await c.expect("hand_start")
+        hid = int(start["hand"])
+        for path in ("log", "log?format=json", "replay", "review?seat=0", "summary"):
+            r = server.get(f"/api/hands/{hid}/{path}")
+            if r.status_code == 200:  # a bot won at once: the hand is over already
+                assert server.get(f"/api/hands/{hid}").json()["status"] == "over"
+                continue
+            assert r.status_code == 404, (path, r.status_code)
+            assert "seed" not in r.text and "wall" not in r.text
+        info = server.get(f"/api/hands/{hid}").json()
+        if info["status"] == "playing":
+            assert "result" not in info and "seed" not in info
+        await c.close()
+        return hid
+
+    asyncio.run(main())
+    with httpx.Client() as h:
+        r = h.get(f"{server.base}/api/hands/99999999/summary")
+        assert r.status_code == 404
