@@ -256,3 +256,68 @@ def test_every_hand_endpoint_is_404_while_the_hand_is_played(server: Server) -> 
     with httpx.Client() as h:
         r = h.get(f"{server.base}/api/hands/99999999/summary")
         assert r.status_code == 404
+
+
+# ------------------------------------------------------------------ a leave after the end
+
+
+def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: Any) -> None:
+    """The race: the hand is over (and settled, in the commit of its last events) but its
+    ``hand_end`` is still held by the claim pause when a player leaves. Before the fix the
+    match ended without that hand: no ``hand_end``, totals without it. Now the hand ends
+    once (recorded, announced), the leaver pays no escape penalty (no hand in progress),
+    then the match ends. In-process: the table actor on a real SQLite store."""
+    import time
+
+    from fujian_mahjong.bots import HeuristicBot
+    from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import Store
+
+    async def main() -> list[dict[str, Any]]:
+        settings = Settings(data_dir=tmp_path, claim_pause_ms=0, bot_delay_ms=0)
+        store = Store(settings.database_url, settings.token_ttl_days)
+        await store.open()
+        try:
+            lobby = Lobby(settings, store)
+            player, _token = await store.create_guest("leaver")
+            t = await lobby.create(player.id, bots=3, hands=2, turn_seconds=300)
+            conn = Conn()
+            conn.player_id, conn.name = player.id, "leaver"
+            await t.call(lambda: t.join(conn, "player"))
+            watcher = Conn()  # the leaver's own socket is gone: a spectator sees the end
+            watcher.player_id, watcher.name = player.id, "leaver"
+            await t.call(lambda: t.join(watcher, "spectator"))
+            await t.call(lambda: t.ready(conn))
+            bot = HeuristicBot()
+
+            async def finish_but_hold() -> None:
+                h = t.hand
+                assert h is not None
+                g = h.game
+                while not g.is_over():
+                    s = g.to_act()[0]
+                    g.apply(s, bot.act(g.seat_view(s)).action)
+                await t._flush(h)  # committed and settled, as _pump does
+                h.hold_until = time.monotonic() + 30  # the end is held by the pause
+
+            await t.call(finish_but_hold)
+            await t.call(lambda: t.leave(conn))
+            out = []
+            while not watcher.queue.empty():
+                raw = watcher.queue.get_nowait()
+                if raw is not None:
+                    out.append(json.loads(raw))
+            return out
+        finally:
+            await store.close()
+
+    msgs = asyncio.run(main())
+    types = [m["type"] for m in msgs]
+    assert "hand_void" not in types
+    assert types.count("hand_end") == 1, types
+    end = next(m for m in msgs if m["type"] == "hand_end")
+    me = next(m for m in msgs if m["type"] == "match_end")
+    assert me["hands_played"] == 1 and me["totals"] == end["totals"]
+    assert me["leaver"] is not None

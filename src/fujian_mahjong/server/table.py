@@ -880,6 +880,15 @@ class TableActor:
 
     async def _end_match(self, leaver: int | None) -> None:
         h = self.hand
+        if h is not None and h.game.is_over() and not h.end_sent:
+            # the hand ended before the leave (its end was only held by the claim pause): it
+            # is settled and recorded, and its hand_end goes out, once; no escape penalty
+            if len(h.game.events) > h.persisted:
+                await self._flush(h)
+            await self._hand_over(h)
+            if self.status == "closed":
+                return
+            h = None
         if h is not None and not h.game.is_over():
             await self._flush(h)
             await self.store.void_hand(h.id, leaver)
