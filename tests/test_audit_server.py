@@ -321,3 +321,35 @@ def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: An
     me = next(m for m in msgs if m["type"] == "match_end")
     assert me["hands_played"] == 1 and me["totals"] == end["totals"]
     assert me["leaver"] is not None
+
+
+# ------------------------------------------------------------------ revoked tokens
+
+
+def test_a_revoked_token_opens_no_table_even_on_an_open_socket(server: Server) -> None:
+    g = server.guest("revoked")
+    t = server.table(g["token"], bots=3, hands=1, turn_seconds=60)
+
+    async def main() -> None:
+        early = await Client(server.ws_url, g["token"]).connect()
+        await early.send({"type": "hello", "token": g["token"]})
+        await early.expect("welcome")
+        r = httpx.post(f"{server.base}/api/logout", headers=_bearer(g["token"]), timeout=10)
+        assert r.status_code == 200
+        # the socket that said hello before the logout may not sit down any more
+        await early.send({"type": "join", "table": t["id"], "as": "player"})
+        err = await early.expect("error")
+        assert err["code"] == "bad_token", err
+        await early.send({"type": "ready"})
+        assert (await early.expect("error"))["code"] == "not_authenticated"
+        await early.close()
+        # a new hello with the revoked token is refused; REST refuses it too
+        late = await Client(server.ws_url, g["token"]).connect()
+        await late.send({"type": "hello", "token": g["token"]})
+        assert (await late.expect("error"))["code"] == "bad_token"
+        await late.close()
+        r = httpx.post(f"{server.base}/api/tables", json={}, headers=_bearer(g["token"]))
+        assert r.status_code == 401
+
+    asyncio.run(main())
+    assert server.get(f"/api/tables/{t['id']}").json()["humans"] == 0

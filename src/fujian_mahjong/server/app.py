@@ -294,6 +294,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     raise P.ProtocolError("already_hello", "this connection is another player's")
                 conn.player_id = player.id
                 conn.name = player.name
+                conn.token = msg.token
                 conn.send(
                     {
                         "type": "welcome",
@@ -307,6 +308,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if conn.player_id is None:
                 raise P.ProtocolError("not_authenticated", "send hello with your token first")
             if isinstance(msg, P.Join):
+                # a token revoked (logout) or expired since the hello opens no table
+                if conn.token is None or await store.player_for_token(conn.token) is None:
+                    conn.player_id = conn.token = None
+                    raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
                 # a private table is found by its code only (or by its creator / its seated
                 # players): its sequential id must not let anyone spectate it
                 t = lobby.find(msg.table, conn.player_id)

@@ -25,6 +25,7 @@ class Conn:
         Conn._next_id += 1
         self.id = Conn._next_id
         self.player_id: int | None = None
+        self.token: str | None = None  # checked again at every join (revoked: refused)
         self.name = ""
         self.table: TableActor | None = None
         self.seat: int | None = None  # None: spectator (or not at a table)

@@ -52,6 +52,8 @@ const M = {
   add_bot: ["加机器人", "Add a bot"],
   remove_bot: ["移除机器人", "Remove a bot"],
   leave: ["离开", "Leave"],
+  hand_void: ["{seat}号位离开, 本盘作废", "Seat {seat} left: the hand is void"],
+  table_closed: ["牌桌已关闭", "The table is closed"],
   empty_seat: ["空位", "empty seat"],
   invite: ["邀请链接", "Invite link"],
   me: ["我", "Me"],

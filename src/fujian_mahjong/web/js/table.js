@@ -377,7 +377,9 @@ function waitingRoom(st, conn, rerender) {
   }
   const mine = seats[st.seat] || {};
   const code = (st.info && st.info.code) || st.code;
-  const invite = st.table !== null ? new URL(`./?table=${encodeURIComponent(st.table)}`, window.location.href).href : "";
+  // a private table opens by its code only (its id is refused to anyone not seated there)
+  const ref = st.info && st.info.private && code ? code : st.table;
+  const invite = st.table !== null ? new URL(`./?table=${encodeURIComponent(ref)}`, window.location.href).href : "";
   return h(
     "section",
     { class: "card waiting", dataset: { role: "waiting-room" } },
@@ -443,6 +445,31 @@ function trackLastDiscard(st, v) {
     const r = parseTiles(v.discards[st.lastDiscard.seat] || "");
     if (r[r.length - 1] !== st.lastDiscard.tile) st.lastDiscard = null;
   }
+  st.prevDiscards = v.discards.slice();
+}
+
+/** A public `discard` notice: the tile joins the discarder's river at once (and leaves the
+ * discarder's own hand when it is this seat); no decision is open until the next state. */
+function noteDiscard(st, msg) {
+  const v = { ...st.view, legal_actions: [] };
+  v.discards = v.discards.slice();
+  v.discards[msg.seat] = `${v.discards[msg.seat] || ""}${msg.tile}`;
+  if (Array.isArray(v.hand_sizes)) {
+    v.hand_sizes = v.hand_sizes.slice();
+    v.hand_sizes[msg.seat] = Math.max(0, v.hand_sizes[msg.seat] - 1);
+  }
+  if (msg.seat === st.seat && v.hand !== undefined) {
+    const tiles = parseTiles(v.hand || ""); // the drawn tile is in it too
+    const i = tiles.lastIndexOf(msg.tile);
+    if (i >= 0) tiles.splice(i, 1);
+    v.hand = tiles.join("");
+    v.drawn = null;
+    st.sel = null;
+  }
+  st.view = v;
+  st.mustAct = false;
+  st.deadlineAt = null;
+  st.lastDiscard = { seat: msg.seat, tile: msg.tile };
   st.prevDiscards = v.discards.slice();
 }
 
@@ -611,6 +638,33 @@ export async function showTable(root, tableRef, as) {
         if (msg.totals) st.totals = msg.totals;
         if (!st.handEnd) st.handEnd = { handNo: st.hand, fromView: true };
         render();
+        break;
+      case "discard":
+        // the public notice of a discard (R12 rev 2): shown at once to everybody; the next
+        // state follows the claim pause (or comes at once to a seat asked to answer)
+        if (st.view && msg.hand === st.hand && st.view.phase !== "over") noteDiscard(st, msg);
+        render();
+        break;
+      case "added_kong":
+      case "hand_start":
+      case "left":
+        // public notices: the state that follows shows them; nothing to act on meanwhile
+        if (st.view && st.view.phase !== "over" && msg.type !== "hand_start") {
+          st.view = { ...st.view, legal_actions: [] };
+          st.mustAct = false;
+          st.deadlineAt = null;
+        }
+        render();
+        break;
+      case "hand_void":
+        toast(t("hand_void", { seat: msg.leaver ?? "?" }), "error");
+        render();
+        break;
+      case "table_closed":
+        toast(t("table_closed"));
+        render();
+        break;
+      case "pong":
         break;
       case "seats":
         st.seats = msg.seats;
