@@ -353,3 +353,43 @@ def test_a_revoked_token_opens_no_table_even_on_an_open_socket(server: Server) -
 
     asyncio.run(main())
     assert server.get(f"/api/tables/{t['id']}").json()["humans"] == 0
+
+
+# ------------------------------------------------------------------ guessing codes
+
+
+def test_guessing_table_codes_is_rate_limited(tmp_path: Any) -> None:
+    """A private table's key is its 5-letter code (24^5). Unknown code-shaped lookups are
+    limited per address (60 a minute): after that even the right code is refused for a
+    while, over REST (429) and over the socket; lookups by id are not affected."""
+    import itertools
+
+    srv = Server(tmp_path, claim_pause_ms=30).start()
+    try:
+        g = srv.guest("guesser")
+        priv = srv.table(g["token"], private=True)
+        pub = srv.table(g["token"])
+        guesses = (
+            "".join(p)
+            for p in itertools.product("ABCDEFGHJKLMNPQRSTUVWXYZ", repeat=5)
+            if "".join(p) not in (priv["code"], pub["code"])
+        )
+        statuses = [srv.get(f"/api/tables/{next(guesses)}").status_code for _ in range(60)]
+        assert statuses == [404] * 60
+        r = srv.get(f"/api/tables/{priv['code']}")
+        assert r.status_code == 429 and "try again" in r.json()["detail"]
+        assert srv.get(f"/api/tables/{pub['id']}").status_code == 200  # ids still work
+
+        async def main() -> None:
+            c = await Client(srv.ws_url, g["token"]).connect()
+            await c.send({"type": "hello", "token": g["token"]})
+            await c.expect("welcome")
+            await c.send({"type": "join", "table": priv["code"], "as": "spectator"})
+            assert (await c.expect("error"))["code"] == "rate_limited"
+            await c.send({"type": "join", "table": pub["id"], "as": "spectator"})
+            assert (await c.expect("seated"))["table"] == pub["id"]
+            await c.close()
+
+        asyncio.run(main())
+    finally:
+        srv.stop()

@@ -23,9 +23,10 @@ from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.auth import bearer_player, clean_name
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.server.lobby import Lobby
+from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Player, Store
-from fujian_mahjong.server.table import TableError
+from fujian_mahjong.server.table import TableActor, TableError
 
 log = logging.getLogger("fjmj.server")
 
@@ -75,6 +76,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     store = Store(settings.database_url, settings.token_ttl_days)
     lobby = Lobby(settings, store)
+    # misses of table lookups per address: a private table's 5-letter code (24^5) must
+    # not be found by trying codes (REST GET /api/tables/{ref} and WebSocket join)
+    misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0)
+
+    def _check_misses(addr: str) -> None:
+        wait = misses.retry_after(addr)
+        if wait > 0:
+            raise TableError(
+                "rate_limited", f"too many unknown tables asked for; try again in {wait:.0f} s"
+            )
+
+    def _code_like(ref: Any) -> bool:
+        """A lookup by something shaped like a table code (ids are not secret)."""
+        return isinstance(ref, str) and lobby.code_like(ref)
+
+    def _find(ref: Any, viewer: int | None, addr: str) -> TableActor:
+        if not _code_like(ref):
+            return lobby.find(ref, viewer)
+        _check_misses(addr)
+        try:
+            return lobby.find(ref, viewer)
+        except TableError as e:
+            if e.code == "no_table":
+                misses.hit(addr)
+            raise
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -152,6 +178,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/tables/{ref}")
     async def table_detail(ref: str, request: Request) -> dict[str, Any]:
+        addr = request.client.host if request.client else "?"
+        try:
+            if _code_like(ref):
+                _check_misses(addr)
+        except TableError as e:
+            raise HTTPException(429, e.message) from None
         viewer: int | None = None
         if request.headers.get("authorization"):
             with contextlib.suppress(HTTPException):
@@ -176,6 +208,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "creator_id": row.creator_id,
                     "status": row.status,
                 }
+        if _code_like(ref):
+            misses.hit(addr)
         raise HTTPException(404, f"no table {ref[:20]!r}")
 
     async def _bots(ref: str, me: Player, add: bool) -> dict[str, Any]:
@@ -235,6 +269,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def ws_endpoint(ws: WebSocket) -> None:
         await ws.accept()
         conn = Conn(settings.bad_messages_per_minute)
+        conn.addr = ws.client.host if ws.client else "?"
         writer = asyncio.create_task(_writer(ws, conn))
         try:
             while not conn.closed:
@@ -314,7 +349,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
                 # a private table is found by its code only (or by its creator / its seated
                 # players): its sequential id must not let anyone spectate it
-                t = lobby.find(msg.table, conn.player_id)
+                t = _find(msg.table, conn.player_id, conn.addr)
                 as_ = msg.as_
                 await t.call(lambda: t.join(conn, as_))
                 return

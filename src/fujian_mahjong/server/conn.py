@@ -26,6 +26,7 @@ class Conn:
         self.id = Conn._next_id
         self.player_id: int | None = None
         self.token: str | None = None  # checked again at every join (revoked: refused)
+        self.addr = "?"  # the client's address (table lookups are rate limited per address)
         self.name = ""
         self.table: TableActor | None = None
         self.seat: int | None = None  # None: spectator (or not at a table)

@@ -58,6 +58,12 @@ class Lobby:
             raise TableError("no_table", f"no open table {str(ref)[:20]!r}")
         return t
 
+    @staticmethod
+    def code_like(ref: str) -> bool:
+        """``ref`` has the shape of a table code (what a brute-force search would try)."""
+        r = ref.strip().upper()
+        return len(r) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in r)
+
     def open_tables(self) -> list[dict[str, Any]]:
         return [
             t.summary() for t in self.tables.values() if not t.cfg.private and t.status != "closed"

@@ -45,6 +45,9 @@ class Settings:
     login_fails_per_address: int = 30
     login_window_s: float = 300.0
     registrations_per_address: int = 30
+    # lookups of tables that do not exist (REST and WebSocket join) per address per minute:
+    # private tables are found by their code, which must not be guessed by brute force
+    table_misses_per_minute: int = 60
     # tables with nobody connected commit their events in batches of at most this many
     max_unflushed_events: int = 256
 
