@@ -393,3 +393,64 @@ def test_guessing_table_codes_is_rate_limited(tmp_path: Any) -> None:
         asyncio.run(main())
     finally:
         srv.stop()
+
+
+# ------------------------------------------------------------------ after answering a claim
+
+
+def test_an_answered_seat_cannot_tell_whether_others_were_asked(server: Server) -> None:
+    """R12 rev 2: who else was asked is private, also to a seat that was asked itself. A
+    answers its claim prompts at once, B (also asked sometimes, on the same discard) takes
+    its time. A state showing A the still open window with nothing to do would tell A that
+    another seat was asked; after answering, A must hear nothing until the window closes."""
+    a, b = server.guest("quick"), server.guest("slow")
+
+    async def seat_loop(c: Client, delay: float, asked: set[tuple[int, int]]) -> None:
+        notices = 0
+        while True:
+            m = await c.recv(60)
+            if m["type"] == "discard":
+                notices += 1
+            elif m["type"] == "hand_start":
+                notices = 0
+            elif m["type"] == "match_end":
+                return
+            elif m["type"] == "state" and m["view"]["legal_actions"]:
+                if m["view"]["phase"] in WINDOW_PHASES:
+                    asked.add((m["hand"], notices))
+                    await asyncio.sleep(delay)
+                act = naive(m["view"]["legal_actions"])
+                await c.send({"type": "act", "seq": m["seq"], "action": act})
+            elif m["type"] == "hand_end" and not m["match_over"]:
+                await c.send({"type": "ready"})
+
+    async def main() -> tuple[Client, set[tuple[int, int]]]:
+        overlap: set[tuple[int, int]] = set()
+        ca = None
+        for _ in range(4):
+            t = server.table(a["token"], bots=2, hands=3, turn_seconds=10)
+            ca = await Client(server.ws_url, a["token"]).connect()
+            cb = await Client(server.ws_url, b["token"]).connect()
+            await ca.hello_join(t["id"], ready=True)
+            await cb.hello_join(t["id"], ready=True)
+            asked_a: set[tuple[int, int]] = set()
+            asked_b: set[tuple[int, int]] = set()
+            await asyncio.gather(seat_loop(ca, 0.0, asked_a), seat_loop(cb, 0.25, asked_b))
+            await ca.close()
+            await cb.close()
+            overlap = asked_a & asked_b
+            leaked = [
+                r.msg
+                for r in ca.log
+                if r.msg["type"] == "state"
+                and r.msg["view"]["phase"] in WINDOW_PHASES
+                and not r.msg["view"]["legal_actions"]
+            ]
+            assert not leaked, f"A saw an open window after answering: {len(leaked)} times"
+            if overlap:
+                break
+        assert ca is not None
+        return ca, overlap
+
+    _ca, overlap = asyncio.run(main())
+    assert overlap, "A and B were never asked on the same discard (4 matches)"

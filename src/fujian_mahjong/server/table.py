@@ -545,7 +545,10 @@ class TableActor:
         held = time.monotonic() < h.hold_until
         in_window = h.game.phase in WINDOW_PHASES
         seat = conn.seat
-        if seat is not None and ((in_window and seat in h.window_asked) or not (held or in_window)):
+        if seat is not None and (
+            (in_window and seat in h.window_asked and h.game.legal_actions(seat))
+            or not (held or in_window)
+        ):
             self._send_state(conn, h, held, in_window, force=True)
 
     async def hint(self, conn: Conn) -> None:
@@ -705,7 +708,15 @@ class TableActor:
         g = h.game
         seat = c.seat
         holder: Any = c if seat is None else self.seats[seat]
-        asked = seat is not None and in_window and seat in h.window_asked
+        # asked = must still answer: a seat that has answered hears nothing more until the
+        # window closes and the pause ends, whether or not other seats are still to answer
+        # (a view of the open window would tell it that someone else was asked, R12 rev 2)
+        asked = (
+            seat is not None
+            and in_window
+            and seat in h.window_asked
+            and bool(g.legal_actions(seat))
+        )
         key = len(g.events)
         if not asked and (held or in_window):
             # nothing new may be shown now; a (re)joining client gets what it saw last

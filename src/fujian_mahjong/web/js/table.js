@@ -517,6 +517,9 @@ export async function showTable(root, tableRef, as) {
       st.pending = true;
       st.sel = null;
       st.hint = null;
+      // answered: no countdown (after a claim answer the next state may come only when the
+      // window closes, R12 rev 2)
+      st.deadlineAt = null;
       render();
     }
   };
