@@ -70,6 +70,9 @@ def test_a_private_table_opens_only_by_its_code(server: Server) -> None:
         await c.send({"type": "join", "table": code, "as": "spectator"})
         seated = await c.expect("seated")
         assert seated["table"] == tid and seated["seat"] is None
+        # while watching (in with the code) the id answers too, e.g. for the browser client
+        r = httpx.get(f"{server.base}/api/tables/{tid}", headers=_bearer(stranger["token"]))
+        assert r.status_code == 200 and r.json()["code"] == code
         await c.close()
         # the creator joins by id; once seated a player may use the id too
         o = await Client(server.ws_url, owner["token"]).connect()

@@ -258,8 +258,13 @@ class TableActor:
     # ------------------------------------------------------------------ seating (REST + WS)
 
     def admits(self, player_id: int) -> bool:
-        """A private table opens by id to its creator and its seated players only."""
-        return player_id == self.cfg.creator_id or self.seat_of(player_id) is not None
+        """A private table opens by id to its creator, its seated players and those watching
+        it (who came in with its code) only."""
+        return (
+            player_id == self.cfg.creator_id
+            or self.seat_of(player_id) is not None
+            or any(c.player_id == player_id for c in self.spectators)
+        )
 
     def seat_of(self, player_id: int) -> int | None:
         for i, s in enumerate(self.seats):
