@@ -291,7 +291,8 @@ def spy(
                 # only a seat that was asked (and has just answered) sees an open window
                 assert prev_legal, "a seat that was not asked saw an open claim window"
             if after_discard is not None and v["phase"] not in WINDOW_PHASES and pause_ms:
-                assert r.t - after_discard >= pause_ms / 1000 * 0.75, (
+                # half the pause: both messages' arrival jitters under load; a cut pause is ~0
+                assert r.t - after_discard >= pause_ms / 1000 * 0.5, (
                     "the claim pause was cut: "
                     + str(
                         [
