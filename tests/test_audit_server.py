@@ -457,3 +457,81 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(server: Server) 
 
     _ca, overlap = asyncio.run(main())
     assert overlap, "A and B were never asked on the same discard (4 matches)"
+
+
+# ------------------------------------------------------------------ 托管 answers in a window
+
+
+def test_a_tuoguan_seat_answers_a_claim_window_inside_the_pause(tmp_path: Any) -> None:
+    """A 托管 human's claim answers used to wait the bot delay (700 ms by default, longer
+    than the 600 ms pause) where bots answer at once: the window then closed late exactly
+    when that seat had been asked, and every other seat could time it. Now they answer at
+    once like bots, hidden by the pause. In-process: a real SQLite store, the actor's clock."""
+    import time
+
+    from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import Store
+
+    pause, bot_delay = 0.02, 0.25
+
+    def _last_discard(msgs: list[dict[str, Any]]) -> int:
+        return max((i for i, x in enumerate(msgs) if x["type"] == "discard"), default=0)
+
+    async def main() -> list[float]:
+        settings = Settings(data_dir=tmp_path, claim_pause_ms=20, bot_delay_ms=250)
+        store = Store(settings.database_url, settings.token_ttl_days)
+        await store.open()
+        try:
+            lobby = Lobby(settings, store)
+            player, _token = await store.create_guest("auto")
+            t = await lobby.create(player.id, bots=3, hands=1, turn_seconds=60)
+            me = Conn()
+            me.player_id, me.name = player.id, "auto"
+            await t.call(lambda: t.join(me, "player"))
+            watcher = Conn()
+            watcher.player_id, watcher.name = player.id, "auto"
+            await t.call(lambda: t.join(watcher, "spectator"))
+            await t.call(lambda: t.set_auto(me, True))
+            await t.call(lambda: t.ready(me))
+            gaps: list[float] = []
+            asked_at: float | None = None
+            end = time.monotonic() + 30
+            while len(gaps) < 2 and time.monotonic() < end:
+                raw = await asyncio.wait_for(watcher.queue.get(), 30)
+                if raw is None:
+                    break
+                m = json.loads(raw)
+                now = time.monotonic()
+                if m["type"] == "discard":
+                    # the seat's own messages of the same pump: its notice, then its state
+                    # when it is asked (the notices go out before the states)
+                    mine = []
+                    while not me.queue.empty():
+                        x = me.queue.get_nowait()
+                        if x is not None:
+                            mine.append(json.loads(x))
+                    after = [x for x in mine[_last_discard(mine) :] if x["type"] == "state"]
+                    if any(
+                        x["view"]["phase"] in WINDOW_PHASES and x["view"]["legal_actions"]
+                        for x in after
+                    ):
+                        asked_at = now  # the 托管 seat was asked to answer this discard
+                elif m["type"] == "state" and asked_at is not None:
+                    gaps.append(now - asked_at)
+                    asked_at = None
+                elif m["type"] in ("hand_end", "match_end"):
+                    break
+            await t.stop()
+            return gaps
+        finally:
+            await store.close()
+
+    gaps: list[float] = []
+    for _ in range(5):  # until the 托管 seat was asked (it usually is within a hand)
+        gaps = asyncio.run(main())
+        if gaps:
+            break
+    assert gaps, "the 托管 seat was never asked in 5 hands"
+    assert all(g < bot_delay * 0.75 for g in gaps), (gaps, pause)
