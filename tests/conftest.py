@@ -66,3 +66,15 @@ def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
         yield f"{base}/{name}"
     finally:
         asyncio.run(_pg_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """CI (``FJMJ_REQUIRE_PG=1``, set by .ci/run) accepts no skipped test at all: a suite that
+    skipped because a service, Chromium or Ray was missing must fail, not pass quietly."""
+    if os.environ.get("FJMJ_REQUIRE_PG") != "1":
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter is not None else 0
+    if skipped and exitstatus == 0:
+        print(f"\nconftest: {skipped} test(s) skipped under CI (FJMJ_REQUIRE_PG=1): failing")
+        session.exitstatus = 1
