@@ -45,24 +45,33 @@ def test_a_discard_shows_at_once_inside_the_claim_pause(
 ) -> None:
     base = slow_server.base
     g = _post(base, "/api/guests", {"name": "快手"})
-    t = _post(base, "/api/tables", {"bots": 3, "hands": 1, "turn_seconds": 60}, g["token"])
     w = Watched(browser, "en-US")
     pg = w.page
-    pg.goto(f"{base}/?token={g['token']}&table={t['id']}")
-    pg.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
-    pg.click("[data-action=ready]")
-    info = json.loads(urllib.request.urlopen(f"{base}/api/tables/{t['id']}", timeout=10).read())
-    seat = next(s["seat"] for s in info["seats"] if s["player_id"] == g["player_id"])
-    river = f"[data-seat='{seat}'] [data-role=river] [data-tile]"
-    end = time.time() + 40
-    while time.time() < end:
-        if pg.locator("[data-role=hand-end]").count():
-            pytest.skip("a bot won before this seat discarded (rare)")
-        if pg.locator("[data-action=discard]").count() and len(hand_tiles(pg)) % 3 == 2:
+    river = ""
+    for _attempt in range(4):  # a new table when a bot wins before this seat discards
+        t = _post(base, "/api/tables", {"bots": 3, "hands": 1, "turn_seconds": 60}, g["token"])
+        pg.goto(f"{base}/?token={g['token']}&table={t['id']}")
+        pg.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
+        pg.click("[data-action=ready]")
+        url = f"{base}/api/tables/{t['id']}"
+        info = json.loads(urllib.request.urlopen(url, timeout=10).read())
+        seat = next(s["seat"] for s in info["seats"] if s["player_id"] == g["player_id"])
+        river = f"[data-seat='{seat}'] [data-role=river] [data-tile]"
+        end = time.time() + 40
+        while time.time() < end:
+            if pg.locator("[data-role=hand-end]").count():
+                break
+            if pg.locator("[data-action=discard]").count() and len(hand_tiles(pg)) % 3 == 2:
+                break
+            if pg.locator("[data-action=pass]").count():  # a claim prompt first: decline
+                pg.locator("[data-action=pass]").first.click()
+            pg.wait_for_timeout(100)
+        else:
+            pytest.fail("no turn to discard in 40 s")
+        if not pg.locator("[data-role=hand-end]").count():
             break
-        pg.wait_for_timeout(100)
     else:
-        pytest.fail("no turn to discard in 40 s")
+        pytest.fail("bots won before this seat discarded at 4 tables in a row")
     before = len(hand_tiles(pg))
     in_river = pg.locator(river).count()
     tile = pg.locator("[data-role=hand] [data-tile]:not(.disabled)").last
@@ -79,6 +88,7 @@ def test_a_discard_shows_at_once_inside_the_claim_pause(
     assert len(hand_tiles(pg)) == before - 1
     assert pg.locator(river).last.get_attribute("data-tile") == kind
     assert pg.locator("[data-action=discard]").count() == 0  # nothing to act on meanwhile
-    pg.wait_for_timeout(PAUSE_MS + 300)  # the state after the pause agrees
-    assert pg.locator(river).count() >= in_river + 1 or pg.locator("[data-role=hand-end]").count()
+    pg.wait_for_timeout(PAUSE_MS + 300)  # the state after the pause agrees (a claimed
+    # discard leaves the river again; the hand keeps its count until our next draw)
+    assert len(hand_tiles(pg)) == before - 1 or pg.locator("[data-role=hand-end]").count()
     w.close()  # fails on any console error
