@@ -270,6 +270,7 @@ def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: An
     match ended without that hand: no ``hand_end``, totals without it. Now the hand ends
     once (recorded, announced), the leaver pays no escape penalty (no hand in progress),
     then the match ends. In-process: the table actor on a real SQLite store."""
+    import functools
     import time
 
     from fujian_mahjong.bots import HeuristicBot
@@ -284,15 +285,19 @@ def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: An
         await store.open()
         try:
             lobby = Lobby(settings, store)
-            player, _token = await store.create_guest("leaver")
-            t = await lobby.create(player.id, bots=3, hands=2, turn_seconds=300)
-            conn = Conn()
-            conn.player_id, conn.name = player.id, "leaver"
-            await t.call(lambda: t.join(conn, "player"))
-            watcher = Conn()  # the leaver's own socket is gone: a spectator sees the end
-            watcher.player_id, watcher.name = player.id, "leaver"
-            await t.call(lambda: t.join(watcher, "spectator"))
-            await t.call(lambda: t.ready(conn))
+            for attempt in range(5):
+                player, _token = await store.create_guest(f"leaver{attempt}")
+                t = await lobby.create(player.id, bots=3, hands=2, turn_seconds=300)
+                conn = Conn()
+                conn.player_id, conn.name = player.id, "leaver"
+                await t.call(functools.partial(t.join, conn, "player"))
+                watcher = Conn()  # the leaver's own socket is gone: a spectator sees the end
+                watcher.player_id, watcher.name = player.id, "leaver"
+                await t.call(functools.partial(t.join, watcher, "spectator"))
+                await t.call(functools.partial(t.ready, conn))
+                # the bots (no delay) may win before the human's first decision: try again
+                if t.hand is not None:
+                    break
             bot = HeuristicBot()
 
             async def finish_but_hold() -> None:
