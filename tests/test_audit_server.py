@@ -285,7 +285,8 @@ def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: An
         await store.open()
         try:
             lobby = Lobby(settings, store)
-            for attempt in range(5):
+            bot = HeuristicBot()
+            for attempt in range(8):
                 player, _token = await store.create_guest(f"leaver{attempt}")
                 t = await lobby.create(player.id, bots=3, hands=2, turn_seconds=300)
                 conn = Conn()
@@ -295,22 +296,23 @@ def test_a_leave_while_the_finished_hand_is_held_still_ends_it_once(tmp_path: An
                 watcher.player_id, watcher.name = player.id, "leaver"
                 await t.call(functools.partial(t.join, watcher, "spectator"))
                 await t.call(functools.partial(t.ready, conn))
-                # the bots (no delay) may win before the human's first decision: try again
-                if t.hand is not None:
+
+                async def finish_but_hold(t: Any = t) -> bool:
+                    h = t.hand
+                    if h is None:  # the bots (no delay) ended the hand first: try again
+                        return False
+                    g = h.game
+                    while not g.is_over():
+                        s = g.to_act()[0]
+                        g.apply(s, bot.act(g.seat_view(s)).action)
+                    await t._flush(h)  # committed and settled, as _pump does
+                    h.hold_until = time.monotonic() + 30  # the end is held by the pause
+                    return True
+
+                if await t.call(finish_but_hold):
                     break
-            bot = HeuristicBot()
-
-            async def finish_but_hold() -> None:
-                h = t.hand
-                assert h is not None
-                g = h.game
-                while not g.is_over():
-                    s = g.to_act()[0]
-                    g.apply(s, bot.act(g.seat_view(s)).action)
-                await t._flush(h)  # committed and settled, as _pump does
-                h.hold_until = time.monotonic() + 30  # the end is held by the pause
-
-            await t.call(finish_but_hold)
+            else:
+                raise AssertionError("no hand was still in progress after ready, 8 times")
             await t.call(lambda: t.leave(conn))
             out = []
             while not watcher.queue.empty():
@@ -435,7 +437,7 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(server: Server) 
     async def main() -> tuple[Client, set[tuple[int, int]]]:
         overlap: set[tuple[int, int]] = set()
         ca = None
-        for _ in range(4):
+        for _ in range(8):  # until both are asked on one discard (usually the first match)
             t = server.table(a["token"], bots=2, hands=3, turn_seconds=10)
             ca = await Client(server.ws_url, a["token"]).connect()
             cb = await Client(server.ws_url, b["token"]).connect()
@@ -461,7 +463,7 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(server: Server) 
         return ca, overlap
 
     _ca, overlap = asyncio.run(main())
-    assert overlap, "A and B were never asked on the same discard (4 matches)"
+    assert overlap, "A and B were never asked on the same discard (8 matches)"
 
 
 # ------------------------------------------------------------------ 托管 answers in a window
