@@ -35,8 +35,17 @@ lint: $(DEV)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
+# The suites that run real servers, browsers, Ray clusters or signal timing run one at a time
+# (timing-sensitive: two of them side by side on a 2-core machine starve each other);
+# everything else runs on both cores.
+SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_server_play.py \
+	tests/test_server_robust.py tests/test_server_persist.py tests/test_server_cli.py \
+	tests/test_audit_server.py tests/test_economy_crash.py tests/test_cli_faults.py \
+	tests/test_ray.py tests/test_accounts.py
+
 test: lint
-	$(BIN)/pytest -n 2 tests
+	$(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
+	$(BIN)/pytest $(SERIAL)
 
 bench: $(DEV)
 	$(BIN)/python bench/run.py

@@ -320,7 +320,12 @@ def _terminate(ex: Any, seen: dict[int, Any]) -> None:
 def _dead_worker(seen: dict[int, Any]) -> str:
     import signal
 
-    # the pool terminates the surviving workers (SIGTERM) once one dies: name another first
+    # the pool terminates the surviving workers (SIGTERM) once one dies: name another first.
+    # A dead worker's exit code is only known once it has been reaped: wait for it briefly.
+    for p in seen.values():
+        if getattr(p, "exitcode", 0) is None:
+            with contextlib.suppress(Exception):
+                p.join(timeout=1.0)
     codes = [(pid, getattr(p, "exitcode", None)) for pid, p in seen.items()]
     codes.sort(key=lambda x: x[1] == -signal.SIGTERM)
     for pid, code in codes:
