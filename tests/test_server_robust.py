@@ -169,7 +169,9 @@ class _Junk:
             await self.client.send(raw)
             while True:
                 m = await self.client.recv(10)
-                if m["type"] != "seats":  # a (re)join announces the seat list
+                # a (re)join announces the seat list and re-sends the current state (and a
+                # stale act re-sends it too): the answer to the junk is the next error
+                if m["type"] not in ("seats", "state", "seated"):
                     break
             self.errors += 1
             return m
