@@ -115,7 +115,7 @@ def test_deadline_passes_and_the_server_plays_for_the_seat(server: Server) -> No
     mine = [e for e in events if e["type"] == "act" and e["seat"] == c.seat]
     assert mine, "the server never played for the seat"
     autos = [r.msg["seats"][c.seat]["auto"] for r in c.log if r.msg["type"] in ("seats", "state")]
-    assert True in autos  # 托管 is visible
+    assert any(a is True for a in autos), "托管 never shown to the seat"  # 托管 is visible
     deadlines = [s["deadline_ms"] for s in c.states() if s["view"]["legal_actions"]]
     assert deadlines and all(d is not None and 0 <= d <= 300 for d in deadlines[:1])
     # claims at a deadline are passed; a win is taken when offered (issue 11 item 5)
