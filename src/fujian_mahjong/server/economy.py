@@ -302,10 +302,7 @@ async def settle_hand(
     payer pays what they have and the winners get what was paid), then the fee is burned
     down to 0; ratings move by the points (floored at 0); per-profile statistics and the
     per-seat hand results are written for history and leaderboards."""
-    await _write_first(s)
-    if (
-        await s.execute(select(SettlementRow.hand_id).where(SettlementRow.hand_id == hand_id))
-    ).first() is not None:
+    if await _begin_settlement(s, hand_id):
         return None
     hand = (
         await s.execute(
@@ -425,13 +422,18 @@ async def _bump_stats(s: AsyncSession, pid: int, profile: str, points: int, won:
         )
 
 
+async def _begin_settlement(s: AsyncSession, hand_id: int) -> bool:
+    """Take the writer lock first (SQLite), then say whether ``hand_id`` is settled already
+    (the settlements table is keyed by hand: a hand settles exactly once)."""
+    await _write_first(s)
+    found = await s.execute(select(SettlementRow.hand_id).where(SettlementRow.hand_id == hand_id))
+    return found.first() is not None
+
+
 async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict[str, Any] | None:
     """R11 逃跑: a void hand charges the leaver 8 × base × stake plus the fee (down to 0) and
     nobody else anything (``escape`` and ``fee`` rows). Once per hand (None if settled)."""
-    await _write_first(s)
-    if (
-        await s.execute(select(SettlementRow.hand_id).where(SettlementRow.hand_id == hand_id))
-    ).first() is not None:
+    if await _begin_settlement(s, hand_id):
         return None
     hand = (
         await s.execute(
