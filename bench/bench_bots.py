@@ -1,10 +1,17 @@
 """Bot benchmarks (issues bots/simulator, 16): complete hands per second of CPU time
 (``time.process_time``, one core) through the bot protocol (seat views), with 4 random bots
 and with 4 heuristic bots, per profile. The heuristic row starts in a fresh state of this
-process (its first hands include the analysis caches' warm-up, like a cold worker)."""
+process (its first hands include the analysis caches' warm-up, like a cold worker).
+
+The last two rows measure the same fuzhou-tcy hands in a child process with
+``FJMJ_PURE_PYTHON=1`` (the modules' pure-Python sources instead of the mypyc-compiled
+ones), so one run shows what compilation gains (issue 16 step 3)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 from fujian_mahjong.rules import BUILTIN
@@ -16,6 +23,23 @@ def _rate(profile: str, kind: str, n: int) -> float:
     for i in range(n):
         play_hand(profile, "bench", i, (kind,) * 4)
     return n / (time.process_time() - t0)
+
+
+def _pure_rate(kind: str, n: int) -> float:
+    """``_rate("fuzhou-tcy", kind, n)`` in a child process on the pure-Python modules."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from bench.bench_bots import _rate; "
+        f"print(_rate('fuzhou-tcy', {kind!r}, {n}))"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-c", code, root],
+        env={**os.environ, "FJMJ_PURE_PYTHON": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def run() -> list[tuple[str, float, str, float]]:
@@ -34,4 +58,10 @@ def run() -> list[tuple[str, float, str, float]]:
                 700,
             )
         )
+    out.append(
+        ("bots: random hands/s, pure Python (fuzhou-tcy)", _pure_rate("random", 1500), "/s", 0)
+    )
+    out.append(
+        ("bots: heuristic hands/s, pure Python (fuzhou-tcy)", _pure_rate("heuristic", 400), "/s", 0)
+    )
     return out

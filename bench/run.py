@@ -19,6 +19,9 @@ MODULES = [
 
 
 def main() -> int:
+    from fujian_mahjong import _compiled
+
+    print(f"fujian_mahjong: {_compiled.status()['reason']}")
     print(f"{'benchmark':<58} {'figure':>14}  target")
     for name in MODULES:
         try:

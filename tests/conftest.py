@@ -78,3 +78,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if skipped and exitstatus == 0:
         print(f"\nconftest: {skipped} test(s) skipped under CI (FJMJ_REQUIRE_PG=1): failing")
         session.exitstatus = 1
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which implementation of the hot modules this run tests (issue 16)."""
+    from fujian_mahjong import _compiled
+
+    return f"fujian_mahjong: {_compiled.status()['reason']}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 import random
 import re
 import subprocess
@@ -19,6 +18,7 @@ from fujian_mahjong.errors import IllegalAction, MahjongError, ReplayError
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import level_for
 from fujian_mahjong.tiles import flower_sets, parse, physical_set
+from tests import gamestate
 
 PHYS = [physical_set().count(k) for k in range(42)]
 
@@ -126,7 +126,7 @@ def test_different_seeds_differ() -> None:
 
 def _state(g: Game) -> bytes:
     """The whole game state, byte for byte (the legal-action cache aside)."""
-    return pickle.dumps({k: v for k, v in vars(g).items() if not k.startswith("_legal")})
+    return gamestate.state_of(g)
 
 
 @pytest.mark.parametrize(
@@ -260,7 +260,6 @@ def test_match_dealer_rotation_and_streaks_r9(
             g._draw_game()
         else:
             g.win = {"winner": winner, "win": "self_draw", "discarder": None}
-            g._score = type(g.score() or object)  # type: ignore[assignment]
             from fujian_mahjong.scoring import Score
 
             g._score = Score(1, tuple(3 if s == winner else -1 for s in range(4)), (), (), winner)

@@ -9,7 +9,6 @@ import copy
 import hashlib
 import hmac
 import json
-import pickle
 import random
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from fujian_mahjong.engine.narrate import describe
 from fujian_mahjong.errors import IllegalAction, MahjongError, ReplayError
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.tiles import HONOUR_KINDS, parse
+from tests import gamestate
 
 ROOT = Path(__file__).resolve().parents[1]
 PASS = Action("pass")
@@ -53,7 +53,7 @@ def random_play(g: Game, rng: random.Random, steps: int | None = None) -> Game:
 
 def state_of(g: Game) -> bytes:
     """The whole game state, byte for byte (the legal-action cache aside)."""
-    return pickle.dumps({k: v for k, v in vars(g).items() if not k.startswith("_legal")})
+    return gamestate.state_of(g)
 
 
 def scenario(path: str, index: int = 0) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from fujian_mahjong.analysis.tables import (
     KEPT_VECTORS,
@@ -400,6 +401,10 @@ class Group:
     tiles: tuple[int, ...]
     golds: tuple[int, ...]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Group, (self.type, self.tiles, self.golds))
+
     def to_json(self) -> dict[str, object]:
         return {
             "type": self.type,
@@ -414,6 +419,10 @@ class Decomposition:
 
     groups: tuple[Group, ...]
     gold: int | None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Decomposition, (self.groups, self.gold))
 
     @property
     def pair(self) -> Group:

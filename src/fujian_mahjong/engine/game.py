@@ -161,6 +161,10 @@ class Meld:
         self.tiles = tiles
         self.claimed_from = claimed_from
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16)
+        return (Meld, (self.type, self.tiles, self.claimed_from))
+
     def to_json(self, hidden: bool = False) -> dict[str, Any]:
         if hidden and self.type == "kong_concealed":
             return {"type": self.type, "tiles": None}
@@ -172,10 +176,13 @@ class Game:
 
     # ------------------------------------------------------------------ construction
 
-    def __init__(self, profile: Profile, players: int, dealer: int, streak: int) -> None:
-        _check_int("players", players, 2, 4)
-        _check_int("dealer", dealer, -(2**31), 2**31)
-        _check_int("streak", streak, 0, MAX_STREAK)  # R9: never negative (the winner would pay)
+    # Parameters a caller may get wrong are typed ``object`` and checked here: compiled with
+    # mypyc (issue 16), an ``int`` parameter would raise TypeError before the check.
+    def __init__(self, profile: Profile, players: object, dealer: object, streak: object) -> None:
+        players = _check_int("players", players, 2, 4)
+        dealer = _check_int("dealer", dealer, -(2**31), 2**31)
+        # R9: never negative (the winner would pay)
+        streak = _check_int("streak", streak, 0, MAX_STREAK)
         if not profile.players_min <= players <= profile.players_max:
             raise MahjongError(
                 f"profile {profile.name} plays with {profile.players_min}-{profile.players_max} "
@@ -237,14 +244,24 @@ class Game:
         self._legal_stamp = -1
         self._legal_cache: list[Action] = []
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and ``copy.deepcopy`` support (search code copies games). Compiled with
+        mypyc (issue 16) a Game has no ``__dict__``; its attributes are listed in
+        ``__mypyc_attrs__``, so both forms are restored attribute by attribute."""
+        names: tuple[str, ...] = getattr(type(self), "__mypyc_attrs__", None) or tuple(
+            self.__dict__
+        )
+        state = {k: getattr(self, k) for k in names if k != "__dict__"}
+        return (_restore_game, (self.profile, self.n, self.dealer, self.streak, state))
+
     @classmethod
     def new(
         cls,
         profile: Profile | str = "fuzhou-tcy",
         seed: int | str | None = None,
-        players: int = 4,
-        dealer: int = 0,
-        streak: int = 0,
+        players: object = 4,
+        dealer: object = 0,
+        streak: object = 0,
     ) -> Game:
         """A hand whose wall and dice come from the seed (R3, R12).
 
@@ -257,7 +274,7 @@ class Game:
         wall = list(_PHYSICAL)
         shuffle(rng, wall)
         dice = (rng.randint(1, 6), rng.randint(1, 6))
-        r = break_rotation(dealer, dice[0] + dice[1])
+        r = break_rotation(g.dealer, dice[0] + dice[1])
         wall = wall[r:] + wall[:r]
         g._start(wall, dice)
         return g
@@ -268,9 +285,9 @@ class Game:
         profile: Profile | str,
         wall: Sequence[int],
         dice: tuple[int, int] = (1, 1),
-        players: int = 4,
-        dealer: int = 0,
-        streak: int = 0,
+        players: object = 4,
+        dealer: object = 0,
+        streak: object = 0,
     ) -> Game:
         """Test tooling: a hand on a stacked wall (kinds from head to tail, after the break;
         no rotation). The wall must be exactly the 144-tile set."""
@@ -564,16 +581,19 @@ class Game:
                 return self.pending[seat]
         return []
 
-    def apply(self, seat: int, action: Action) -> None:
-        """Play one decision; raises :class:`IllegalAction` (state untouched) if not legal."""
+    def apply(self, seat: object, action: object) -> None:
+        """Play one decision; raises :class:`IllegalAction` (state untouched) if not legal.
+
+        ``seat`` is a seat number and ``action`` an :class:`Action` (typed ``object``: both
+        are checked here, with IllegalAction, also when compiled)."""
         if self.phase == "over":
-            raise IllegalAction(f"seat {seat}: the hand is over")
-        self._check_seat(seat)
+            raise IllegalAction(f"seat {_short(seat)}: the hand is over")
+        s = self._check_seat(seat)
         if not isinstance(action, Action):
             raise IllegalAction(
-                f"seat {seat}: {_short(action)} is not an Action (use Action.from_json)"
+                f"seat {s}: {_short(action)} is not an Action (use Action.from_json)"
             )
-        legal = self._legal(seat)
+        legal = self._legal(s)
         for a in legal:
             if a is action:
                 break  # one of the engine's own (validated) values, so legal
@@ -582,18 +602,18 @@ class Game:
             action.validate()  # malformed fields (wrong types, kinds out of range) -> IllegalAction
             if not legal:
                 raise IllegalAction(
-                    f"seat {seat} may not act now (waiting for seat(s) {self.to_act()})"
+                    f"seat {s} may not act now (waiting for seat(s) {self.to_act()})"
                 )
             if action not in legal:
                 raise IllegalAction(
-                    f"seat {seat}: {action} is not legal now; legal: "
+                    f"seat {s}: {action} is not legal now; legal: "
                     + ", ".join(str(a) for a in legal)
                 )
-        self._ev(type="act", seat=seat, action=action.to_json())
+        self._ev(type="act", seat=s, action=action.to_json())
         if self.phase == "turn":
-            self._do_turn(seat, action)
+            self._do_turn(s, action)
         else:
-            self.answers[seat] = action
+            self.answers[s] = action
             if len(self.answers) == len(self.pending):
                 self._resolve()
 
@@ -1184,11 +1204,11 @@ class Game:
             raise IllegalAction(f"there is no seat {_short(seat)} (players 0-{self.n - 1})")
         return seat
 
-    def seat_view(self, seat: int) -> SeatView:
+    def seat_view(self, seat: object) -> SeatView:
         """R12: the seat's view as an object with cheap accessors (for bots)."""
         return SeatView(self, self._check_seat(seat))
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: object) -> dict[str, Any]:
         """Everything seat ``seat`` may see (R12) — never another seat's concealed tiles or
         the wall order until the hand is over.
 
@@ -1196,7 +1216,7 @@ class Game:
         was asked to answer a discard (or to declare in an opening window), and who has
         answered, is private (R12, revision 2). ``phase`` ("claims", "window_a", "turn",
         "over") is public. The referee's :meth:`to_act` still lists every seat."""
-        self._check_seat(seat)
+        seat = self._check_seat(seat)
         over = self.phase == "over"
         v: dict[str, Any] = {
             "seat": seat,
@@ -1271,3 +1291,13 @@ class Game:
 
 
 assert NUM_TILES == 144
+
+
+def _restore_game(
+    profile: Profile, players: int, dealer: int, streak: int, state: dict[str, Any]
+) -> Game:
+    """The inverse of ``Game.__reduce__``."""
+    g = Game(profile, players, dealer, streak)
+    for k, v in state.items():
+        setattr(g, k, v)
+    return g

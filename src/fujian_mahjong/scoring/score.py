@@ -56,6 +56,10 @@ class Term:
     en: str
     value: int
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Term, (self.key, self.zh, self.en, self.value))
+
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "zh": self.zh, "en": self.en, "value": self.value}
 
@@ -82,6 +86,10 @@ class Score:
     # issue 16: when no reading changes the score, the scored reading (the first one) is
     # enumerated only if somebody asks for it (``decomposition``), from this situation
     lazy_of: Situation | None = field(default=None, compare=False, repr=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Score, (self.points, self.payments, self.specials, self.breakdown, self.winner, self.dec, self.lazy_of))
 
     @property
     def decomposition(self) -> Decomposition | None:
@@ -110,6 +118,10 @@ class Quantities:
     ak: int
     G: int
     L: int
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Quantities, (self.fl, self.sets, self.mk, self.ak, self.G, self.L))
 
 
 def quantities(sit: Situation) -> Quantities:

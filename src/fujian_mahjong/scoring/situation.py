@@ -39,6 +39,10 @@ class MeldIn:
     type: str
     tiles: tuple[int, ...]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (MeldIn, (self.type, self.tiles))
+
     @property
     def is_kong(self) -> bool:
         return self.type.startswith("kong")
@@ -71,6 +75,10 @@ class Situation:
     base: int | None = None
     jinkan_declared: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Situation, (self.profile, self.seats, self.dealer, self.win, self.gold, self.winner, self.discarder, self.hand, self.winning_tile, self.melds, self.flowers, self.streak, self.base, self.jinkan_declared, self.extra))
 
     @property
     def self_draw(self) -> bool:

@@ -1,0 +1,112 @@
+"""Compiled or pure Python (issue 16): which implementation of the hot modules is in use.
+
+``pip install`` compiles the modules in :data:`COMPILED` with mypyc when a C compiler is
+present (see setup.py); the ``.py`` files stay beside the compiled ones as the pure-Python
+fallback. The compiled modules are used only as a whole, and only when
+
+* ``FJMJ_PURE_PYTHON`` is unset (or ``0``),
+* every module in :data:`COMPILED` has its compiled extension, and
+* no ``.py`` file is newer than its extension (an edited source after a build: the build is
+  stale, and a stale compiled module would run old rules).
+
+Otherwise a finder placed first on ``sys.meta_path`` loads the ``.py`` sources of these
+modules, so every module runs the same (pure) code. Compiled code calls the other compiled
+modules directly, so mixing the two would be unsafe: it is all or nothing.
+
+``status()`` says which is in use and why (``make bench`` prints it).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+# The hot modules (analysis, the engine's turn/claim loop, the seat view, the heuristic
+# bot's evaluation, the scorer). setup.py reads this tuple without importing the package.
+COMPILED = (
+    "fujian_mahjong.tiles",
+    "fujian_mahjong.analysis.tables",
+    "fujian_mahjong.analysis.core",
+    "fujian_mahjong.engine.wall",
+    "fujian_mahjong.engine.game",
+    "fujian_mahjong.engine.view",
+    "fujian_mahjong.bots.heuristic",
+    "fujian_mahjong.scoring.situation",
+    "fujian_mahjong.scoring.score",
+)
+
+# A wheel's files are written one after another: allow that much between a source and its
+# extension before calling the build stale.
+_STALE_SLACK_S = 2.0
+
+_PKG_DIR = Path(__file__).resolve().parent
+_state: dict[str, Any] = {}
+
+
+def _source(mod: str) -> Path:
+    return _PKG_DIR.joinpath(*mod.split(".")[1:]).with_suffix(".py")
+
+
+def _extension(mod: str) -> Path | None:
+    src = _source(mod)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        p = src.with_name(src.stem + suffix)
+        if p.is_file():
+            return p
+    return None
+
+
+def _decide() -> tuple[bool, str]:
+    exts = {m: _extension(m) for m in COMPILED}
+    built = sum(1 for p in exts.values() if p is not None)
+    if os.environ.get("FJMJ_PURE_PYTHON", "") not in ("", "0"):
+        return False, "pure Python (FJMJ_PURE_PYTHON is set)"
+    if built == 0:
+        return False, "pure Python (not compiled: no C compiler or mypyc when installed)"
+    if built < len(COMPILED):
+        missing = [m for m, p in exts.items() if p is None]
+        return False, f"pure Python (incomplete build: {', '.join(missing)} not compiled)"
+    for m, p in exts.items():
+        assert p is not None
+        if _source(m).stat().st_mtime > p.stat().st_mtime + _STALE_SLACK_S:
+            return False, f"pure Python (stale build: {_source(m).name} changed; reinstall)"
+    return True, f"compiled with mypyc ({len(COMPILED)} modules)"
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Loads the ``.py`` source of the modules in COMPILED (ignoring their extensions)."""
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED:
+            return None
+        src = _source(fullname)
+        if not src.is_file():
+            return None
+        return importlib.util.spec_from_file_location(fullname, src)
+
+
+def install() -> None:
+    """Decide once per process (called by ``fujian_mahjong/__init__``)."""
+    if _state:
+        return
+    compiled, reason = _decide()
+    _state.update(compiled=compiled, reason=reason)
+    if not compiled and any(m in sys.modules for m in COMPILED):
+        raise ImportError("fujian_mahjong: a hot module was imported before the package")
+    if not compiled and not any(isinstance(f, _SourceFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFinder())
+
+
+def status() -> dict[str, Any]:
+    """``{"compiled": bool, "reason": str, "modules": {name: file}}`` for this process."""
+    install()
+    files = {m: getattr(sys.modules.get(m), "__file__", None) for m in COMPILED}
+    return {"compiled": _state["compiled"], "reason": _state["reason"], "modules": files}
