@@ -18,14 +18,14 @@ modules directly, so mixing the two would be unsafe: it is all or nothing.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import os
 import sys
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: pathlib and typing cost start-up (`fjmj --help`)
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
 
 # The hot modules (analysis, the engine's turn/claim loop, the seat view, the heuristic
 # bot's evaluation, the scorer). setup.py reads this tuple without importing the package.
@@ -45,20 +45,19 @@ COMPILED = (
 # extension before calling the build stale.
 _STALE_SLACK_S = 2.0
 
-_PKG_DIR = Path(__file__).resolve().parent
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _state: dict[str, Any] = {}
 
 
-def _source(mod: str) -> Path:
-    return _PKG_DIR.joinpath(*mod.split(".")[1:]).with_suffix(".py")
+def _source(mod: str) -> str:
+    return os.path.join(_PKG_DIR, *mod.split(".")[1:]) + ".py"
 
 
-def _extension(mod: str) -> Path | None:
-    src = _source(mod)
+def _extension(mod: str) -> str | None:
+    stem = _source(mod)[: -len(".py")]
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        p = src.with_name(src.stem + suffix)
-        if p.is_file():
-            return p
+        if os.path.isfile(stem + suffix):
+            return stem + suffix
     return None
 
 
@@ -74,13 +73,15 @@ def _decide() -> tuple[bool, str]:
         return False, f"pure Python (incomplete build: {', '.join(missing)} not compiled)"
     for m, p in exts.items():
         assert p is not None
-        if _source(m).stat().st_mtime > p.stat().st_mtime + _STALE_SLACK_S:
-            return False, f"pure Python (stale build: {_source(m).name} changed; reinstall)"
+        if os.path.getmtime(_source(m)) > os.path.getmtime(p) + _STALE_SLACK_S:
+            name = os.path.basename(_source(m))
+            return False, f"pure Python (stale build: {name} changed; reinstall)"
     return True, f"compiled with mypyc ({len(COMPILED)} modules)"
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Loads the ``.py`` source of the modules in COMPILED (ignoring their extensions)."""
+class _SourceFinder:
+    """Loads the ``.py`` source of the modules in COMPILED (ignoring their extensions). A
+    meta path finder by protocol (``importlib.abc`` is not imported: it costs start-up)."""
 
     def find_spec(
         self, fullname: str, path: Any = None, target: ModuleType | None = None
@@ -88,8 +89,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
         if fullname not in COMPILED:
             return None
         src = _source(fullname)
-        if not src.is_file():
+        if not os.path.isfile(src):
             return None
+        import importlib.util  # only in pure-Python mode
+
         return importlib.util.spec_from_file_location(fullname, src)
 
 
