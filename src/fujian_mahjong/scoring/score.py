@@ -89,7 +89,18 @@ class Score:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Score, (self.points, self.payments, self.specials, self.breakdown, self.winner, self.dec, self.lazy_of))
+        return (
+            Score,
+            (
+                self.points,
+                self.payments,
+                self.specials,
+                self.breakdown,
+                self.winner,
+                self.dec,
+                self.lazy_of,
+            ),
+        )
 
     @property
     def decomposition(self) -> Decomposition | None:

@@ -78,7 +78,26 @@ class Situation:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Situation, (self.profile, self.seats, self.dealer, self.win, self.gold, self.winner, self.discarder, self.hand, self.winning_tile, self.melds, self.flowers, self.streak, self.base, self.jinkan_declared, self.extra))
+        return (
+            Situation,
+            (
+                self.profile,
+                self.seats,
+                self.dealer,
+                self.win,
+                self.gold,
+                self.winner,
+                self.discarder,
+                self.hand,
+                self.winning_tile,
+                self.melds,
+                self.flowers,
+                self.streak,
+                self.base,
+                self.jinkan_declared,
+                self.extra,
+            ),
+        )
 
     @property
     def self_draw(self) -> bool:
