@@ -36,6 +36,7 @@ COMPILED = (
     "fujian_mahjong.engine.wall",
     "fujian_mahjong.engine.game",
     "fujian_mahjong.engine.view",
+    "fujian_mahjong.bots.base",
     "fujian_mahjong.bots.heuristic",
     "fujian_mahjong.scoring.situation",
     "fujian_mahjong.scoring.score",

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.errors import MahjongError
+
+if TYPE_CHECKING:
+    from fujian_mahjong.engine.game import Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +22,10 @@ class Decision:
     action: Action
     reason: str
     reason_zh: str = ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
+        return (Decision, (self.action, self.reason, self.reason_zh))
 
     def explain(self, lang: str = "en") -> str:
         """The reason in the client's language (zh falls back to English)."""
@@ -43,3 +52,18 @@ class RandomBot:
     def act(self, view: SeatView) -> Decision:
         a = self.rng.choice(view.legal)
         return Decision(a, "random choice", "随机选择")
+
+
+def play_out(game: Game, bots: Sequence[Bot], limit: int = 5000) -> int:
+    """Let ``bots[s]`` decide for seat ``s`` (from its seat view, R12) until the hand is
+    over; returns the number of decisions. Raises MahjongError after ``limit`` decisions
+    (a hand that does not end is an engine bug). The simulator's loop, compiled with the
+    engine (issue 16)."""
+    n = 0
+    while not game.is_over():
+        s = game.to_act()[0]
+        game.apply(s, bots[s].act(game.seat_view(s)).action)
+        n += 1
+        if n > limit:
+            raise MahjongError(f"the hand does not end (over {limit:,} decisions)")
+    return n

@@ -57,6 +57,19 @@ _DISCARD = tuple(Action("discard", k) for k in range(_NK))
 _CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(_NK))
 _ADDED_KONG = tuple(Action("added_kong", k) for k in range(_NK))
 _ROB_WITH = tuple(Action("rob_gold", k) for k in range(_NK))
+# every chow a seat may offer (R5): the two tiles from hand, same suit, within 2 ranks
+_CHOW = {
+    (a, b): Action("chow", -1, (a, b))
+    for a in range(27)
+    for b in range(a + 1, min(a + 3, (a // 9 + 1) * 9))
+}
+
+
+def _typ(a: Action | None) -> str:
+    """An answer's type ("" for none). The engine compares answers by type: each was
+    checked equal to one of the seat's legal actions, and the legal win/三金倒/抢金 options
+    carry no tile (comparing dataclasses is slow Python code, issue 16)."""
+    return "" if a is None else a.type
 
 
 _SUIT = tuple(suit_of(k) for k in range(len(KIND_STR)))
@@ -951,7 +964,7 @@ class Game:
                     ka = k - r + a
                     kb = k - r + b
                     if c[ka] and c[kb] and ka != g and kb != g:
-                        out.append(Action("chow", -1, (ka, kb)))
+                        out.append(_CHOW[ka, kb])
         return out
 
     # ------------------------------------------------------------------ claim resolution
@@ -966,7 +979,7 @@ class Game:
         k = self.claim_tile
         order = [(d + i) % self.n for i in range(1, self.n)]  # nearest first
         if kind == "rob_kong":
-            winners = [s for s in order if ans.get(s) == WIN]
+            winners = [s for s in order if _typ(ans.get(s)) == "win"]
             if winners:
                 w = self._pick_winner(winners, k, "rob_kong")
                 self._finish(w, "rob_kong", None, k)
@@ -976,21 +989,21 @@ class Game:
         if kind == "window_b":
             if self.profile.three_golds_on_discard:
                 # R8 (revision 2, 斗斗): 三金倒 > 闲家抢金 > 庄家抢金 on the dealer's first discard
-                three = [s for s in order if ans.get(s) == THREE_GOLDS]
+                three = [s for s in order if _typ(ans.get(s)) == "three_golds"]
                 if three:
                     self._finish(three[0], "three_golds", None, None)
                     return
-            robbers = [s for s in order if ans.get(s) == ROB_GOLD]
+            robbers = [s for s in order if _typ(ans.get(s)) == "rob_gold"]
             if robbers:
                 self._finish(robbers[0], "rob_gold", None, self.indicator)  # nearest first
                 return
             if self.dealer_rob_discard:
                 self._finish(d, "rob_gold", None, self.indicator)
                 return
-        wins = [s for s in order if ans.get(s) in (WIN, THREE_GOLDS)]
+        wins = [s for s in order if _typ(ans.get(s)) in ("win", "three_golds")]
         if wins:
             w = self._pick_winner(wins, k, "discard")
-            if ans[w] == THREE_GOLDS:
+            if ans[w].type == "three_golds":
                 self._finish(w, "three_golds", None, None)
             else:
                 self._finish(w, "discard", d, k)
@@ -1013,10 +1026,10 @@ class Game:
         for what in self.profile.opening_priority:  # R8.1
             for s in order:
                 a = ans.get(s)
-                if what == "tian_hu" and a == WIN:
+                if what == "tian_hu" and _typ(a) == "win":
                     self._finish(s, "heavenly", None, self.last_drawn)
                     return
-                if what == "san_jin_dao" and a == THREE_GOLDS:
+                if what == "san_jin_dao" and _typ(a) == "three_golds":
                     self._finish(s, "three_golds", None, None)
                     return
         self._begin_turn(self.dealer, drew=False)
@@ -1028,13 +1041,13 @@ class Game:
         rule = self.profile.discard_winner
         if rule == "jin_que_then_nearest":
             for s in cands:  # nearest first
-                if self.answers.get(s) == THREE_GOLDS or self._jin_que_with(s, k):
+                if _typ(self.answers.get(s)) == "three_golds" or self._jin_que_with(s, k):
                     return s
             return cands[0]
         if rule == "highest_score":  # sanming 拦胡: higher score, ties to the nearest
             best, best_pts = cands[0], -1
             for s in cands:
-                if self.answers.get(s) == THREE_GOLDS:
+                if _typ(self.answers.get(s)) == "three_golds":
                     sit = self._situation_for(s, "three_golds", None, None)
                 else:
                     win = "rob_kong" if how == "rob_kong" else "discard"

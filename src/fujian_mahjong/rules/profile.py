@@ -3,7 +3,6 @@ never on a profile's name (STYLE.md)."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import MISSING, dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -168,6 +167,8 @@ def _validate(data: dict[str, Any], source: str) -> Profile:
 
 def load_profile_file(path: str | Path) -> Profile:
     """Load and validate a user profile file (TOML)."""
+    import tomllib  # here, not at the top: `fjmj --help` never parses a profile (start-up)
+
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

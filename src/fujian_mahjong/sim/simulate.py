@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from fujian_mahjong.bots import make_bot
+from fujian_mahjong.bots.base import play_out
 from fujian_mahjong.engine import Game, to_jsonl
 from fujian_mahjong.engine.match import hand_seed as derive_seed
 from fujian_mahjong.errors import MahjongError
@@ -81,13 +82,7 @@ def play_hand(
     bots = [make_bot(k, f"{hand_seed}:{s}") for s, k in enumerate(rot)]
     try:
         g = Game.new(profile, seed=hand_seed, players=n, dealer=i % n)
-        decisions = 0
-        while not g.is_over():
-            s = g.to_act()[0]
-            g.apply(s, bots[s].act(g.seat_view(s)).action)
-            decisions += 1
-            if decisions > 5000:
-                raise MahjongError("the hand does not end (over 5,000 decisions)")
+        decisions = play_out(g, bots, 5000)
     except MahjongError as e:
         raise SimulationError(f"hand {i} (seed {hand_seed!r}, profile {profile}): {e}") from e
     except Exception as e:  # an engine bug of any kind: report the seed
