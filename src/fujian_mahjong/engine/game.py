@@ -208,6 +208,12 @@ class Game:
         self._hon = profile.honours_playable
         self._nk = profile.playable_kinds
         self._fl = _FLOWER_KINDS[bool(self._hon)]
+        self._reserve_terms = (
+            profile.reserve_base,
+            profile.reserve_exposed_kong,
+            profile.reserve_concealed_kong,
+            profile.reserve_flower_set,
+        )
         self.n = players
         self.dealer = dealer
         self.streak = streak
@@ -356,7 +362,10 @@ class Game:
     @property
     def reserve(self) -> int:
         """R5: the tail tiles never drawn from the head."""
-        return self.profile.reserve(self.exposed_kongs, self.concealed_kongs, sum(self.sets))
+        # = self.profile.reserve(...), on the profile's numbers copied at construction
+        # (a frozen profile; reading them here is a native sum when compiled, issue 16)
+        rb, rek, rck, rfs = self._reserve_terms
+        return rb + rek * self.exposed_kongs + rck * self.concealed_kongs + rfs * sum(self.sets)
 
     @property
     def wall_left(self) -> int:
