@@ -307,6 +307,10 @@ function handArea(st, send, rerender) {
 function toolbar(st, conn, rerender) {
   if (st.seat === null) return null;
   const me = (st.seats && st.seats[st.seat]) || {};
+  // 托管 as the player last set it until the server's seat list agrees (a re-render for
+  // another message in between must not flip the box back)
+  if (st.autoWant !== undefined && !!me.auto === st.autoWant) st.autoWant = undefined;
+  const auto = st.autoWant !== undefined ? st.autoWant : !!me.auto;
   return h(
     "div",
     { class: "toolbar" },
@@ -342,7 +346,14 @@ function toolbar(st, conn, rerender) {
     h(
       "label",
       { class: "toggle", dataset: { role: "tuoguan" } },
-      h("input", { type: "checkbox", checked: me.auto || undefined, onchange: (e) => conn.send({ type: "auto", on: e.target.checked }) }),
+      h("input", {
+        type: "checkbox",
+        checked: auto || undefined,
+        onchange: (e) => {
+          st.autoWant = e.target.checked;
+          conn.send({ type: "auto", on: e.target.checked });
+        },
+      }),
       t("tuoguan"),
     ),
     st.hint ? h("span", { class: "hint", dataset: { role: "hint" } }, t("hint_says", { action: hintAction(st.hint.action), reason: getLang() === "zh" ? st.hint.reason_zh || st.hint.reason : st.hint.reason })) : null,
