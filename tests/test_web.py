@@ -442,7 +442,7 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     """Play (up to a few hands) until we are asked about a discard: the prompt names the tile
     and the discarder, and shows a countdown that goes down."""
     tok = server.guest("claimer")
-    tid = server.table(tok, bots=3, hands=4, turn_seconds=20)
+    tid = server.table(tok, bots=3, hands=8, turn_seconds=20)
     w = Watched(browser, "zh-CN")
     pg = w.page
     pg.goto(f"{server.base}/?token={tok}&table={tid}")
@@ -498,7 +498,13 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     # keyboard: X passes
     pg.keyboard.press("x")
     pg.wait_for_selector("[data-role=claim-prompt]", state="detached", timeout=5000)
-    # 托管: the server plays this seat from now on, and the seat is marked for everyone
+    # 托管: the server plays this seat from now on, and the seat is marked for everyone. (A
+    # bot may win right after our pass: then 托管 is switched on in the next hand.)
+    pg.wait_for_selector("[data-role=tuoguan] input, [data-role=hand-end]", timeout=20000)
+    if visible(pg, "[data-role=hand-end]"):
+        pg.click("[data-role=hand-end] [data-action=ready]")
+        pg.wait_for_selector("[data-role=hand-end]", state="detached", timeout=20000)
+        pg.wait_for_selector("[data-role=tuoguan] input", timeout=20000)
     pg.check("[data-role=tuoguan] input")
     pg.wait_for_selector(".seat.mine .badge.auto", timeout=5000)
     pg.wait_for_selector("[data-role=hand-end]", timeout=60000)
