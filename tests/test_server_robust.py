@@ -101,18 +101,22 @@ def test_reconnect_mid_hand_resumes_the_seat(server: Server) -> None:
 
 def test_deadline_passes_and_the_server_plays_for_the_seat(server: Server) -> None:
     g = server.guest("sleepy")
-    t = server.table(g["token"], bots=3, hands=1, turn_seconds=0.3)
 
-    async def main() -> tuple[Client, dict]:
+    async def main(table_id: str) -> tuple[Client, dict]:
         c = await Client(server.ws_url, g["token"]).connect()
-        await c.hello_join(t["id"], ready=True)
+        await c.hello_join(table_id, ready=True)
         end = await c.expect("hand_end", timeout=60)  # never acts
         await c.close()
         return c, end
 
-    c, end = asyncio.run(main())
-    events = fetch_log(server, end["hand"])
-    mine = [e for e in events if e["type"] == "act" and e["seat"] == c.seat]
+    # the bots may end a hand before this seat is ever asked (天胡, an early win): retry
+    for _ in range(6):
+        t = server.table(g["token"], bots=3, hands=1, turn_seconds=0.3)
+        c, end = asyncio.run(main(t["id"]))
+        events = fetch_log(server, end["hand"])
+        mine = [e for e in events if e["type"] == "act" and e["seat"] == c.seat]
+        if mine:
+            break
     assert mine, "the server never played for the seat"
     autos = [r.msg["seats"][c.seat]["auto"] for r in c.log if r.msg["type"] in ("seats", "state")]
     assert any(a is True for a in autos), "托管 never shown to the seat"  # 托管 is visible
