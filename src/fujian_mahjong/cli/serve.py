@@ -37,7 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="minimum pause after every discard at tables with humans (R12; default 600)",
     )
     p.add_argument(
-        "--bot-delay-ms", type=int, default=700, help="bots act after this delay (default 700)"
+        "--bot-delay-ms",
+        type=int,
+        default=300,
+        help="bots act this long after the claim pause (default 300)",
     )
     p.add_argument(
         "--grace-s",

@@ -30,8 +30,9 @@ class Settings:
     port: int = 8000
     # R12 rev 2 item 6: the minimum pause after every discard at a table with humans
     claim_pause_ms: int = 600
-    # heuristic bots act after this human-like delay (0 in tests and benchmarks)
-    bot_delay_ms: int = 700
+    # heuristic bots act this long after the claim pause ends (0 in tests and benchmarks):
+    # with the 600 ms pause a bot's turn takes about 0.9 s, a human-like pace
+    bot_delay_ms: int = 300
     # R11: a disconnected player may come back within this many seconds
     grace_s: float = 120.0
     # default turn timer of a new table (a table may choose its own)

@@ -786,7 +786,7 @@ class TableActor:
             if s.bot or (s.auto and not s.auto_hidden):
                 # answers inside a claim window are hidden by the pause: no delay needed (a
                 # 托管 seat answering late would make the window close late just when it
-                # was asked — the bot delay is longer than the pause, R12 rev 2)
+                # was asked, R12 rev 2)
                 delay = 0.0 if in_window else self.settings.bot_delay_ms / 1000.0
             else:
                 self._ensure_deadline(seat, key)
