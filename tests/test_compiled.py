@@ -21,6 +21,7 @@ from pathlib import Path
 
 from fujian_mahjong import _compiled
 from fujian_mahjong.analysis import decompositions
+from fujian_mahjong.bots import Decision
 from fujian_mahjong.engine import Action, Game, to_jsonl
 from fujian_mahjong.rules import BUILTIN
 from fujian_mahjong.tiles import counts_of, parse
@@ -172,7 +173,8 @@ def test_public_values_pickle_and_copy() -> None:
     sc = g.score()
     a = Action("chow", -1, (0, 1))
     ds = decompositions(counts_of(parse("123m456p789s111z222z33z"), 34), 0, 0, honours=True)
-    values: list[object] = [a, sc, g.result(), ds[0] if ds else None, *g.melds[0]]
+    d = Decision(a, "a reason", "理由")
+    values: list[object] = [a, d, sc, g.result(), ds[0] if ds else None, *g.melds[0]]
     for v in values:
         if v is None:
             continue

@@ -114,3 +114,14 @@ def status() -> dict[str, Any]:
     install()
     files = {m: getattr(sys.modules.get(m), "__file__", None) for m in COMPILED}
     return {"compiled": _state["compiled"], "reason": _state["reason"], "modules": files}
+
+
+def reduce_dataclass(obj: Any) -> tuple[Any, ...]:
+    """``__reduce__`` for a frozen dataclass: its class and its init fields, in order.
+
+    Compiled with mypyc a frozen dataclass is a native class that the default pickling
+    cannot rebuild (it sets attributes on a frozen instance), so the value classes of the
+    compiled modules define ``__reduce__`` with this (the same in pure Python)."""
+    from dataclasses import fields  # (not at import: `fjmj --help` imports this module)
+
+    return (type(obj), tuple(getattr(obj, f.name) for f in fields(obj) if f.init))

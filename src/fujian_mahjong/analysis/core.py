@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.analysis.tables import (
     KEPT_VECTORS,
     POW5,
@@ -402,8 +403,7 @@ class Group:
     golds: tuple[int, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Group, (self.type, self.tiles, self.golds))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -421,8 +421,7 @@ class Decomposition:
     gold: int | None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Decomposition, (self.groups, self.gold))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     @property
     def pair(self) -> Group:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError
@@ -24,8 +25,7 @@ class Decision:
     reason_zh: str = ""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Decision, (self.action, self.reason, self.reason_zh))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     def explain(self, lang: str = "en") -> str:
         """The reason in the client's language (zh falls back to English)."""

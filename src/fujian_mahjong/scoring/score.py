@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.analysis import Decomposition, decompositions, is_win
 from fujian_mahjong.analysis.core import is_win_keys, meld_need_keys, need_keys, split_keys34
 from fujian_mahjong.errors import ScoreInputError
@@ -57,8 +58,7 @@ class Term:
     value: int
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Term, (self.key, self.zh, self.en, self.value))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "zh": self.zh, "en": self.en, "value": self.value}
@@ -88,19 +88,7 @@ class Score:
     lazy_of: Situation | None = field(default=None, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (
-            Score,
-            (
-                self.points,
-                self.payments,
-                self.specials,
-                self.breakdown,
-                self.winner,
-                self.dec,
-                self.lazy_of,
-            ),
-        )
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     @property
     def decomposition(self) -> Decomposition | None:
@@ -131,8 +119,7 @@ class Quantities:
     L: int
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (Quantities, (self.fl, self.sets, self.mk, self.ak, self.G, self.L))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
 
 def quantities(sit: Situation) -> Quantities:

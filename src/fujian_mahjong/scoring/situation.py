@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.errors import MahjongError, ScoreInputError
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.tiles import (
@@ -40,8 +41,7 @@ class MeldIn:
     tiles: tuple[int, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (MeldIn, (self.type, self.tiles))
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     @property
     def is_kong(self) -> bool:
@@ -77,27 +77,7 @@ class Situation:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16: frozen native classes)
-        return (
-            Situation,
-            (
-                self.profile,
-                self.seats,
-                self.dealer,
-                self.win,
-                self.gold,
-                self.winner,
-                self.discarder,
-                self.hand,
-                self.winning_tile,
-                self.melds,
-                self.flowers,
-                self.streak,
-                self.base,
-                self.jinkan_declared,
-                self.extra,
-            ),
-        )
+        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
 
     @property
     def self_draw(self) -> bool:
