@@ -10,30 +10,33 @@ PORT ?= 8000
 
 .PHONY: run play test lint bench venv clean
 
-# The hot modules compiled with mypyc when a C compiler is present (setup.py, issue 16): a
-# change to one of them rebuilds them (about a minute and a half).
+# The hot modules compiled with mypyc when a C compiler is present (setup.py): a change to
+# one of them rebuilds them (about two minutes). pip's output goes to .venv/install.log.
 COMPILED_SRC := $(shell $(PY) -c 'import re; print(" ".join("src/" + m.replace(".", "/") + ".py" for m in re.findall(r"\"(fujian_mahjong\.[\w.]+)\",", open("src/fujian_mahjong/_compiled.py").read())))')
 
 $(RUNTIME): pyproject.toml setup.py src/fujian_mahjong/_compiled.py $(COMPILED_SRC)
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	@echo "installing (compiling the hot modules with mypyc where a C compiler is present)"
-	$(BIN)/python -m pip install --quiet -e .
-	touch $(RUNTIME)
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@echo "setting up .venv (runtime dependencies; the first time also compiling the hot modules with mypyc, about 2 minutes; log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install --quiet --upgrade pip > $(VENV)/install.log 2>&1 \
+		&& $(BIN)/python -m pip install --quiet -e . >> $(VENV)/install.log 2>&1 \
+		|| { tail -n 25 $(VENV)/install.log; echo "make: installing failed; the whole log is $(VENV)/install.log"; exit 1; }
+	@touch $(RUNTIME)
 
 $(DEV): $(RUNTIME)
-	FJMJ_NO_COMPILE=1 $(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(DEV)
+	@echo "adding the dev tools to .venv (log: $(VENV)/install.log)"
+	@FJMJ_NO_COMPILE=1 $(BIN)/python -m pip install --quiet -e '.[dev]' >> $(VENV)/install.log 2>&1 \
+		|| { tail -n 25 $(VENV)/install.log; echo "make: installing failed; the whole log is $(VENV)/install.log"; exit 1; }
+	@touch $(DEV)
 
 venv: $(DEV)
 
 # The main job: the table server with the browser client, on the embedded SQLite default.
 run: $(RUNTIME)
-	$(BIN)/fjmj serve --host $(HOST) --port $(PORT)
+	@$(BIN)/fjmj serve --host $(HOST) --port $(PORT)
 
 # The terminal game.
 play: $(RUNTIME)
-	$(BIN)/fjmj play
+	@$(BIN)/fjmj play
 
 lint: $(DEV)
 	$(BIN)/ruff check src tests bench examples
@@ -48,7 +51,7 @@ SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_server_play.py \
 	tests/test_audit_server.py tests/test_economy_crash.py tests/test_cli_faults.py \
 	tests/test_ray.py tests/test_accounts.py
 
-# The rules suites again on the pure-Python fallback of the compiled modules (issue 16).
+# The rules suites again on the pure-Python fallback of the compiled modules (see src/fujian_mahjong/_compiled.py).
 PURE := tests/test_analysis.py tests/test_engine.py tests/test_engine_rev2.py \
 	tests/test_scoring.py tests/test_settlement.py tests/test_bots_sim.py tests/test_scenarios.py \
 	tests/test_determinism.py tests/test_tiles.py tests/test_compiled.py \
