@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import gc
 import importlib
-import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,16 +16,19 @@ from fastapi import Depends, FastAPI, HTTPException, Request, WebSocket, WebSock
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from fujian_mahjong.engine import to_jsonl
-from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.auth import bearer_player, clean_name
-from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.clock import Clock
+from fujian_mahjong.server.conn import Conn, QueueTransport
+from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.settings import Settings
-from fujian_mahjong.server.store import Player, Store
-from fujian_mahjong.server.table import TableActor, TableError
+from fujian_mahjong.server.store import Player, Store, StoreFaults, StoreUnavailable
+from fujian_mahjong.server.table import TableError
+from fujian_mahjong.server.ws import Dispatcher
 
 log = logging.getLogger("fjmj.server")
 
@@ -72,35 +74,23 @@ async def current_player(request: Request) -> Player:
 Me = Annotated[Player, Depends(current_player)]
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    deals: DealSource | None = None,
+    faults: StoreFaults | None = None,
+) -> FastAPI:
+    """The server. ``clock``, ``deals`` and ``faults`` are seams for tests and benchmarks
+    (a fake clock, fixed or stacked deals, a store that fails on purpose); the command line
+    never sets them, so a network client can never choose a deal."""
     settings = settings or Settings()
-    store = Store(settings.database_url, settings.token_ttl_days)
-    lobby = Lobby(settings, store)
-    # misses of table lookups per address: a private table's 5-letter code (24^5) must
-    # not be found by trying codes (REST GET /api/tables/{ref} and WebSocket join)
+    store = Store(settings.database_url, settings.token_ttl_days, faults=faults)
+    lobby = Lobby(settings, store, clock=clock, deals=deals)
     misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0)
-
-    def _check_misses(addr: str) -> None:
-        wait = misses.retry_after(addr)
-        if wait > 0:
-            raise TableError(
-                "rate_limited", f"too many unknown tables asked for; try again in {wait:.0f} s"
-            )
-
-    def _code_like(ref: Any) -> bool:
-        """A lookup by something shaped like a table code (ids are not secret)."""
-        return isinstance(ref, str) and lobby.code_like(ref)
-
-    def _find(ref: Any, viewer: int | None, addr: str) -> TableActor:
-        if not _code_like(ref):
-            return lobby.find(ref, viewer)
-        _check_misses(addr)
-        try:
-            return lobby.find(ref, viewer)
-        except TableError as e:
-            if e.code == "no_table":
-                misses.hit(addr)
-            raise
+    dispatcher = Dispatcher(store, lobby, misses)
+    _check_misses = dispatcher.check_misses
+    _code_like = dispatcher.code_like
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -127,6 +117,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.state.lobby = lobby
+    app.state.dispatcher = dispatcher
+
+    @app.exception_handler(StoreUnavailable)
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def _store_down(_req: Request, exc: Exception) -> JSONResponse:
+        # the database cannot write now (full disk, lost connection): 503, not 500
+        log.warning("store unavailable: %s", str(exc).splitlines()[0][:200] if str(exc) else exc)
+        return JSONResponse(
+            status_code=503,
+            content={
+                "detail": "the server cannot save right now; try again shortly",
+                "code": "store_unavailable",
+            },
+            headers={"Retry-After": "5"},
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
@@ -139,15 +145,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ REST
 
-    @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {
-            "ok": True,
+    @app.get("/api/health", response_model=None)
+    async def health() -> Any:
+        degraded = store.failing or lobby.degraded_tables() > 0
+        body = {
+            "ok": not degraded,
+            "status": "degraded" if degraded else "ok",
             "tables": len(lobby.tables),
             "actions": lobby.actions,
             "commits": store.commits,
             "database": store.dialect_name,
         }
+        return JSONResponse(body, status_code=503 if degraded else 200)
 
     @app.post("/api/guests", response_model=GuestOut)
     async def new_guest(body: GuestIn) -> GuestOut:
@@ -268,9 +277,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws")
     async def ws_endpoint(ws: WebSocket) -> None:
         await ws.accept()
-        conn = Conn(settings.bad_messages_per_minute)
+        transport = QueueTransport()
+        conn = Conn(settings.bad_messages_per_minute, transport)
         conn.addr = ws.client.host if ws.client else "?"
-        writer = asyncio.create_task(_writer(ws, conn))
+        writer = asyncio.create_task(_writer(ws, conn, transport))
         try:
             while not conn.closed:
                 try:
@@ -283,19 +293,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if text is None:
                     conn.error("bad_message", "send JSON text frames")
                     continue
-                await _handle(conn, text)
+                await dispatcher.handle(conn, text)
         finally:
-            if conn.table is not None:
-                t = conn.table
-                t.post(lambda: t.disconnected(conn))
-            conn.close("disconnected")
+            dispatcher.disconnected(conn)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, 5)
 
-    async def _writer(ws: WebSocket, conn: Conn) -> None:
+    async def _writer(ws: WebSocket, conn: Conn, transport: QueueTransport) -> None:
         try:
             while True:
-                m = await conn.queue.get()
+                m = await transport.queue.get()
                 if m is None:
                     break
                 await ws.send_text(m)
@@ -304,73 +311,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         if conn.close_reason not in ("disconnected",):
             with contextlib.suppress(Exception):
-                await ws.close(code=1008, reason=conn.close_reason[:100])
-
-    async def _handle(conn: Conn, text: str) -> None:
-        try:
-            if len(text) > 8192:
-                # an oversized message closes the connection (no client needs 8 KiB)
-                conn.error("too_long", "message too long (8 KiB at most); closing")
-                conn.close("message too long")
-                return
-            try:
-                data = json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
-                raise P.ProtocolError("bad_message", "not valid JSON") from None
-            msg = P.parse_client(data)
-            if isinstance(msg, P.Ping):
-                conn.send({"type": "pong"}, stream=False)
-                return
-            if isinstance(msg, P.Hello):
-                player = await store.player_for_token(msg.token)
-                if player is None:
-                    raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
-                if conn.player_id is not None and conn.player_id != player.id:
-                    raise P.ProtocolError("already_hello", "this connection is another player's")
-                conn.player_id = player.id
-                conn.name = player.name
-                conn.token = msg.token
-                conn.send(
-                    {
-                        "type": "welcome",
-                        "v": P.PROTOCOL_VERSION,
-                        "player_id": player.id,
-                        "name": player.name,
-                    },
-                    stream=False,
-                )
-                return
-            if conn.player_id is None:
-                raise P.ProtocolError("not_authenticated", "send hello with your token first")
-            if isinstance(msg, P.Join):
-                # a token revoked (logout) or expired since the hello opens no table
-                if conn.token is None or await store.player_for_token(conn.token) is None:
-                    conn.player_id = conn.token = None
-                    raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
-                # a private table is found by its code only (or by its creator / its seated
-                # players): its sequential id must not let anyone spectate it
-                t = _find(msg.table, conn.player_id, conn.addr)
-                as_ = msg.as_
-                await t.call(lambda: t.join(conn, as_))
-                return
-            joined = conn.table
-            if joined is None:
-                raise P.ProtocolError("not_joined", "join a table first")
-            t = joined
-            if isinstance(msg, P.Ready | P.Next):
-                await t.call(lambda: t.ready(conn))
-            elif isinstance(msg, P.Act):
-                seq, action = msg.seq, msg.action
-                await t.call(lambda: t.act(conn, seq, action))
-            elif isinstance(msg, P.Hint):
-                await t.call(lambda: t.hint(conn))
-            elif isinstance(msg, P.Auto):
-                on = msg.on
-                await t.call(lambda: t.set_auto(conn, on))
-            elif isinstance(msg, P.Leave):
-                await t.call(lambda: t.leave(conn))
-        except (P.ProtocolError, TableError) as e:
-            conn.error(e.code, e.message)
+                await ws.close(code=transport.close_code, reason=conn.close_reason[:100])
 
     # ------------------------------------------------------------------ extras
 

@@ -1,5 +1,9 @@
-"""One WebSocket connection: an outgoing queue drained by its own task, so that a table actor
-never waits on a slow client, and the per-connection table stream counter (``seq``)."""
+"""One client connection: the per-connection table stream counter (``seq``) and a
+``Transport`` that carries its messages (a seam).
+
+A table actor never waits on a client: ``Conn.send`` is non-blocking. The WebSocket transport
+queues the encoded message for a writer task of its own; the recording transport (tests)
+keeps every message in memory, so a test reads exactly what a client would have received."""
 
 from __future__ import annotations
 
@@ -7,23 +11,80 @@ import asyncio
 import json
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.table import TableActor
 
 # a client that does not read its messages is dropped rather than buffered without bound
 MAX_QUEUED = 2_000
+# the close code a client is dropped with (policy violation); docs/protocol.md
+CLOSE_POLICY = 1008
+
+
+class Transport(Protocol):
+    def send(self, text: str) -> bool:
+        """Queue one encoded message; False when the client is too far behind to take it."""
+        ...
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection (after the messages already queued)."""
+        ...
+
+
+class QueueTransport:
+    """The WebSocket side: a bounded queue drained by the socket's writer task
+    (``server/app.py``); ``None`` in the queue closes the socket."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.close_code = CLOSE_POLICY
+        self.close_reason = ""
+
+    def send(self, text: str) -> bool:
+        if self.queue.qsize() >= MAX_QUEUED:
+            return False
+        self.queue.put_nowait(text)
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        self.close_code = code
+        self.close_reason = reason
+        self.queue.put_nowait(None)
+
+
+class RecordingTransport:
+    """In memory (tests): every message as the client would decode it, in order."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.sizes: list[int] = []
+        self.closed: tuple[int, str] | None = None
+
+    def send(self, text: str) -> bool:
+        self.messages.append(json.loads(text))
+        self.sizes.append(len(text.encode("utf-8")))
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        self.closed = (code, reason)
 
 
 class Conn:
-    """A client connection. ``send`` is non-blocking; ``writer`` drains the queue."""
+    """A client connection. ``send`` is non-blocking; the transport delivers."""
 
     _next_id = 0
 
-    def __init__(self, bad_limit: int = 20) -> None:
+    def __init__(
+        self,
+        bad_limit: int = 20,
+        transport: Transport | None = None,
+        now: Any = time.monotonic,
+    ) -> None:
         Conn._next_id += 1
         self.id = Conn._next_id
+        self.transport: Transport = transport if transport is not None else QueueTransport()
+        self._now = now  # for the bad-message window only (not a table's time)
         self.player_id: int | None = None
         self.token: str | None = None  # checked again at every join (revoked: refused)
         self.addr = "?"  # the client's address (table lookups are rate limited per address)
@@ -35,7 +96,6 @@ class Conn:
         self.state_seq = 0  # seq of the last `state` sent
         self.state_key = -1  # the table's decision point that state showed
         self.last_view: dict[str, Any] | None = None
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
         self.close_reason = ""
         self.bad: deque[float] = deque()
@@ -44,7 +104,7 @@ class Conn:
     # ------------------------------------------------------------------ sending
 
     def send(self, msg: dict[str, Any], stream: bool = True) -> None:
-        """Queue one message; table-stream messages get the next ``seq``."""
+        """Send one message; table-stream messages get the next ``seq``."""
         if self.closed:
             return
         if stream:
@@ -52,16 +112,14 @@ class Conn:
             msg["seq"] = self.seq
             if msg.get("type") == "state":
                 self.state_seq = self.seq
-        if self.queue.qsize() >= MAX_QUEUED:
+        if not self.transport.send(json.dumps(msg, ensure_ascii=False, separators=(",", ":"))):
             self.close("too many unread messages")
-            return
-        self.queue.put_nowait(json.dumps(msg, ensure_ascii=False, separators=(",", ":")))
 
     def error(self, code: str, message: str) -> bool:
         """Send an error; True when this connection has now sent too many bad messages
         (more than ``bad_limit`` within a minute) and must be closed."""
         self.send({"type": "error", "code": code, "message": message}, stream=False)
-        now = time.monotonic()
+        now = float(self._now())
         self.bad.append(now)
         while self.bad and now - self.bad[0] > 60.0:
             self.bad.popleft()
@@ -70,8 +128,8 @@ class Conn:
             return True
         return False
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str, code: int = CLOSE_POLICY) -> None:
         if not self.closed:
             self.closed = True
             self.close_reason = reason
-            self.queue.put_nowait(None)
+            self.transport.close(code, reason)

@@ -8,6 +8,8 @@ from typing import Any
 
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.server.clock import Clock, LoopClock
+from fujian_mahjong.server.deals import DealSource, SecretDeals
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Store
 from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
@@ -20,9 +22,17 @@ CODE_LENGTH = 5
 
 
 class Lobby:
-    def __init__(self, settings: Settings, store: Store) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Clock | None = None,
+        deals: DealSource | None = None,
+    ) -> None:
         self.settings = settings
         self.store = store
+        self.clock: Clock = clock if clock is not None else LoopClock()
+        self.deals: DealSource = deals if deals is not None else SecretDeals()
         self.tables: dict[int, TableActor] = {}
         self.codes: dict[str, int] = {}
         self.closed_actions = 0  # decisions applied at tables that have closed since
@@ -31,6 +41,10 @@ class Lobby:
     def actions(self) -> int:
         """Decisions applied by this process since it started (all tables)."""
         return self.closed_actions + sum(t.actions for t in self.tables.values())
+
+    def degraded_tables(self) -> int:
+        """Tables waiting for the store to recover (health reports degraded)."""
+        return sum(1 for t in self.tables.values() if t.degraded)
 
     def find(self, ref: Any, player_id: int | None = -1) -> TableActor:
         """A live table by id (int or digits) or by its code; TableError if none.
@@ -113,7 +127,9 @@ class Lobby:
         return actor
 
     def _spawn(self, cfg: TableConfig) -> TableActor:
-        actor = TableActor(cfg, self.settings, self.store, on_close=self._closed)
+        actor = TableActor(
+            cfg, self.settings, self.store, self.clock, self.deals, on_close=self._closed
+        )
         self.tables[cfg.id] = actor
         self.codes[cfg.code] = cfg.id
         actor.start()

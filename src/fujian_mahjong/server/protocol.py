@@ -254,6 +254,17 @@ class Error(_Msg):
     message: str
 
 
+class Status(_Msg):
+    """The table's link to the database: ``failing`` while nothing can be saved (the game
+    waits, timers stop), ``ok`` when it continues (docs/protocol.md)."""
+
+    type: Literal["status"]
+    table: int
+    store: Literal["failing", "ok"]
+    message: str
+    message_zh: str
+
+
 ServerMessage = Annotated[
     Welcome
     | Seated
@@ -269,7 +280,8 @@ ServerMessage = Annotated[
     | Left
     | HintReply
     | Pong
-    | Error,
+    | Error
+    | Status,
     Field(discriminator="type"),
 ]
 server_message = TypeAdapter(ServerMessage)

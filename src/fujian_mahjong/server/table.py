@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,7 +24,9 @@ from fujian_mahjong.bots import HeuristicBot
 from fujian_mahjong.engine import Action, Game, Match
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import get_profile
+from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ class HandState:
     notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
     notices_sent: int = 0
     end_sent: bool = False
+    voided: bool = False
 
 
 class TableActor:
@@ -111,11 +112,15 @@ class TableActor:
         cfg: TableConfig,
         settings: Settings,
         store: Store,
+        clock: Clock,
+        deals: DealSource,
         on_close: Callable[[TableActor], None] | None = None,
     ) -> None:
         self.cfg = cfg
         self.settings = settings
         self.store = store
+        self.clock = clock
+        self.deals = deals
         self.on_close = on_close
         self.seats = [Seat() for _ in range(cfg.players)]
         self.spectators: set[Conn] = set()
@@ -126,12 +131,19 @@ class TableActor:
         self.last_hand_id: int | None = None
         self.queue: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.timers: dict[Any, asyncio.TimerHandle] = {}
+        self.timers: dict[Any, Timer] = {}
         self.scheduled: dict[int, int] = {}  # seat -> decision point an automatic act is due at
         self.deadlines: dict[int, tuple[int, float]] = {}  # seat -> (decision point, deadline)
         self.bot = HeuristicBot()
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
+        # the store failed: nothing new is shown, timers are stopped, the failed step is
+        # retried with back-off until it succeeds (docs/architecture.md, faults)
+        self.busy = False
+        self.degraded = False
+        self.failures = 0
+        self.pending_leave: int | None = None
+        self.on_health: Callable[[TableActor], None] | None = None
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -142,15 +154,25 @@ class TableActor:
     def id(self) -> int:
         return self.cfg.id
 
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing running (tests wait for this, never for time)."""
+        return not self.busy and self.queue.empty()
+
     async def _run(self) -> None:
         while True:
             cmd = await self.queue.get()
             if cmd is None:
                 return
+            self.busy = True
             try:
                 await cmd()
-            except Exception:
-                log.exception("table %s: command failed", self.id)
+            except Exception as e:
+                # no exception may leave the table without a next step: the failed step is
+                # retried (a store fault), and until then nothing about it is shown
+                self._failed(e)
+            finally:
+                self.busy = False
             if self.status == "closed" and self.queue.empty():
                 return  # nothing else will come: the lobby has forgotten this table
 
@@ -182,6 +204,84 @@ class TableActor:
             self.queue.put_nowait(None)
             await self.task
 
+    # ------------------------------------------------------------------ faults
+
+    def _failed(self, e: BaseException) -> None:
+        self.failures += 1
+        delay = min(5.0, 0.1 * 2 ** min(self.failures - 1, 6))
+        if self.failures == 1 or self.failures % 50 == 0:
+            log.warning(
+                "table %s: a step failed (%s: %s); retrying in %.1f s",
+                self.id,
+                type(e).__name__,
+                str(e).splitlines()[0][:200] if str(e) else "",
+                delay,
+                exc_info=self.failures == 1,
+            )
+        if not self.degraded:
+            self.degraded = True
+            # timers stop: no deadline or bot fires into a broken store
+            for key in list(self.timers):
+                self._cancel(key)
+            self.scheduled.clear()
+            self._broadcast(self._status_msg("failing"))
+            if self.on_health is not None:
+                self.on_health(self)
+        self._later("retry", delay, self._recover)
+
+    def _status_msg(self, store: str) -> dict[str, Any]:
+        if store == "failing":
+            return {
+                "type": "status",
+                "table": self.id,
+                "store": "failing",
+                "message": "the server cannot save the game; waiting",
+                "message_zh": "服务器暂时无法保存牌局, 请稍候",
+            }
+        return {
+            "type": "status",
+            "table": self.id,
+            "store": "ok",
+            "message": "the game continues",
+            "message_zh": "牌局继续",
+        }
+
+    async def _recover(self) -> None:
+        """Retry whatever failed: a pending leave, a match or hand to start, the pump."""
+        if self.status == "closed":
+            return
+        if self.pending_leave is not None:
+            await self._end_match(leaver=self.pending_leave)
+        elif self.hand is None and self.status in ("open", "between"):
+            await self._maybe_start()
+        elif self.hand is not None and self.hand.end_sent is False and self.hand.game.is_over():
+            h = self.hand
+            if len(h.game.events) > h.persisted:
+                await self._flush(h)
+            if self.clock.now() >= h.hold_until:
+                await self._hand_over(h)
+        await self._pump()
+        self._recovered()
+
+    def _recovered(self) -> None:
+        if not self.degraded:
+            self.failures = 0
+            return
+        self.degraded = False
+        self.failures = 0
+        self._cancel("retry")
+        # fresh deadlines from now: a player loses no time to the server's fault
+        self.deadlines.clear()
+        self.scheduled.clear()
+        self._broadcast(self._status_msg("ok"))
+        if self.on_health is not None:
+            self.on_health(self)
+        h = self.hand
+        if h is not None and self.status == "playing":
+            for c in self._conns():
+                self._refresh(c, h)
+            self._schedule(h, self.clock.now() < h.hold_until, h.game.phase in WINDOW_PHASES)
+
     def _later(self, key: Any, delay: float, fn: Callable[[], Awaitable[None]]) -> None:
         old = self.timers.pop(key, None)
         if old is not None:
@@ -191,7 +291,7 @@ class TableActor:
             self.timers.pop(key, None)
             self.queue.put_nowait(fn)
 
-        self.timers[key] = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
+        self.timers[key] = self.clock.call_later(max(0.0, delay), fire)
 
     def _cancel(self, key: Any) -> None:
         h = self.timers.pop(key, None)
@@ -382,7 +482,7 @@ class TableActor:
         if seat is None or self.seats[seat].conn is not None:
             return
         s = self.seats[seat]
-        s.disconnected_at = time.monotonic()
+        s.disconnected_at = self.clock.now()
         self.seats_dirty = True
         self._later(("grace", seat), self.settings.grace_s, lambda: self._grace_over(seat))
         await self._pump()
@@ -404,7 +504,9 @@ class TableActor:
                 await self._pump()
             return
         if self.status in ("playing", "between"):
-            # R9/R11: a leaver voids the hand in progress and ends the match
+            # R9/R11: a leaver voids the hand in progress and ends the match (retried as a
+            # whole after a store fault)
+            self.pending_leave = seat
             await self._end_match(leaver=seat)
 
     async def add_bot(self, player_id: int) -> dict[str, Any]:
@@ -451,11 +553,11 @@ class TableActor:
         if not all(s.bot or (s.ready and s.conn is not None) for s in self.seats):
             return
         if self.status == "open":
-            dealer = secrets.randbelow(self.cfg.players)  # R2: the first dealer at random
-            # R12: the match seed comes from `secrets`; hand k plays HMAC(seed, k)
-            self.match = Match(self.cfg.profile, None, self.cfg.players, dealer=dealer)
+            # R2, R12: the deal source draws the first dealer and the match seed (by default
+            # from `secrets`; hand k plays HMAC(seed, k))
+            self.match = self.deals.new_match(self.cfg.profile, self.cfg.players)
             self.match_id = await self.store.create_match(
-                self.id, dealer, self.cfg.players, self.match.seed
+                self.id, self.match.dealer, self.cfg.players, self.match.seed
             )
             await self.store.set_table_status(self.id, "playing")
         await self._start_hand()
@@ -463,7 +565,7 @@ class TableActor:
     async def _start_hand(self) -> None:
         assert self.match is not None and self.match_id is not None
         m = self.match
-        game = m.next_hand()  # its seed's SHA-256 goes out now, the seed at the end (R12)
+        game = self.deals.next_hand(m)  # its seed's SHA-256 goes out now, the seed at the end (R12)
         seed = game.seed
         start = game.events[0]
         hand_id = await self.store.create_hand(
@@ -503,7 +605,7 @@ class TableActor:
         """After an action (or the deal): start the claim pause and note who was asked."""
         g = h.game
         if self.has_humans and self.settings.claim_pause_ms > 0:
-            h.hold_until = time.monotonic() + self.settings.claim_pause_ms / 1000.0
+            h.hold_until = self.clock.now() + self.settings.claim_pause_ms / 1000.0
             h.hold_from_send = True
         if g.phase in WINDOW_PHASES:
             h.window_key = len(g.events)
@@ -547,7 +649,7 @@ class TableActor:
     def _refresh(self, conn: Conn, h: HandState) -> None:
         """After a stale action: the current state again, if this seat may see it now (so a
         client that missed a state cannot wait for one forever)."""
-        held = time.monotonic() < h.hold_until
+        held = self.clock.now() < h.hold_until
         in_window = h.game.phase in WINDOW_PHASES
         seat = conn.seat
         if seat is not None and (
@@ -619,16 +721,19 @@ class TableActor:
         """Persist, then send whatever each connection may now see, then schedule the
         automatic actions (bots, 托管, deadlines) and the end of the claim pause."""
         h = self.hand
-        now = time.monotonic()
+        now = self.clock.now()
         if h is not None:
             g = h.game
             over = g.is_over()
             unflushed = len(g.events) - h.persisted
             if unflushed and (
-                over or self._recipients() or unflushed >= self.settings.max_unflushed_events
+                over
+                or self._recipients()
+                or unflushed >= self.settings.max_unflushed_events
+                or self.degraded
             ):
-                await self._flush(h)
-                now = time.monotonic()
+                await self._flush(h)  # raises on a store fault: nothing below is sent
+                now = self.clock.now()
             if h.hold_from_send:
                 # the pause runs from the moment the notice goes out (after the commit)
                 h.hold_from_send = False
@@ -695,7 +800,7 @@ class TableActor:
             view["to_act"] = [s] if s in g.to_act() else []
             d = self.deadlines.get(s)
             deadline = (
-                max(0, int((d[1] - time.monotonic()) * 1000))
+                max(0, int((d[1] - self.clock.now()) * 1000))
                 if d is not None and d[0] == len(g.events) and view["legal_actions"]
                 else None
             )
@@ -771,7 +876,7 @@ class TableActor:
     def _set_deadline(self, seat: int, key: int) -> None:
         s = self.seats[seat]
         if s.human and (not s.auto or s.auto_hidden):
-            self.deadlines[seat] = (key, time.monotonic() + self.cfg.turn_seconds)
+            self.deadlines[seat] = (key, self.clock.now() + self.cfg.turn_seconds)
 
     def _schedule(self, h: HandState, held: bool, in_window: bool) -> None:
         """Bots, 托管 seats and deadlines: one timer per seat that must act."""
@@ -790,7 +895,7 @@ class TableActor:
                 delay = 0.0 if in_window else self.settings.bot_delay_ms / 1000.0
             else:
                 self._ensure_deadline(seat, key)
-                delay = self.deadlines[seat][1] - time.monotonic()
+                delay = self.deadlines[seat][1] - self.clock.now()
             self.scheduled[seat] = key
             if delay <= 0:
                 # straight into the queue (bots at full speed): no timer to create or cancel
@@ -835,8 +940,8 @@ class TableActor:
     async def _hand_over(self, h: HandState) -> None:
         assert self.match is not None
         g = h.game
-        h.end_sent = True
-        self.match.record(g)
+        if self.match.current is g:  # once, also when a store fault makes this run again
+            self.match.record(g)
         match_over = self.match.hands_played >= self.cfg.hands
         await self.store.finish_match_hand(
             self.match_id or 0,
@@ -867,6 +972,7 @@ class TableActor:
 
         async with self.store.sessions() as db:
             end.update(await economy.hand_end_fields(db, h.id))
+        h.end_sent = True
         self._broadcast(end)
         self.hand = None
         self.timers_clear_acts()
@@ -907,7 +1013,9 @@ class TableActor:
             h = None
         if h is not None and not h.game.is_over():
             await self._flush(h)
-            await self.store.void_hand(h.id, leaver)
+            if not h.voided:
+                await self.store.void_hand(h.id, leaver)
+                h.voided = True
             from fujian_mahjong.server import economy  # issue 12: the escape penalty
 
             async with self.store.sessions() as db:
@@ -922,9 +1030,10 @@ class TableActor:
     async def _finish_match(self, leaver: int | None) -> None:
         m = self.match
         totals = list(m.totals) if m else [0] * self.cfg.players
-        if m is not None and leaver is not None:
+        if m is not None and leaver is not None and not m.over:
             m.leave(leaver)
         await self.store.end_match(self.match_id, totals, leaver)
+        self.pending_leave = None
         self._broadcast(
             {
                 "type": "match_end",
@@ -966,7 +1075,7 @@ class TableActor:
         """Rebuild the table after a restart from the database (issue 11 item 8)."""
         for seat, (pid, name, bot) in rows["seats"].items():
             self.seats[seat] = Seat(player_id=pid, name=name, bot=bot, ready=bot)
-        now = time.monotonic()
+        now = self.clock.now()
         for i, s in enumerate(self.seats):
             if s.human:
                 s.disconnected_at = now
@@ -976,9 +1085,11 @@ class TableActor:
             self.status = "open"
             return
         self.match_id = match["id"]
-        m = Match(self.cfg.profile, match["seed"], self.cfg.players, dealer=match["first_dealer"])
+        m = self.deals.restore_match(
+            self.cfg.profile, self.cfg.players, match["seed"], match["first_dealer"]
+        )
         for events in match["finished"]:
-            g = rebuild(m.next_hand(), events)
+            g = rebuild(self.deals.next_hand(m), events)
             m.record(g)
         self.match = m
         hand = rows.get("hand")
@@ -987,7 +1098,7 @@ class TableActor:
             if m.hands_played >= self.cfg.hands:
                 self.post(lambda: self._finish_match(None))
             return
-        game = rebuild(m.next_hand(), hand["events"], hand["id"])
+        game = rebuild(self.deals.next_hand(m), hand["events"], hand["id"])
         self.hand = HandState(
             id=hand["id"], number=hand["number"], game=game, persisted=len(game.events)
         )

@@ -1,6 +1,6 @@
 """Persistence: SQLAlchemy 2 (async) on SQLite (default, aiosqlite) or PostgreSQL (asyncpg),
 migrated with Alembic. The database is the source of truth: every hand's events are stored
-in order and committed before any message about them is sent (issue 11 item 8).
+in order and committed before any message about them is sent (docs/architecture.md).
 
 ``Store`` holds the engine and the repositories the server uses. For other modules (the
 browser client's replay endpoints, the economy), :func:`get_hand_events` and
@@ -16,10 +16,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import delete, event, insert, select, update
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -118,6 +119,27 @@ async def get_hand_events(session: AsyncSession, hand_id: int) -> list[dict[str,
     return [dict(r) for r in rows.scalars()]
 
 
+class StoreUnavailable(Exception):
+    """The database cannot take a write now (what fault injection raises)."""
+
+
+# what a failing database raises (full disk, lost connection, locked file)
+STORE_FAULTS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    OSError,
+    StoreUnavailable,
+)
+
+
+class StoreFaults(Protocol):
+    """Fault injection (tests): called inside every write transaction just before it
+    commits; raising fails (and rolls back) that write, as a full disk or a lost database
+    connection would."""
+
+    def before_commit(self) -> None: ...
+
+
 class Store:
     """The server's repositories over one async engine.
 
@@ -125,8 +147,13 @@ class Store:
     ``database is locked`` races between tables); event appends from many tables are
     grouped into one transaction (group commit)."""
 
-    def __init__(self, url: str, token_ttl_days: int = 30) -> None:
+    def __init__(
+        self, url: str, token_ttl_days: int = 30, faults: StoreFaults | None = None
+    ) -> None:
         self.url = url
+        self.faults = faults
+        # the last write failed (cleared by the next one that commits): health says degraded
+        self.failing = False
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
@@ -165,12 +192,21 @@ class Store:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A session in one transaction, committed at the end (serialised on SQLite)."""
-        if self.sqlite:
-            async with self._lock, self.sessions() as s, s.begin():
-                yield s
-        else:
-            async with self.sessions() as s, s.begin():
-                yield s
+        try:
+            if self.sqlite:
+                async with self._lock, self.sessions() as s, s.begin():
+                    yield s
+                    if self.faults is not None:
+                        self.faults.before_commit()
+            else:
+                async with self.sessions() as s, s.begin():
+                    yield s
+                    if self.faults is not None:
+                        self.faults.before_commit()
+        except STORE_FAULTS:
+            self.failing = True
+            raise
+        self.failing = False
 
     # ------------------------------------------------------------------ players and tokens
 
@@ -350,7 +386,7 @@ class Store:
                 .where(HandRow.id == hand_id)
                 .values(status="void", ended_at=utcnow())
             )
-            # issue 12 / R11: the leaver's escape penalty, in the same transaction, once
+            # R11: the leaver's escape penalty, in the same transaction, once
             from fujian_mahjong.server import economy
 
             await economy.settle_void(s, hand_id, leaver)
@@ -415,7 +451,7 @@ class Store:
                                 ended_at=utcnow(),
                             )
                         )
-                        # issue 12: the hand is settled in this same transaction, once
+                        # R11: the hand is settled in this same transaction, once
                         from fujian_mahjong.server import economy
 
                         await economy.settle_hand(

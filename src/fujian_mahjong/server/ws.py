@@ -1,0 +1,131 @@
+"""The WebSocket protocol's dispatcher (docs/protocol.md): one client text frame in, the
+table actor's command out. It knows nothing of sockets: the endpoint in ``server/app.py``
+feeds it frames from a real WebSocket, the tests feed it frames from an in-memory client
+(``Conn`` with a ``RecordingTransport``)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.server import protocol as P
+from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.table import TableActor, TableError
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.ratelimit import RateLimiter
+    from fujian_mahjong.server.store import Store
+
+# no client needs more than this in one message; more closes the connection
+MAX_TEXT = 8192
+
+
+class Dispatcher:
+    """Routes client messages to the lobby and the table actors."""
+
+    def __init__(self, store: Store, lobby: Lobby, misses: RateLimiter) -> None:
+        self.store = store
+        self.lobby = lobby
+        # misses of table lookups per address: a private table's 5-letter code (24^5) must
+        # not be found by trying codes (REST GET /api/tables/{ref} and WebSocket join)
+        self.misses = misses
+
+    def check_misses(self, addr: str) -> None:
+        wait = self.misses.retry_after(addr)
+        if wait > 0:
+            raise TableError(
+                "rate_limited", f"too many unknown tables asked for; try again in {wait:.0f} s"
+            )
+
+    def code_like(self, ref: Any) -> bool:
+        """A lookup by something shaped like a table code (ids are not secret)."""
+        return isinstance(ref, str) and self.lobby.code_like(ref)
+
+    def find(self, ref: Any, viewer: int | None, addr: str) -> TableActor:
+        if not self.code_like(ref):
+            return self.lobby.find(ref, viewer)
+        self.check_misses(addr)
+        try:
+            return self.lobby.find(ref, viewer)
+        except TableError as e:
+            if e.code == "no_table":
+                self.misses.hit(addr)
+            raise
+
+    def disconnected(self, conn: Conn) -> None:
+        """The client is gone: its table keeps the seat for the grace period (R11)."""
+        if conn.table is not None:
+            t = conn.table
+            t.post(lambda: t.disconnected(conn))
+        conn.close("disconnected")
+
+    async def handle(self, conn: Conn, text: str) -> None:
+        """One client message; a bad one is answered with ``error`` (never an exception)."""
+        try:
+            await self._handle(conn, text)
+        except (P.ProtocolError, TableError) as e:
+            conn.error(e.code, e.message)
+
+    async def _handle(self, conn: Conn, text: str) -> None:
+        store = self.store
+        if len(text) > MAX_TEXT:
+            conn.error("too_long", "message too long (8 KiB at most); closing")
+            conn.close("message too long")
+            return
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            raise P.ProtocolError("bad_message", "not valid JSON") from None
+        msg = P.parse_client(data)
+        if isinstance(msg, P.Ping):
+            conn.send({"type": "pong"}, stream=False)
+            return
+        if isinstance(msg, P.Hello):
+            player = await store.player_for_token(msg.token)
+            if player is None:
+                raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
+            if conn.player_id is not None and conn.player_id != player.id:
+                raise P.ProtocolError("already_hello", "this connection is another player's")
+            conn.player_id = player.id
+            conn.name = player.name
+            conn.token = msg.token
+            conn.send(
+                {
+                    "type": "welcome",
+                    "v": P.PROTOCOL_VERSION,
+                    "player_id": player.id,
+                    "name": player.name,
+                },
+                stream=False,
+            )
+            return
+        if conn.player_id is None:
+            raise P.ProtocolError("not_authenticated", "send hello with your token first")
+        if isinstance(msg, P.Join):
+            # a token revoked (logout) or expired since the hello opens no table
+            if conn.token is None or await store.player_for_token(conn.token) is None:
+                conn.player_id = conn.token = None
+                raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
+            # a private table is found by its code only (or by its creator / its seated
+            # players): its sequential id must not let anyone spectate it
+            t = self.find(msg.table, conn.player_id, conn.addr)
+            as_ = msg.as_
+            await t.call(lambda: t.join(conn, as_))
+            return
+        joined = conn.table
+        if joined is None:
+            raise P.ProtocolError("not_joined", "join a table first")
+        t = joined
+        if isinstance(msg, P.Ready | P.Next):
+            await t.call(lambda: t.ready(conn))
+        elif isinstance(msg, P.Act):
+            seq, action = msg.seq, msg.action
+            await t.call(lambda: t.act(conn, seq, action))
+        elif isinstance(msg, P.Hint):
+            await t.call(lambda: t.hint(conn))
+        elif isinstance(msg, P.Auto):
+            on = msg.on
+            await t.call(lambda: t.set_auto(conn, on))
+        elif isinstance(msg, P.Leave):
+            await t.call(lambda: t.leave(conn))

@@ -1,0 +1,178 @@
+"""Faults are survived (docs/architecture.md): a store that fails its next commits — an
+injected fault on SQLite and PostgreSQL, and a real full disk (RLIMIT_FSIZE) — tells the
+players, answers health 503, shows nothing it has not committed, and finishes the hand by
+itself once the store recovers; the log then verifies (R12). In-process, fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from pathlib import Path
+from typing import Any
+
+from fujian_mahjong.engine import replay
+from tests.inproc import Client, Harness, running
+
+
+def _pick(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    return (
+        next((a for a in legal if a["type"] == "win"), None)
+        or next((a for a in legal if a["type"] == "discard"), None)
+        or next((a for a in legal if a["type"] == "pass"), legal[0])
+    )
+
+
+async def _step(h: Harness, me: Client, acted: list[int]) -> None:
+    """One step of a naive player: act on a new state, else let 0.3 s pass."""
+    st = me.state
+    if me.legal and st is not None and st["seq"] != acted[0]:
+        acted[0] = st["seq"]
+        await me.act(_pick(me.legal))
+    else:
+        await h.advance(0.3)
+
+
+async def _stored_events(h: Harness, hand: int) -> int:
+    from fujian_mahjong.server.store import get_hand_events
+
+    async with h.store.sessions() as s:
+        return len(await get_hand_events(s, hand))
+
+
+async def _hand_with_a_fault(h: Harness, fail: int) -> None:
+    me = await h.guest("me")
+    tid = await h.table(me, bots=3)
+    await h.seat(me, tid)
+    await h.ready(me)
+    acted = [-1]
+    for _ in range(6):  # a few decisions into the hand (a fixed seed: the same every run)
+        await _step(h, me, acted)
+    assert not me.of_type("hand_end")
+    hand = me.state["hand"] if me.state else me.of_type("hand_start")[-1]["hand"]
+    table = h.lobby.tables[tid]
+    # commit before send: whenever a message reaches the client, every event of the hand
+    # is in the store (the actor's count of persisted events covers the game's)
+    unsaved: list[str] = []
+    send = me.rec.send
+
+    def checked(text: str) -> bool:
+        hs = table.hand
+        if hs is not None and hs.persisted < len(hs.game.events):
+            unsaved.append(text[:80])
+        return send(text)
+
+    me.rec.send = checked  # type: ignore[method-assign]
+    h.faults.fail(fail)
+    # play on: the next commit fails; the actor stops where it is
+    while not me.of_type("status"):
+        await _step(h, me, acted)
+    assert me.of_type("status")[0]["store"] == "failing"
+    assert "cannot save" in me.of_type("status")[0]["message"]
+    assert table.degraded
+    r = await h.http.get("/api/health")
+    assert r.status_code == 503 and r.json()["status"] == "degraded"
+    # nothing about an uncommitted event was shown: every message after the fault is the
+    # status notice, and the store holds every event a message could have come from
+    committed = await _stored_events(h, hand)
+    assert len(table.hand.game.events) > committed  # the failed step is still waiting
+    assert unsaved == [m for m in unsaved if '"type":"status"' in m]
+    before_status = me.of_type("status")[0]["seq"]
+    # while failing, no timer fires into the broken store: time passes, nothing new is shown
+    n = len(me.messages)
+    await h.advance(0.05)
+    assert all(m["type"] == "status" for m in me.messages[n:])
+    # the retries (back-off 0.1, 0.2, 0.4 ... s) use up the failures; then it continues
+    for _ in range(400):
+        if not table.degraded:
+            break
+        await h.advance(0.5)
+    assert not table.degraded, "the table did not recover"
+    assert h.faults.failed == fail
+    assert me.of_type("status")[-1]["store"] == "ok"
+    assert (await h.http.get("/api/health")).status_code == 200
+    assert unsaved == [m for m in unsaved if '"type":"status"' in m]
+    # every state shown after the fault came after the recovery notice
+    ok_seq = me.of_type("status")[-1]["seq"]
+    assert all(
+        m["seq"] > ok_seq for m in me.messages if m["type"] == "state" and m["seq"] > before_status
+    )
+    for _ in range(3000):
+        if me.of_type("hand_end"):
+            break
+        await _step(h, me, acted)
+    assert unsaved == [m for m in unsaved if '"type":"status"' in m]
+    end = me.of_type("hand_end")[-1]
+    assert end["hand"] == hand
+    r = await h.http.get(f"/api/hands/{hand}/log", params={"format": "json"})
+    assert r.status_code == 200
+    replay(r.json())  # verifies the seed commitment and every event (R12)
+
+
+def test_store_failing_then_recovering_sqlite_and_postgresql(tmp_path: Path, db_url: str) -> None:
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url) as h:
+            await _hand_with_a_fault(h, fail=4)
+
+    asyncio.run(main())
+
+
+def test_rest_write_on_a_failing_store_is_503_with_a_code(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            h.faults.fail(1)
+            r = await h.http.post("/api/guests", json={"name": "x"})
+            assert r.status_code == 503
+            assert r.json()["code"] == "store_unavailable"
+            assert (await h.http.get("/api/health")).status_code == 503
+            r = await h.http.post("/api/guests", json={"name": "x"})
+            assert r.status_code == 200
+            assert (await h.http.get("/api/health")).status_code == 200
+
+    asyncio.run(main())
+
+
+def test_a_real_full_disk(tmp_path: Path) -> None:
+    """SQLite on a file that may not grow (RLIMIT_FSIZE): the disk is 'full' for a while."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3)
+            await h.seat(me, tid)
+            await h.ready(me)
+            acted = [-1]
+            for _ in range(4):
+                await _step(h, me, acted)
+            db = tmp_path / "fjmj.sqlite3"
+            soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+            size = db.stat().st_size
+            table = h.lobby.tables[tid]
+            import signal
+
+            old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a kill
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+            try:
+                for _ in range(200):
+                    if table.degraded:
+                        break
+                    await _step(h, me, acted)
+                assert table.degraded, "the full disk was never met"
+                assert me.of_type("status")[-1]["store"] == "failing"
+                assert (await h.http.get("/api/health")).status_code == 503
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+                signal.signal(signal.SIGXFSZ, old)
+            for _ in range(400):
+                if not table.degraded:
+                    break
+                await h.advance(0.5)
+            assert not table.degraded
+            for _ in range(3000):
+                if me.of_type("hand_end"):
+                    break
+                await _step(h, me, acted)
+            hand = me.of_type("hand_end")[-1]["hand"]
+            r = await h.http.get(f"/api/hands/{hand}/log", params={"format": "json"})
+            replay(r.json())
+
+    asyncio.run(main())
