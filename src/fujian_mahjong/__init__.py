@@ -3,5 +3,5 @@
 from fujian_mahjong import _compiled
 
 # Before any hot module is imported: use the mypyc-compiled modules or, with
-# FJMJ_PURE_PYTHON=1 / no or a stale build, their pure-Python sources (issue 16).
+# FJMJ_PURE_PYTHON=1 / no or a stale build, their pure-Python sources (_compiled.py).
 _compiled.install()

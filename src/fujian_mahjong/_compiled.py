@@ -1,4 +1,4 @@
-"""Compiled or pure Python (issue 16): which implementation of the hot modules is in use.
+"""Compiled or pure Python (README.md): which implementation of the hot modules is in use.
 
 ``pip install`` compiles the modules in :data:`COMPILED` with mypyc when a C compiler is
 present (see setup.py); the ``.py`` files stay beside the compiled ones as the pure-Python

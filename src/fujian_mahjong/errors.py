@@ -37,3 +37,8 @@ class ReplayError(MahjongError):
 
 class ScenarioError(MahjongError):
     """An invalid scenario file; the message names the file, scenario and field."""
+
+
+class InputError(MahjongError):
+    """An input file refused by :mod:`fujian_mahjong.fileio`: unreadable, not a regular file,
+    too large, not UTF-8 or not acceptable JSON. The message is one line."""

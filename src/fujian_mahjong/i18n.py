@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-LANGS = ("zh", "en")
-
 MESSAGES: dict[str, tuple[str, str]] = {
     # analyze
     "hand": ("手牌", "Hand"),

@@ -31,34 +31,14 @@ from typing import Any
 
 from fujian_mahjong import analysis
 from fujian_mahjong.bots import HeuristicBot
-from fujian_mahjong.engine import Action, Game, replay
+from fujian_mahjong.engine import Action, Game, fresh_game, replay
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError, ReplayError
-from fujian_mahjong.tiles import KIND_STR, fmt_sorted, parse
+from fujian_mahjong.tiles import KIND_STR, fmt_sorted
 
-__all__ = ["review", "start_game"]
+__all__ = ["review"]
 
 _WINS = ("win", "three_golds", "rob_gold")
-
-
-def start_game(events: Sequence[dict[str, Any]]) -> Game:
-    """The hand of a verified log at its start (before the first decision)."""
-    start, end = events[0], events[-1]
-    seed = str(end["seed"])
-    profile = str(start["profile"])
-    players, dealer = int(start["players"]), int(start["dealer"])
-    streak = int(start.get("streak", 0))
-    if start.get("stacked"):
-        dice = events[1]["dice"]
-        return Game.from_wall(
-            profile,
-            parse(seed[len("stacked:") :]),
-            dice=(int(dice[0]), int(dice[1])),
-            players=players,
-            dealer=dealer,
-            streak=streak,
-        )
-    return Game.new(profile, seed=seed, players=players, dealer=dealer, streak=streak)
 
 
 def _honours(g: Game) -> bool:
@@ -138,7 +118,7 @@ def review(events: Sequence[dict[str, Any]], seat: int) -> dict[str, Any]:
     Raises :class:`ReplayError` if the log does not verify, :class:`MahjongError` if the
     seat is not at the table."""
     replay(events)  # verify first: a review of a forged log would mean nothing
-    g = start_game(events)
+    g = fresh_game(events)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g.n:
         raise MahjongError(f"--seat: the table has seats 0-{g.n - 1}, got {seat!r}")
     bot = HeuristicBot()

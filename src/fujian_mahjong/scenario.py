@@ -94,10 +94,10 @@ MAX_STREAK = ENGINE_MAX_STREAK  # the engine refuses more (R9)
 def load_scenarios(path: str | Path) -> list[Scenario]:
     """Read a ``.json`` (one object, or a list) or ``.jsonl`` file of scenarios.
 
-    Hostile files are refused with one-line ScenarioErrors (issue 14 items 10–11): not a
-    regular file, over 10 MiB, not UTF-8, JSON nested too deeply or with absurd numbers,
-    no scenario at all."""
-    from fujian_mahjong.cli.common import CliError, decode, loads, read_bytes
+    Hostile files are refused with one-line ScenarioErrors: not a regular file, over 10 MiB,
+    not UTF-8, JSON nested too deeply or with absurd numbers, no scenario at all."""
+    from fujian_mahjong.errors import InputError
+    from fujian_mahjong.fileio import decode, loads, read_bytes
 
     path = Path(path)
     src = str(path)
@@ -111,7 +111,7 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         elif text.strip():
             data = loads(text, src)
             items = data if isinstance(data, list) else [data]
-    except CliError as e:
+    except InputError as e:
         raise ScenarioError(str(e)) from None
     if not items:
         raise ScenarioError(f"{src}: no scenario in the file (it is empty)")

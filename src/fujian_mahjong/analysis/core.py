@@ -36,8 +36,6 @@ from fujian_mahjong.tiles import KIND_STR, NUM_SUITED, fmt
 _T = need_table()
 _TH = honour_table()
 NUM_PLAYABLE = 34  # 27 suited + 7 honours (R1, fuzhou-doudou)
-ALL_SUITED = tuple(range(NUM_SUITED))
-ALL_PLAYABLE = tuple(range(NUM_PLAYABLE))
 
 
 def split_keys(counts: Sequence[int], gold: int | None) -> tuple[int, int, int, int]:
@@ -249,7 +247,7 @@ def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int, kh: int = 0) -> 
     return 3 * melds + 1 - w - best
 
 
-# Split shanten (issue 16): a decision tries many hands that differ from one base hand in
+# Split shanten: a decision tries many hands that differ from one base hand in
 # a single suit (each candidate discard, each candidate draw). The other suits' kept vectors
 # are combined once (``others_id``) and each candidate only combines that with the changed
 # suit's vector (``shanten_split``) — the same max-plus convolution, so the same numbers.
@@ -403,7 +401,7 @@ class Group:
     golds: tuple[int, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -421,7 +419,7 @@ class Decomposition:
     gold: int | None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     @property
     def pair(self) -> Group:
@@ -447,10 +445,6 @@ class Decomposition:
     def golds_as_themselves(self) -> bool:
         """No gold substitutes any other kind."""
         return all(k == self.gold for g in self.groups for k in g.golds)
-
-    @property
-    def golds_only_in_pair(self) -> bool:
-        return all(not g.golds for g in self.groups if g.type != "pair")
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -486,7 +480,7 @@ def decompositions(
 @cache
 def _grp(type: str, tiles: tuple[int, ...], golds: tuple[int, ...]) -> Group:
     """One shared (immutable) Group per value: the enumeration builds the same few groups
-    many times (issue 16). Bounded: there are a few thousand distinct groups."""
+    many times. Bounded: there are a few thousand distinct groups."""
     return Group(type, tiles, golds)
 
 

@@ -270,7 +270,6 @@ def _kept_vectors() -> list[tuple[int, ...]]:
 # a count c costs ``(-c) % 3`` jokers to complete into pongs, and hosting the pair changes
 # that by -1 when ``c % 3 != 0`` (c = 1, 2, 4) and by +2 otherwise (the joker pair).
 
-NHKEYS = 5**7
 HONOUR_COST = (0, 2, 1, 0, 2, 1)  # jokers to complete c copies (0–5) into pongs
 HONOUR_PAIR_D = (2, -1, -1, 2, -1, -1)  # best change when this kind also hosts the pair
 

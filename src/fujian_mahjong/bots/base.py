@@ -25,7 +25,7 @@ class Decision:
     reason_zh: str = ""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     def explain(self, lang: str = "en") -> str:
         """The reason in the client's language (zh falls back to English)."""
@@ -57,7 +57,7 @@ class RandomBot:
 def _below(rng: random.Random, n: int) -> int:
     """A uniform index in 0..n-1 drawn exactly as ``rng.choice`` draws it (CPython's
     ``_randbelow_with_getrandbits``), so the random bot's choices are unchanged; compiled,
-    this skips two layers of Python calls per decision (issue 16)."""
+    this skips two layers of Python calls per decision."""
     k = n.bit_length()
     r = rng.getrandbits(k)
     while r >= n:
@@ -69,7 +69,7 @@ def play_out(game: Game, bots: Sequence[Bot], limit: int = 5000) -> int:
     """Let ``bots[s]`` decide for seat ``s`` (from its seat view, R12) until the hand is
     over; returns the number of decisions. Raises MahjongError after ``limit`` decisions
     (a hand that does not end is an engine bug). The simulator's loop, compiled with the
-    engine (issue 16)."""
+    engine."""
     n = 0
     while not game.is_over():
         s = game.to_act()[0]

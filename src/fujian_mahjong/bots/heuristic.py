@@ -235,7 +235,7 @@ class HeuristicBot:
         k3 = view.keys
         keys = [k3[0], k3[1], k3[2], view.kh]
         w = c[gold] if gold >= 0 else 0
-        # issue 16: the untouched suits are combined once per suit, then each candidate
+        # The untouched suits are combined once per suit, then each candidate
         # combines only the suit it changes (the same numbers as shanten_keys)
         ids = suit_ids(keys[0], keys[1], keys[2], keys[3])
         others: list[int] = [-1, -1, -1, -1]
@@ -331,8 +331,8 @@ class HeuristicBot:
             if gold >= 0 and shanten_keys(keys[0], keys[1], keys[2], w + 1, melds, keys[3]) < s:
                 kinds.append(gold)
             ids = suit_ids(keys[0], keys[1], keys[2], keys[3])
-            # each suit holding natural tiles: the kinds near them (issue 16: the other
-            # suits are combined once per suit, only the changed suit per candidate)
+            # each suit holding natural tiles: the kinds near them (the other suits
+            # are combined once per suit, only the changed suit per candidate)
             for i in range(4):
                 key = keys[i]
                 if not key:
@@ -347,7 +347,7 @@ class HeuristicBot:
                             if shanten_split(oid, vid, w, melds) < s:
                                 kinds.append(k)
                     continue
-                # shanten_split(oid, kept_id(...), w, melds) < s, inlined (issue 16):
+                # shanten_split(oid, kept_id(...), w, melds) < s, inlined:
                 # 3 * melds + 1 - w - v[6 + melds] < s
                 loaded = tables._KEPT_IDS
                 kid = kept_id if loaded is None else loaded.__getitem__

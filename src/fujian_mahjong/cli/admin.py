@@ -1,4 +1,4 @@
-"""``fjmj admin``: operators' commands on the server's database (issue 12 item 5).
+"""``fjmj admin``: operators' commands on the server's database (docs/economy.md).
 
 Same ``--db`` / ``--data-dir`` options and defaults as ``fjmj serve``; safe to run while the
 server runs (every change is one transaction with the same locks the server takes).

@@ -2,7 +2,7 @@
 
 Honours (1z–7z) are accepted in a hand, and as the gold, only with a profile whose
 ``honours`` field is ``"playable"`` (R1, ``fuzhou-doudou``); elsewhere they are flowers and
-an honour in the hand is an error. Input is bounded (issue 14): a hand is at most
+an honour in the hand is an error. Input is bounded: a hand is at most
 ``MAX_HAND_CHARS`` characters, a --batch line at most ``MAX_LINE_BYTES`` bytes (longer lines
 are skipped without being held in memory), and every error is one short line, exit 2.
 """

@@ -1,6 +1,6 @@
 """``fjmj``: the command-line entry point with its subcommands.
 
-Start-up is kept fast (issue 16: ``fjmj --help`` and ``fjmj analyze`` in < 70 ms as whole
+Start-up is kept fast (``fjmj --help`` and ``fjmj analyze`` in < 70 ms as whole
 processes): the top-level parser only knows each subcommand's name and one-line help from
 the table below; the module that implements a subcommand is imported only when that
 subcommand is run (or asked for ``--help``).

@@ -11,7 +11,8 @@ import argparse
 import sys
 from typing import Any
 
-from fujian_mahjong.cli.common import CliError, excerpt, loads, read_input
+from fujian_mahjong.cli.common import CliError
+from fujian_mahjong.fileio import excerpt, loads, read_input
 
 MAX_EVENTS = 20_000  # a hand has a few hundred events
 

@@ -11,7 +11,8 @@ import json
 import sys
 from typing import Any
 
-from fujian_mahjong.cli.common import CliError, excerpt, read_input
+from fujian_mahjong.cli.common import CliError
+from fujian_mahjong.fileio import excerpt, read_input
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -1,8 +1,8 @@
 """``fjmj score``: score a win situation (R10) from JSON, with its breakdown.
 
-Hostile input (issue 14) never gives a traceback: the input is a regular file or standard
+Hostile input never gives a traceback: the input is a regular file or standard
 input of at most :data:`MAX_INPUT` bytes of UTF-8 JSON with bounded depth and digits (the
-shared readers in :mod:`fujian_mahjong.cli.common`), every number is range-checked where it
+shared readers in :mod:`fujian_mahjong.fileio`), every number is range-checked where it
 enters (:func:`fujian_mahjong.scoring.situation_from_json`), and every error is one line
 naming the field at fault (exit 2).
 """
@@ -14,7 +14,7 @@ import json
 
 from rich.cells import cell_len
 
-from fujian_mahjong.cli.common import excerpt, loads, read_input
+from fujian_mahjong.fileio import excerpt, loads, read_input
 from fujian_mahjong.scoring import SPECIAL_NAMES, Score, score, situation_from_json
 
 MAX_INPUT = 1 << 20  # bytes: a situation is a few hundred bytes

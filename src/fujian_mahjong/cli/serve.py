@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--starting-grant",
         type=int,
         default=10_000,
-        help="silver a new account starts with (issue 12; default 10000)",
+        help="silver a new account starts with (R11; default 10000)",
     )
     p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run_serve)

@@ -14,7 +14,8 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.cli.common import CliError, excerpt
+from fujian_mahjong.cli.common import CliError
+from fujian_mahjong.fileio import excerpt
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -112,8 +113,8 @@ def check_log_dir(path: str) -> str:
 
 def check_profile(name: str) -> Any:
     """The rule profile named by ``--profile``; a TOML path must be a small regular file."""
-    from fujian_mahjong.cli.common import decode, read_bytes
     from fujian_mahjong.errors import MahjongError
+    from fujian_mahjong.fileio import decode, read_bytes
     from fujian_mahjong.rules import get_profile
 
     name = text_arg("--profile", name, 1000)
@@ -234,7 +235,7 @@ def _simulate(
     address = getattr(args, "address", None)
     if address is not None and getattr(args, "backend", "local") != "ray":
         raise CliError("--address needs --backend ray")
-    if getattr(args, "backend", "local") == "ray":  # issue 15: same summary, Ray tasks
+    if getattr(args, "backend", "local") == "ray":  # same summary, Ray tasks (docs/rl.md)
         import functools
 
         from fujian_mahjong.sim.ray_backend import simulate_ray

@@ -22,7 +22,6 @@ ACTION_TYPES = (
     "rob_gold",  # 抢金; the dealer attaches it to his first discard (tile)
     "jin_kan",  # 金坎: discard tile and declare
 )
-TILE_ACTIONS = frozenset({"discard", "concealed_kong", "added_kong", "jin_kan"})
 _TYPE_SET = frozenset(ACTION_TYPES)
 
 

@@ -68,7 +68,7 @@ _CHOW = {
 def _typ(a: Action | None) -> str:
     """An answer's type ("" for none). The engine compares answers by type: each was
     checked equal to one of the seat's legal actions, and the legal win/三金倒/抢金 options
-    carry no tile (comparing dataclasses is slow Python code, issue 16)."""
+    carry no tile (comparing dataclasses is slow Python code)."""
     return "" if a is None else a.type
 
 
@@ -82,7 +82,7 @@ _BIT_LENGTH = tuple(n.bit_length() for n in range(len(_PHYSICAL) + 1))
 
 def shuffle(rng: random.Random, x: list[int]) -> None:
     """``rng.shuffle(x)`` (the same permutation and the same generator state after it) with
-    its per-element method calls inlined: the wall is shuffled for every hand (issue 16).
+    its per-element method calls inlined: the wall is shuffled for every hand.
     This is CPython's algorithm (``_randbelow_with_getrandbits``: ``k = n.bit_length()``,
     draw k bits until below n); a test compares it with ``random.shuffle``."""
     getrandbits = rng.getrandbits
@@ -98,7 +98,7 @@ def shuffle(rng: random.Random, x: list[int]) -> None:
 
 def fmt(kinds: Sequence[int]) -> str:
     """``tiles.fmt`` (the same text) on table lookups: the engine formats every event's
-    tiles (hot path, issue 16); most flower events carry none or one."""
+    tiles (hot path); most flower events carry none or one."""
     n = len(kinds)
     if n < 2:
         return _K[kinds[0]] if n else ""
@@ -175,7 +175,7 @@ class Meld:
         self.claimed_from = claimed_from
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # pickle/copy also when compiled with mypyc (issue 16)
+        # pickle/copy also when compiled with mypyc
         return (Meld, (self.type, self.tiles, self.claimed_from))
 
     def to_json(self, hidden: bool = False) -> dict[str, Any]:
@@ -190,7 +190,7 @@ class Game:
     # ------------------------------------------------------------------ construction
 
     # Parameters a caller may get wrong are typed ``object`` and checked here: compiled with
-    # mypyc (issue 16), an ``int`` parameter would raise TypeError before the check.
+    # mypyc, an ``int`` parameter would raise TypeError before the check.
     def __init__(self, profile: Profile, players: object, dealer: object, streak: object) -> None:
         players = _check_int("players", players, 2, 4)
         dealer = _check_int("dealer", dealer, -(2**31), 2**31)
@@ -230,7 +230,7 @@ class Game:
         self.keys = [[0, 0, 0, 0] for _ in range(players)]
         # R7 readiness per seat (hand + one gold wins): 1/0, -1 unknown; reset whenever the
         # seat's tiles or the gold change. A seat that is not ready cannot win on any tile,
-        # so most claim checks stop here (issue 16)
+        # so most claim checks stop here
         self._ready = [-1] * players
         self.flowers: list[list[int]] = [[] for _ in range(players)]
         self.sets = [0] * players
@@ -265,7 +265,7 @@ class Game:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle and ``copy.deepcopy`` support (search code copies games). Compiled with
-        mypyc (issue 16) a Game has no ``__dict__``; its attributes are listed in
+        mypyc a Game has no ``__dict__``; its attributes are listed in
         ``__mypyc_attrs__``, so both forms are restored attribute by attribute."""
         names: tuple[str, ...] = getattr(type(self), "__mypyc_attrs__", None) or tuple(
             self.__dict__
@@ -363,7 +363,7 @@ class Game:
     def reserve(self) -> int:
         """R5: the tail tiles never drawn from the head."""
         # = self.profile.reserve(...), on the profile's numbers copied at construction
-        # (a frozen profile; reading them here is a native sum when compiled, issue 16)
+        # (a frozen profile; reading them here is a native sum when compiled)
         rb, rek, rck, rfs = self._reserve_terms
         return rb + rek * self.exposed_kongs + rck * self.concealed_kongs + rfs * sum(self.sets)
 
@@ -710,7 +710,7 @@ class Game:
             return []
         c = self.counts[s]
         out = []
-        if 4 in c:  # (issue 16: most hands hold no four of a kind)
+        if 4 in c:  # most hands hold no four of a kind
             for k in range(self._nk):
                 if c[k] == 4 and k != self.gold:
                     out.append(_CONCEALED_KONG[k])
@@ -880,7 +880,7 @@ class Game:
         self.dealer_rob_discard = rob
         opts: dict[int, list[Action]] = {}
         n = self.n
-        quick = not window_b and k != self.gold  # issue 16: most seats cannot claim at all
+        quick = not window_b and k != self.gold  # most seats cannot claim at all
         three_rule = self.profile.three_golds_on_discard
         for i in range(1, n):
             o = (s + i) % n
@@ -956,7 +956,7 @@ class Game:
         c = self.counts[o]
         chow_seat = o == (d + 1) % self.n and k < 27
         if c[k] < 2 and not chow_seat:
-            return out  # no kong, pong or chow on k (issue 16: most seats stop here)
+            return out  # no kong, pong or chow on k (most seats stop here)
         if c[k] == 3 and self.wall_left > 0:
             out.append(KONG)
         # R5 sanming forbids discarding a gold: a pong/chow must leave a tile to discard

@@ -58,7 +58,7 @@ class Term:
     value: int
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "zh": self.zh, "en": self.en, "value": self.value}
@@ -83,12 +83,12 @@ class Score:
     breakdown: tuple[Term, ...]
     winner: int | None
     dec: Decomposition | None = field(default=None, compare=False, repr=False)
-    # issue 16: when no reading changes the score, the scored reading (the first one) is
+    # When no reading changes the score, the scored reading (the first one) is
     # enumerated only if somebody asks for it (``decomposition``), from this situation
     lazy_of: Situation | None = field(default=None, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     @property
     def decomposition(self) -> Decomposition | None:
@@ -119,7 +119,7 @@ class Quantities:
     L: int
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
 
 def quantities(sit: Situation) -> Quantities:
@@ -406,7 +406,7 @@ def score(sit: Situation) -> Score:
     q = quantities(sit)
     formula = FORMULAS[sit.profile.scoring]
     if not _reading_matters(sit, q) and _has_reading(sit):
-        # issue 16: every reading scores the same; the first one is found only on demand
+        # Every reading scores the same; the first one is found only on demand
         specials = detect_specials(sit, None, q)
         x, terms = formula(sit, q, specials)
         terms = [*terms, term("total" if sit.self_draw else "total_discard", x)]

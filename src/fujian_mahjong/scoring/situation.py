@@ -41,11 +41,7 @@ class MeldIn:
     tiles: tuple[int, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
-
-    @property
-    def is_kong(self) -> bool:
-        return self.type.startswith("kong")
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     @property
     def is_exposed_kong(self) -> bool:
@@ -77,7 +73,7 @@ class Situation:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_dataclass(self)  # pickle/copy also when compiled (issue 16)
+        return reduce_dataclass(self)  # pickle/copy also when compiled
 
     @property
     def self_draw(self) -> bool:
@@ -111,7 +107,7 @@ class Situation:
         }
 
 
-# Hostile input (issue 14): bounded sizes, short excerpts in messages.
+# Hostile input: bounded sizes, short excerpts in messages.
 MAX_TILES_TEXT = 120  # characters of tile notation in one field (a hand needs ~40)
 MAX_MELDS = 5
 MAX_BASE = 1_000_000
@@ -345,7 +341,7 @@ def _check_copies(hand: list[int], melds: list[MeldIn], flowers: list[int]) -> N
 
 
 def check(sit: Situation) -> None:
-    """Refuse situations that cannot arise at a table (issue 10), naming the field.
+    """Refuse situations that cannot arise at a table under RULES.md, naming the field.
 
     ``score()`` calls this too, so a hand-made :class:`Situation` is held to the same rules
     as ``fjmj score``'s input.

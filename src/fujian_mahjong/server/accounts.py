@@ -1,4 +1,4 @@
-"""Registered accounts and the public economy endpoints (issue 12, R11).
+"""Registered accounts and the public economy endpoints (R11, docs/economy.md).
 
 - ``POST /api/accounts {"name", "password"}``: register (201). With a guest's bearer token
   the guest becomes the account and keeps its player id. Names are unique (compared after

@@ -52,7 +52,7 @@ class TableIn(BaseModel):
     turn_seconds: float = Field(default=15, ge=0.2, le=600)
     hands: int = Field(default=8, ge=1, le=64)
     private: bool = False
-    # issue 12 / R11 (server/economy.py): silver per point, base, fee, loss cap in points
+    # R11 (server/economy.py): silver per point, base, fee, loss cap in points
     # (0: none), the minimum balance to sit down (default 20 × stake)
     stake: int = Field(default=1, ge=0, le=10**9)
     base: int = Field(default=1, ge=1, le=10**6)
@@ -173,7 +173,7 @@ def create_app(
             )
         except TableError as e:
             raise HTTPException(400, e.message) from None
-        from fujian_mahjong.server import economy  # issue 12: the table's stakes
+        from fujian_mahjong.server import economy  # R11: the table's stakes
 
         async with store.write() as s:
             await economy.set_stakes(
@@ -322,7 +322,7 @@ def create_app(
             raise
     else:
         app.include_router(web_api.router)
-    from fujian_mahjong.server.accounts import router as accounts_router  # issue 12
+    from fujian_mahjong.server.accounts import router as accounts_router  # R11, docs/economy.md
 
     app.include_router(accounts_router)
 

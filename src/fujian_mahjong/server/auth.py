@@ -1,4 +1,4 @@
-"""Identity: guests now, registered accounts later (issue 12). Every REST call carries
+"""Identity: guests now, registered accounts (docs/economy.md). Every REST call carries
 ``Authorization: Bearer TOKEN``; the WebSocket carries the token in ``hello``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The platform economy on the server (issue 12, R11): accounts' silver, the append-only
+"""The platform economy on the server (R11, docs/economy.md): accounts' silver, the append-only
 ledger, each hand's settlement, the escape penalty, ratings and the 24 levels, and the audit.
 
 Every function here takes an open ``AsyncSession`` inside a transaction and never commits:
@@ -17,7 +17,7 @@ Money rules (docs/economy.md):
   so two tables never deadlock), and on SQLite a write before the read takes the database's
   single write lock, so two concurrent settlements for one player serialise and no update is
   lost;
-- only accounts hold silver (R11 with issue 12 item 6): a bot's or a guest's share of a
+- only accounts hold silver (R11; docs/economy.md, bots and guests): a bot's or a guest's share of a
   payment is neither paid nor received (:func:`account_payments`), so silver moves only
   between registered players; ratings move by the full points.
 """
@@ -68,8 +68,8 @@ __all__ = [
     "settle_void",
 ]
 
-DEFAULT_GRANT = 10_000  # R11 / issue 12: a new account's starting grant
-MIN_BALANCE_STAKES = 20  # issue 12: the default minimum balance to sit is 20 × stake
+DEFAULT_GRANT = 10_000  # R11: a new account's starting grant
+MIN_BALANCE_STAKES = 20  # docs/economy.md: the default minimum balance to sit is 20 × stake
 MAX_SILVER = 10**15  # any single amount beyond this is a typo, not a grant
 
 
@@ -104,7 +104,7 @@ def make_stakes(
     cap: int = 0,
     min_balance: int | None = None,
 ) -> Stakes:
-    """Validated stakes; the minimum balance defaults to 20 × stake (issue 12)."""
+    """Validated stakes; the minimum balance defaults to 20 × stake (docs/economy.md)."""
     for name, v, lo in (("stake", stake, 0), ("base", base, 1), ("fee", fee, 0), ("cap", cap, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= MAX_SILVER:
             raise EconomyError("bad_stakes", f"{name}: must be an integer {lo}-{MAX_SILVER}")
@@ -119,7 +119,7 @@ async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
 
 
 async def get_stakes(s: AsyncSession, table_id: int) -> Stakes | None:
-    """A table's stakes; None for a table played for points only (made before issue 12)."""
+    """A table's stakes; None for a table played for points only (made before the economy existed)."""
     row = (
         await s.execute(
             select(
@@ -286,7 +286,7 @@ _TEST_PAUSE: dict[str, float] = {}
 
 
 def _crash_point(name: str) -> None:
-    """Crash tests (issue 12): ``FJMJ_CRASH_AT=name`` SIGKILLs the server right here."""
+    """Crash tests: ``FJMJ_CRASH_AT=name`` SIGKILLs the server right here."""
     if os.environ.get("FJMJ_CRASH_AT") == name:
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -479,7 +479,7 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
 
 
 async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
-    """What ``hand_end`` adds (issue 12 item 3): per seat the silver change (after the fee),
+    """What ``hand_end`` adds (docs/economy.md): per seat the silver change (after the fee),
     the transfer, the fee and the new balance (null for seats without an account), and the
     level-ups. Read from the committed settlement."""
     _crash_point("settle_after_commit")

@@ -40,7 +40,7 @@ class Settings:
     # a connection is closed after this many bad messages within a minute
     bad_messages_per_minute: int = 20
     token_ttl_days: int = 30
-    # issue 12 (server/accounts.py, server/economy.py): a new account's silver, login limits
+    # R11 (server/accounts.py, server/economy.py): a new account's silver, login limits
     starting_grant: int = 10_000
     login_fails_per_name: int = 5
     login_fails_per_address: int = 30

@@ -8,7 +8,7 @@ table with humans, nothing but a public notice (``discard`` / ``hand_start``) go
 were not asked (and spectators) never receive a view while a claim window is open, and the
 states that follow the pause look the same whether or not anyone could claim.
 
-Persistence (issue 11 item 8): every event is committed before any message about it is sent.
+Persistence (docs/architecture.md): every event is committed before any message about it is sent.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class HandState:
 
 
 class TableActor:
-    """The table's single serialised executor (issue 11 item 5)."""
+    """The table's single serialised executor (docs/architecture.md)."""
 
     def __init__(
         self,
@@ -392,7 +392,7 @@ class TableActor:
                 seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
                 if seat is None:
                     raise TableError("table_full", f"table {self.id} has no free seat")
-                # issue 12: an account below the table's minimum balance may not sit down
+                # R11: an account below the table's minimum balance may not sit down
                 from fujian_mahjong.server import economy
 
                 async with self.store.sessions() as db:
@@ -596,12 +596,12 @@ class TableActor:
             "streak": m.streak,
             "seed_sha256": start["seed_sha256"],
         }
-        self._window_check(self.hand, opening=True)
+        self._window_check(self.hand)
         self.hand.notices.append(notice)
         self.seats_dirty = True
         await self._pump()
 
-    def _window_check(self, h: HandState, opening: bool = False) -> None:
+    def _window_check(self, h: HandState) -> None:
         """After an action (or the deal): start the claim pause and note who was asked."""
         g = h.game
         if self.has_humans and self.settings.claim_pause_ms > 0:
@@ -612,7 +612,6 @@ class TableActor:
             h.window_asked = frozenset(g.to_act())
         else:
             h.window_asked = frozenset()
-        del opening
 
     async def act(self, conn: Conn, seq: int, action: Any) -> None:
         """WS ``act``: validate against the state this seat was shown, then apply."""
@@ -924,7 +923,7 @@ class TableActor:
         return run
 
     def _auto_action(self, g: Game, seat: int, bot: bool) -> Action:
-        """A bot plays its own game; a human's seat at a deadline (issue 11 item 5): claims
+        """A bot plays its own game; a human's seat at a deadline: claims
         → pass, own turn → win if possible, else the heuristic bot's choice."""
         legal = g.legal_actions(seat)
         if not bot:
@@ -967,7 +966,7 @@ class TableActor:
             "hands_total": self.cfg.hands,
             "match_over": match_over,
         }
-        # issue 12: each seat's silver change and new balance, level-ups (settled already)
+        # R11 (docs/economy.md): each seat's silver change and new balance, level-ups (settled already)
         from fujian_mahjong.server import economy
 
         async with self.store.sessions() as db:
@@ -1016,7 +1015,7 @@ class TableActor:
             if not h.voided:
                 await self.store.void_hand(h.id, leaver)
                 h.voided = True
-            from fujian_mahjong.server import economy  # issue 12: the escape penalty
+            from fujian_mahjong.server import economy  # R11: the escape penalty
 
             async with self.store.sessions() as db:
                 extra = await economy.hand_end_fields(db, h.id)
@@ -1072,7 +1071,7 @@ class TableActor:
     # ------------------------------------------------------------------ crash restore
 
     async def restore(self, rows: dict[str, Any]) -> None:
-        """Rebuild the table after a restart from the database (issue 11 item 8)."""
+        """Rebuild the table after a restart from the database (docs/architecture.md)."""
         for seat, (pid, name, bot) in rows["seats"].items():
             self.seats[seat] = Seat(player_id=pid, name=name, bot=bot, ready=bot)
         now = self.clock.now()

@@ -6,7 +6,7 @@ for any number of worker processes (records are aggregated in hand order).
 
 Memory is bounded whatever ``hands`` is: hands are streamed (a few chunks in flight per
 worker, each record folded into running sums and dropped), never pre-allocated per hand.
-Faults (issue 14 item 11): an interrupt (Ctrl-C, SIGTERM in the CLI) terminates the worker
+Faults: an interrupt (Ctrl-C, SIGTERM in the CLI) terminates the worker
 processes before it propagates; a worker that dies raises :class:`WorkerDied` naming it; a
 hand log is written to a temporary name and renamed, so a full disk or a vanished log
 directory raises :class:`LogWriteError` and leaves no partial log file.

@@ -223,7 +223,7 @@ class PlayApp(App[None]):
             return
         import os
 
-        from fujian_mahjong.cli.common import write_atomic
+        from fujian_mahjong.fileio import write_atomic
 
         path = os.path.join(self.log_dir, f"hand-{self.match.hands_played:03d}.jsonl")
         try:

@@ -1,4 +1,4 @@
-"""SQLAlchemy models of the platform economy (issue 12, R11), on the server's metadata:
+"""SQLAlchemy models of the platform economy (R11, docs/economy.md), on the server's metadata:
 registered accounts with their silver and rating, the append-only silver ledger, each
 table's stakes, each hand's settlement (its idempotency key is the hand id), per-seat hand
 results (history) and per-profile statistics (leaderboards).

@@ -39,7 +39,7 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """A person: a guest now, a registered account later (issue 12)."""
+    """A person: a guest now, a registered account (docs/economy.md)."""
 
     __tablename__ = "players"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

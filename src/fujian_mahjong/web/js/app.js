@@ -1,6 +1,6 @@
 // Entry point: routes by query string.
 //   /                         lobby
-//   /?table=ID[&token=T]      that table as that player (invite links, tests: issue 13 item 7)
+//   /?table=ID[&token=T]      that table as that player (invite links, tests: docs/web.md)
 //   /?table=ID&as=spectator   watch a table
 //   /?replay=HAND[&seat=S]    replay and review a finished hand
 import { t } from "./i18n.js";

@@ -1,4 +1,4 @@
-// End of hand and match (issue 13 item 4): every hand revealed, the winning hand as its
+// End of hand and match: every hand revealed, the winning hand as its
 // decomposition with what each gold stands for, the scorer's zh/en breakdown (R10: every
 // term named), payments, match totals; the next hand only on a deliberate click.
 import { getLang, pick, t } from "./i18n.js";

@@ -1,5 +1,5 @@
 // One zh/en message table for the client (STYLE.md). The language defaults to the
-// browser's and is remembered in localStorage (issue 13 item 6).
+// browser's and is remembered in localStorage.
 
 const M = {
   title: ["福建金麻将", "Fujian Gold Mahjong"],

@@ -1,4 +1,4 @@
-// The lobby (issue 13 item 2): guest name (and login/register when the server has
+// The lobby: guest name (and login/register when the server has
 // accounts), the open tables, create a table, join by code, spectate, my finished hands.
 import { t } from "./i18n.js";
 import { api, hasPath, load, save, serverPaths, token } from "./net.js";

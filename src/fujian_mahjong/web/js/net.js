@@ -1,5 +1,5 @@
 // REST and WebSocket plumbing. All URLs are relative to the page, so the client works
-// wherever the server mounts it (issue 13 item 1).
+// wherever the server mounts it.
 
 const STORE = "fjmj.";
 
@@ -87,7 +87,7 @@ export function hasPath(paths, path, method) {
 
 /**
  * One table connection: hello → welcome → join → seated, then messages. Reconnects with
- * backoff after any drop and rejoins the same table (issue 11 item 4: the seat resumes and
+ * backoff after any drop and rejoins the same table (docs/protocol.md: the seat resumes and
  * a fresh state arrives); onStatus reports "online" / "reconnecting".
  */
 export class TableConn {

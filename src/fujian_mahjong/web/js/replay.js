@@ -1,4 +1,4 @@
-// Replay and review (issue 13 item 5): step forward/back through a finished hand with every
+// Replay and review: step forward/back through a finished hand with every
 // hand visible; at each decision of the chosen seat, the heuristic bot's choice and reason
 // beside what was played. Data: GET api/hands/{id}/replay and api/hands/{id}/review?seat=S
 // (server/web_api.py), available only once the hand is over (R12).

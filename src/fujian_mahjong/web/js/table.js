@@ -1,6 +1,6 @@
-// The table (issue 13 item 3): seats around the table relative to you, rivers, flowers,
+// The table: seats around the table relative to you, rivers, flowers,
 // melds, the gold, your hand with the drawn tile apart, the claim prompt with its countdown,
-// every engine option as a button, hint, auto-pass and 托管; then the end of hand (item 4).
+// every engine option as a button, hint, auto-pass and 托管; then the end of hand (handend.js).
 //
 // Everything shown comes from the server's `state` messages, whose `view` is exactly the
 // engine's Game.view(seat) (R12: only what this seat may see).

@@ -1,6 +1,6 @@
 // Tiles (RULES.md R1): notation, names and tile elements drawn with the Noto Sans Symbols 2
 // mahjong glyphs (assets/mahjong-tiles.woff2, OFL). Every tile element carries the DOM
-// testing contract: data-tile="5p" and data-gold="1" for a gold (issue 13 item 7).
+// testing contract: data-tile="5p" and data-gold="1" for a gold (docs/web.md).
 
 const SUITS = "mpszf";
 const SUIT_BASE = { m: 0, p: 9, s: 18, z: 27, f: 34 };

@@ -1,4 +1,4 @@
-"""The platform economy (issue 12, R11): accounts, the silver ledger, table stakes, hand
+"""The platform economy (R11, docs/economy.md): accounts, the silver ledger, table stakes, hand
 settlements, hand results and per-profile statistics.
 
 Existing data is kept: players (guests) stay guests, existing tables have no stakes row and
