@@ -20,6 +20,16 @@ from tests.test_economy_support import add_hand, add_player, add_table
 PAUSE = 0.25  # each settlement holds its locks this long after reading the balances
 
 
+class _Slow:
+    """Injected into the test's sessions: the economy waits here with its locks held."""
+
+    async def pause(self) -> None:
+        await asyncio.sleep(PAUSE)
+
+
+SLOW = _Slow()
+
+
 async def _race(url: str, hands: int) -> None:
     await upgrade(url)
     setup = make_engine(url)
@@ -37,18 +47,16 @@ async def _race(url: str, hands: int) -> None:
     engines = [make_engine(url) for _ in range(hands)]
 
     async def settle(i: int) -> None:
-        mk = async_sessionmaker(engines[i], expire_on_commit=False)
+        mk = async_sessionmaker(engines[i], expire_on_commit=False, info={"faults": SLOW})
         async with mk() as s, s.begin():
             pay = [-100 * (i + 1), 100 * (i + 1), 0, 0]
             await economy.settle_hand(s, ids[i], {"payments": pay}, {"winner": 1})
 
-    economy._TEST_PAUSE["s"] = PAUSE
     try:
         t0 = time.monotonic()
         await asyncio.gather(*(settle(i) for i in range(hands)))
         elapsed = time.monotonic() - t0
     finally:
-        economy._TEST_PAUSE.clear()
         for e in engines:
             await e.dispose()
     # the transactions really overlapped and were serialised by the locks
@@ -88,17 +96,15 @@ def test_concurrent_admin_changes_never_overdraw(db_url: str, tmp_path: Path) ->
 
         async def take(i: int) -> str:
             try:
-                async with async_sessionmaker(engines[i])() as s, s.begin():
+                async with async_sessionmaker(engines[i], info={"faults": SLOW})() as s, s.begin():
                     await economy.admin_adjust(s, p, -700, f"operator {i}")
             except economy.EconomyError as e:
                 return e.code
             return "ok"
 
-        economy._TEST_PAUSE["s"] = PAUSE
         try:
             outcomes = sorted(await asyncio.gather(take(0), take(1)))
         finally:
-            economy._TEST_PAUSE.clear()
             for e in engines:
                 await e.dispose()
         assert outcomes == ["insufficient", "ok"]

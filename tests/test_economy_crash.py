@@ -75,7 +75,7 @@ async def _play_until_end_or_drop(srv: EconServer, token: str, table: int) -> di
 @pytest.mark.parametrize("point", ["settle_before_commit", "settle_after_commit"])
 def test_sigkill_around_the_settlement(db_url: str, tmp_path: Path, point: str) -> None:
     srv = EconServer(tmp_path, db=db_url)
-    srv.start(env={"FJMJ_CRASH_AT": point})
+    srv.start(crash_at=point)
     try:
         a = register(srv.base, "Crash", "crash-secret")
         r = httpx.post(

@@ -187,24 +187,19 @@ class EconServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self, env: dict[str, str] | None = None) -> None:
+    def start(self, env: dict[str, str] | None = None, crash_at: str | None = None) -> None:
+        """Start ``fjmj serve``; with ``crash_at`` the test-only launcher that SIGKILLs
+        itself at that point of the settlement (tests/crash_server.py)."""
         self.port = free_port()
-        cmd = [
-            FJMJ,
-            "serve",
-            "--port",
-            str(self.port),
-            "--data-dir",
-            str(self.data_dir),
-            "--claim-pause-ms",
-            "0",
-            "--bot-delay-ms",
-            "0",
-        ]
+        if crash_at is None:
+            cmd = [FJMJ, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
+            cmd += ["--claim-pause-ms", "0", "--bot-delay-ms", "0"]
+        else:
+            cmd = [sys.executable, "-m", "tests.crash_server", "--crash-at", crash_at]
+            cmd += ["--port", str(self.port), "--data-dir", str(self.data_dir)]
         if self.db:
             cmd += ["--db", self.db]
         full_env = {**os.environ, **self.env}
-        full_env.pop("FJMJ_CRASH_AT", None)  # a crash point only where a start asks for it
         full_env.update(env or {})
         log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, env=full_env)

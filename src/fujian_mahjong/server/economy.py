@@ -24,9 +24,6 @@ Money rules (docs/economy.md):
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -166,7 +163,7 @@ async def _lock(s: AsyncSession, player_ids: Sequence[int]) -> dict[int, tuple[i
     else:
         q = q.order_by(Account.player_id).with_for_update()
     rows = (await s.execute(q)).all()
-    await _pause_point()
+    await _pause_point(s)
     return {int(p): (int(b), int(r)) for p, b, r in rows}
 
 
@@ -274,21 +271,21 @@ def _cap(profile: str, stakes: Stakes) -> int:
     return get_profile(profile).hand_cap if profile in BUILTIN else 0
 
 
-async def _pause_point() -> None:
-    """Tests widen the race window of a settlement here (tests/test_economy_concurrency.py):
-    the locks are held while this waits, so another transaction must wait for them."""
-    delay = _TEST_PAUSE.get("s", 0.0)
-    if delay:
-        await asyncio.sleep(delay)
+async def _pause_point(s: AsyncSession) -> None:
+    """Where a test may widen the race window of a settlement (the locks are held while it
+    waits, so another transaction must wait for them): the session's injected ``faults``
+    object (``Store(faults=...)``, tests/test_economy_concurrency.py) may define ``pause``."""
+    pause = getattr(s.info.get("faults"), "pause", None)
+    if pause is not None:
+        await pause()
 
 
-_TEST_PAUSE: dict[str, float] = {}
-
-
-def _crash_point(name: str) -> None:
-    """Crash tests: ``FJMJ_CRASH_AT=name`` SIGKILLs the server right here."""
-    if os.environ.get("FJMJ_CRASH_AT") == name:
-        os.kill(os.getpid(), signal.SIGKILL)
+def _crash_point(s: AsyncSession, name: str) -> None:
+    """Where a crash test may kill the server (``point(name)`` of the session's injected
+    ``faults`` object; tests/crash_server.py)."""
+    point = getattr(s.info.get("faults"), "point", None)
+    if point is not None:
+        point(name)
 
 
 async def settle_hand(
@@ -387,7 +384,7 @@ async def settle_hand(
             hand_id=hand_id, kind="hand", detail=detail, created_at=utcnow()
         )
     )
-    _crash_point("settle_before_commit")
+    _crash_point(s, "settle_before_commit")
     return detail
 
 
@@ -482,7 +479,7 @@ async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
     """What ``hand_end`` adds (docs/economy.md): per seat the silver change (after the fee),
     the transfer, the fee and the new balance (null for seats without an account), and the
     level-ups. Read from the committed settlement."""
-    _crash_point("settle_after_commit")
+    _crash_point(s, "settle_after_commit")
     row = (
         await s.execute(
             select(SettlementRow.kind, SettlementRow.detail).where(SettlementRow.hand_id == hand_id)

@@ -156,7 +156,11 @@ class Store:
         self.failing = False
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
-        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # every session carries the injected faults (tests): the economy's pause and crash
+        # points read them from the session (server/economy.py)
+        self.sessions = async_sessionmaker(
+            self.engine, expire_on_commit=False, info={"faults": faults}
+        )
         self.token_ttl = timedelta(days=token_ttl_days)
         self._lock = asyncio.Lock()
         self._pending: list[

@@ -680,6 +680,11 @@ export async function showTable(root, tableRef, as) {
         break;
       case "pong":
         break;
+      case "status":
+        // the server cannot save the game (full disk, lost database): it waits, then
+        // continues by itself (docs/protocol.md)
+        toast(getLang() === "zh" ? msg.message_zh || msg.message : msg.message, msg.store === "failing" ? "error" : "info");
+        break;
       case "seats":
         st.seats = msg.seats;
         render();
