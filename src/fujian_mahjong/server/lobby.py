@@ -153,7 +153,7 @@ class Lobby:
                 await actor.restore(entry)
             except MahjongError:
                 log.exception("table %s: cannot restore; closing it", t.id)
-                actor.post(lambda a=actor: a._close("could not be restored"))  # type: ignore[misc]
+                actor.post(lambda a=actor: a.finisher.close("could not be restored"))  # type: ignore[misc]
                 continue
             if all(s.bot for s in actor.seats) and actor.status in ("open", "between"):
                 actor.post(actor._maybe_start)

@@ -1,14 +1,15 @@
 """One actor per table: an asyncio task draining a command queue, so that no two actions of
-one table ever run concurrently (the lichess model). It owns the table's game, its timers,
-its bots and its connections; the socket layer only relays.
+one table ever run concurrently (the lichess model). This file is the actor's shell — the
+queue, the typed commands the socket layer and REST post (join, ready, act, hint, auto,
+leave, bots), and the pump — and it delegates to three parts with files of their own:
 
-Hidden information (R12 rev 2, item 6): after every discard (and at the start of a hand) at a
-table with humans, nothing but a public notice (``discard`` / ``hand_start``) goes out for
-``claim_pause_ms``; only the seats asked to answer receive their ``state`` at once. Seats that
-were not asked (and spectators) never receive a view while a claim window is open, and the
-states that follow the pause look the same whether or not anyone could claim.
+* ``visibility.py`` (pure): who may see what now, the claim pause (R12 rev 2);
+* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock;
+* ``finisher.py``: the hand over, a leaver, the match over; it alone calls the economy.
 
-Persistence (docs/architecture.md): every event is committed before any message about it is sent.
+Time comes only from the Clock and deals only from the DealSource (server/deals.py).
+Persistence (docs/architecture.md): every event is committed before any message about it is
+sent; a failed commit is retried with back-off and nothing is shown meanwhile.
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.analysis import waits
-from fujian_mahjong.bots import HeuristicBot
 from fujian_mahjong.engine import Action, Game, Match
 from fujian_mahjong.errors import MahjongError
-from fujian_mahjong.rules import get_profile
-from fujian_mahjong.server.clock import Clock, Timer
+from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.server.deals import DealSource
-from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
+from fujian_mahjong.server.finisher import Finisher
+from fujian_mahjong.server.scheduler import Scheduler
+from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.settings import Settings
@@ -35,9 +36,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fjmj.table")
 
-WINDOW_PHASES = ("claims", "window_a")
-# the actions after which a claim window may open (R6 claims, R8 window B, sanming 抢杠)
-WINDOW_EVENTS = ("discard", "add_kong_declared")
+__all__ = [
+    "WINDOW_EVENTS",
+    "WINDOW_PHASES",
+    "HandState",
+    "Seat",
+    "TableActor",
+    "TableConfig",
+    "TableError",
+    "public_view",
+    "rebuild",
+    "seat_waits",
+]
+
+Command = Callable[[], Awaitable[None]]
 
 
 class TableError(Exception):
@@ -129,21 +141,18 @@ class TableActor:
         self.match_id: int | None = None
         self.hand: HandState | None = None
         self.last_hand_id: int | None = None
-        self.queue: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Command | None] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.timers: dict[Any, Timer] = {}
-        self.scheduled: dict[int, int] = {}  # seat -> decision point an automatic act is due at
-        self.deadlines: dict[int, tuple[int, float]] = {}  # seat -> (decision point, deadline)
-        self.bot = HeuristicBot()
+        self.sched = Scheduler(clock, self.post)
+        self.finisher = Finisher(self)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
+        self.busy = False
         # the store failed: nothing new is shown, timers are stopped, the failed step is
         # retried with back-off until it succeeds (docs/architecture.md, faults)
-        self.busy = False
         self.degraded = False
         self.failures = 0
         self.pending_leave: int | None = None
-        self.on_health: Callable[[TableActor], None] | None = None
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -176,7 +185,7 @@ class TableActor:
             if self.status == "closed" and self.queue.empty():
                 return  # nothing else will come: the lobby has forgotten this table
 
-    def post(self, fn: Callable[[], Awaitable[None]]) -> None:
+    def post(self, fn: Command) -> None:
         """Queue a command (fire and forget)."""
         self.queue.put_nowait(fn)
 
@@ -192,14 +201,14 @@ class TableActor:
             except Exception as e:  # handed to the caller
                 if not fut.done():
                     fut.set_exception(e)
+                if not isinstance(e, TableError | MahjongError):
+                    raise  # a fault (the store): the table retries what it was doing
 
         self.queue.put_nowait(cmd)
         return await fut
 
     async def stop(self) -> None:
-        for h in self.timers.values():
-            h.cancel()
-        self.timers.clear()
+        self.sched.cancel_all()
         if self.task is not None and not self.task.done():
             self.queue.put_nowait(None)
             await self.task
@@ -218,16 +227,16 @@ class TableActor:
                 delay,
                 exc_info=self.failures == 1,
             )
+        if self.status == "closed":
+            return
         if not self.degraded:
             self.degraded = True
-            # timers stop: no deadline or bot fires into a broken store
-            for key in list(self.timers):
-                self._cancel(key)
-            self.scheduled.clear()
-            self._broadcast(self._status_msg("failing"))
-            if self.on_health is not None:
-                self.on_health(self)
-        self._later("retry", delay, self._recover)
+            # timers stop: no deadline or bot fires into a broken store (a disconnected
+            # player's grace period too: nobody is made a leaver by the server's fault)
+            self.sched.cancel_all()
+            self.sched.scheduled.clear()
+            self.broadcast(self._status_msg("failing"))
+        self.sched.later("retry", delay, self._recover)
 
     def _status_msg(self, store: str) -> dict[str, Any]:
         if store == "failing":
@@ -247,19 +256,23 @@ class TableActor:
         }
 
     async def _recover(self) -> None:
-        """Retry whatever failed: a pending leave, a match or hand to start, the pump."""
+        """Retry whatever failed: a pending leave, a match or hand to start, the end of a
+        hand, or the pump with its unsaved events."""
         if self.status == "closed":
             return
         if self.pending_leave is not None:
-            await self._end_match(leaver=self.pending_leave)
+            await self.finisher.end_match(leaver=self.pending_leave)
+            if self.status == "closed":
+                self._recovered()
+                return
         elif self.hand is None and self.status in ("open", "between"):
             await self._maybe_start()
-        elif self.hand is not None and self.hand.end_sent is False and self.hand.game.is_over():
+        elif self.hand is not None and not self.hand.end_sent and self.hand.game.is_over():
             h = self.hand
             if len(h.game.events) > h.persisted:
-                await self._flush(h)
+                await self.flush(h)
             if self.clock.now() >= h.hold_until:
-                await self._hand_over(h)
+                await self.finisher.hand_over(h)
         await self._pump()
         self._recovered()
 
@@ -269,34 +282,25 @@ class TableActor:
             return
         self.degraded = False
         self.failures = 0
-        self._cancel("retry")
+        self.sched.cancel("retry")
         # fresh deadlines from now: a player loses no time to the server's fault
-        self.deadlines.clear()
-        self.scheduled.clear()
-        self._broadcast(self._status_msg("ok"))
-        if self.on_health is not None:
-            self.on_health(self)
+        self.sched.deadlines.clear()
+        self.sched.scheduled.clear()
+        self.broadcast(self._status_msg("ok"))
+        now = self.clock.now()
+        for i, s in enumerate(self.seats):
+            if s.human and s.conn is None and self.status != "closed":
+                self.sched.later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
+                s.disconnected_at = now
         h = self.hand
         if h is not None and self.status == "playing":
-            for c in self._conns():
+            held = now < h.hold_until
+            for c in self.conns():
                 self._refresh(c, h)
-            self._schedule(h, self.clock.now() < h.hold_until, h.game.phase in WINDOW_PHASES)
-
-    def _later(self, key: Any, delay: float, fn: Callable[[], Awaitable[None]]) -> None:
-        old = self.timers.pop(key, None)
-        if old is not None:
-            old.cancel()
-
-        def fire() -> None:
-            self.timers.pop(key, None)
-            self.queue.put_nowait(fn)
-
-        self.timers[key] = self.clock.call_later(max(0.0, delay), fire)
-
-    def _cancel(self, key: Any) -> None:
-        h = self.timers.pop(key, None)
-        if h is not None:
-            h.cancel()
+            if held:
+                self.sched.later("hold", h.hold_until - now, self._pump)
+            if not h.game.is_over():
+                self._plan(h, held)
 
     # ------------------------------------------------------------------ public info
 
@@ -313,7 +317,7 @@ class TableActor:
                 "player_id": s.player_id,
                 "bot": s.bot,
                 "connected": s.bot or s.conn is not None,
-                "auto": s.auto and (not s.auto_hidden or i == viewer),
+                "auto": vis.seat_auto_shown(s.auto, s.auto_hidden, i, viewer),
                 "ready": s.bot or s.ready,
             }
             for i, s in enumerate(self.seats)
@@ -342,17 +346,17 @@ class TableActor:
             "totals": list(self.match.totals) if self.match else None,
         }
 
-    def _conns(self) -> list[Conn]:
+    def conns(self) -> list[Conn]:
         out = [s.conn for s in self.seats if s.conn is not None]
         out.extend(self.spectators)
         return out
 
-    def _broadcast(self, msg: dict[str, Any]) -> None:
-        for c in self._conns():
+    def broadcast(self, msg: dict[str, Any]) -> None:
+        for c in self.conns():
             c.send(dict(msg))
 
-    def _broadcast_seats(self) -> None:
-        for c in self._conns():
+    def broadcast_seats(self) -> None:
+        for c in self.conns():
             c.send({"type": "seats", "table": self.id, "seats": self.seats_json(c.seat)})
 
     # ------------------------------------------------------------------ seating (REST + WS)
@@ -393,10 +397,7 @@ class TableActor:
                 if seat is None:
                     raise TableError("table_full", f"table {self.id} has no free seat")
                 # R11: an account below the table's minimum balance may not sit down
-                from fujian_mahjong.server import economy
-
-                async with self.store.sessions() as db:
-                    why = await economy.can_sit(db, self.id, conn.player_id)
+                why = await self.finisher.can_sit(conn.player_id)
                 if why is not None:
                     raise TableError("insufficient_silver", why)
                 self.seats[seat] = Seat(player_id=conn.player_id, name=conn.name)
@@ -420,7 +421,7 @@ class TableActor:
                 old.close("replaced by a newer connection")
             s.conn = conn
             s.disconnected_at = None
-            self._cancel(("grace", seat))
+            self.sched.cancel(("grace", seat))
             conn.seat = seat
             conn.spectator = False
         conn.send({"type": "seated", "table": self.id, "code": self.cfg.code, "seat": seat})
@@ -453,9 +454,8 @@ class TableActor:
             if not self.seats_dirty:  # the seat itself is told at once all the same
                 conn.send({"type": "seats", "table": self.id, "seats": self.seats_json(seat)})
             # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
-            self.scheduled.pop(seat, None)
-            self.deadlines.pop(seat, None)
-            self._cancel(("act", seat))
+            self.sched.forget(seat)
+            self.sched.cancel(("act", seat))
         await self._pump()
 
     async def leave(self, conn: Conn) -> None:
@@ -484,7 +484,7 @@ class TableActor:
         s = self.seats[seat]
         s.disconnected_at = self.clock.now()
         self.seats_dirty = True
-        self._later(("grace", seat), self.settings.grace_s, lambda: self._grace_over(seat))
+        self.sched.later(("grace", seat), self.settings.grace_s, self._grace_cmd(seat))
         await self._pump()
 
     async def _grace_over(self, seat: int) -> None:
@@ -493,13 +493,13 @@ class TableActor:
             await self._seat_leaves(seat)
 
     async def _seat_leaves(self, seat: int) -> None:
-        self._cancel(("grace", seat))
+        self.sched.cancel(("grace", seat))
         if self.status == "open":
             self.seats[seat] = Seat()
             await self.store.set_seat(self.id, seat, None, bot=False, free=True)
             self.seats_dirty = True
             if not self.has_humans:
-                await self._close("everyone left")
+                await self.finisher.close("everyone left")
             else:
                 await self._pump()
             return
@@ -507,7 +507,7 @@ class TableActor:
             # R9/R11: a leaver voids the hand in progress and ends the match (retried as a
             # whole after a store fault)
             self.pending_leave = seat
-            await self._end_match(leaver=seat)
+            await self.finisher.end_match(leaver=seat)
 
     async def add_bot(self, player_id: int) -> dict[str, Any]:
         if player_id != self.cfg.creator_id:
@@ -553,20 +553,24 @@ class TableActor:
         if not all(s.bot or (s.ready and s.conn is not None) for s in self.seats):
             return
         if self.status == "open":
-            # R2, R12: the deal source draws the first dealer and the match seed (by default
-            # from `secrets`; hand k plays HMAC(seed, k))
-            self.match = self.deals.new_match(self.cfg.profile, self.cfg.players)
-            self.match_id = await self.store.create_match(
-                self.id, self.match.dealer, self.cfg.players, self.match.seed
-            )
+            if self.match is None:
+                # R2, R12: the deal source draws the first dealer and the match seed (by
+                # default from `secrets`; hand k plays HMAC(seed, k))
+                self.match = self.deals.new_match(self.cfg.profile, self.cfg.players)
+            if self.match_id is None:
+                self.match_id = await self.store.create_match(
+                    self.id, self.match.dealer, self.cfg.players, self.match.seed
+                )
             await self.store.set_table_status(self.id, "playing")
-        await self._start_hand()
+        await self.start_hand()
 
-    async def _start_hand(self) -> None:
+    async def start_hand(self) -> None:
         assert self.match is not None and self.match_id is not None
         m = self.match
-        game = self.deals.next_hand(m)  # its seed's SHA-256 goes out now, the seed at the end (R12)
-        seed = game.seed
+        if m.current is not None and not m.current.is_over():
+            game = m.current  # dealt already, but its row was not stored (a store fault)
+        else:
+            game = self.deals.next_hand(m)  # its seed's SHA-256 goes out now (R12)
         start = game.events[0]
         hand_id = await self.store.create_hand(
             match_id=self.match_id,
@@ -576,28 +580,30 @@ class TableActor:
             players=self.cfg.players,
             dealer=game.dealer,
             streak=game.streak,
-            seed=seed,
+            seed=game.seed,
             seed_sha256=str(start["seed_sha256"]),
             seat_players=[None if s.bot else s.player_id for s in self.seats],
         )
         self.status = "playing"
         for s in self.seats:
             s.ready = False
-        self.hand = HandState(id=hand_id, number=m.hands_played, game=game)
+        h = HandState(id=hand_id, number=m.hands_played, game=game)
+        self.hand = h
         self.last_hand_id = hand_id
-        self.scheduled.clear()
-        self.deadlines.clear()
-        notice = {
-            "type": "hand_start",
-            "table": self.id,
-            "hand": hand_id,
-            "number": m.hands_played,
-            "dealer": m.dealer,
-            "streak": m.streak,
-            "seed_sha256": start["seed_sha256"],
-        }
-        self._window_check(self.hand)
-        self.hand.notices.append(notice)
+        self.sched.scheduled.clear()
+        self.sched.deadlines.clear()
+        self._window_check(h)
+        h.notices.append(
+            {
+                "type": "hand_start",
+                "table": self.id,
+                "hand": hand_id,
+                "number": m.hands_played,
+                "dealer": m.dealer,
+                "streak": m.streak,
+                "seed_sha256": start["seed_sha256"],
+            }
+        )
         self.seats_dirty = True
         await self._pump()
 
@@ -607,7 +613,7 @@ class TableActor:
         if self.has_humans and self.settings.claim_pause_ms > 0:
             h.hold_until = self.clock.now() + self.settings.claim_pause_ms / 1000.0
             h.hold_from_send = True
-        if g.phase in WINDOW_PHASES:
+        if vis.in_window(g.phase):
             h.window_key = len(g.events)
             h.window_asked = frozenset(g.to_act())
         else:
@@ -646,23 +652,24 @@ class TableActor:
         await self._apply(seat, a)
 
     def _refresh(self, conn: Conn, h: HandState) -> None:
-        """After a stale action: the current state again, if this seat may see it now (so a
-        client that missed a state cannot wait for one forever)."""
+        """The current state again, if this seat may see it now (after a stale action, so a
+        client that missed a state cannot wait for one forever; after a store fault)."""
+        g = h.game
         held = self.clock.now() < h.hold_until
-        in_window = h.game.phase in WINDOW_PHASES
+        window = vis.in_window(g.phase)
         seat = conn.seat
-        if seat is not None and (
-            (in_window and seat in h.window_asked and h.game.legal_actions(seat))
-            or not (held or in_window)
-        ):
-            self._send_state(conn, h, held, in_window, force=True)
+        asked = vis.still_asked(
+            seat, g.phase, h.window_asked, seat is not None and bool(g.legal_actions(seat))
+        )
+        if vis.may_refresh(seat, asked, held, window):
+            self._send_state(conn, h, held, window, force=True)
 
     async def hint(self, conn: Conn) -> None:
         seat = self._seat_for(conn)
         h = self.hand
         if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
             raise TableError("not_your_turn", "there is nothing to decide now")
-        d = self.bot.act(h.game.seat_view(seat))
+        d = self.sched.bot.act(h.game.seat_view(seat))
         conn.send(
             {
                 "type": "hint",
@@ -680,34 +687,12 @@ class TableActor:
         before = len(g.events)
         g.apply(seat, a)
         self.actions += 1
-        self.scheduled.pop(seat, None)
-        self.deadlines.pop(seat, None)
+        self.sched.forget(seat)
         new = g.events[before:]
-        opened = any(e.get("type") in WINDOW_EVENTS for e in new)
-        if opened:
+        if vis.opens_window(new):
             self._window_check(h)
-            for e in new:
-                if e.get("type") == "discard":
-                    h.notices.append(
-                        {
-                            "type": "discard",
-                            "table": self.id,
-                            "hand": h.id,
-                            "seat": e["seat"],
-                            "tile": e["tile"],
-                        }
-                    )
-                elif e.get("type") == "add_kong_declared":
-                    h.notices.append(
-                        {
-                            "type": "added_kong",
-                            "table": self.id,
-                            "hand": h.id,
-                            "seat": e["seat"],
-                            "tile": e["tile"],
-                        }
-                    )
-        elif g.phase not in WINDOW_PHASES:
+            h.notices.extend(vis.notices(new, self.id, h.id))
+        elif not vis.in_window(g.phase):
             h.window_asked = frozenset()
         await self._pump()
 
@@ -731,53 +716,48 @@ class TableActor:
                 or unflushed >= self.settings.max_unflushed_events
                 or self.degraded
             ):
-                await self._flush(h)  # raises on a store fault: nothing below is sent
+                await self.flush(h)  # raises on a store fault: nothing below is sent
                 now = self.clock.now()
             if h.hold_from_send:
                 # the pause runs from the moment the notice goes out (after the commit)
                 h.hold_from_send = False
                 h.hold_until = now + self.settings.claim_pause_ms / 1000.0
             held = now < h.hold_until
-            in_window = g.phase in WINDOW_PHASES
+            window = vis.in_window(g.phase)
             if h.notices_sent < len(h.notices):
                 # public notices (a discard, a hand start) go out at once, to everyone
-                for c in self._conns():
+                for c in self.conns():
                     if c is not fresh:
                         for n in h.notices[h.notices_sent :]:
                             c.send(dict(n))
                 h.notices_sent = len(h.notices)
-            if fresh is not None and h.notices and (held or in_window):
+            if fresh is not None and h.notices and (held or window):
                 for n in h.notices:
                     fresh.send(dict(n))
-            if not held and not in_window:
+            if not held and not window:
                 h.notices.clear()
                 h.notices_sent = 0
-            for c in self._conns():
-                self._send_state(c, h, held, in_window, force=c is fresh)
+            for c in self.conns():
+                self._send_state(c, h, held, window, force=c is fresh)
             if held:
-                self._later("hold", h.hold_until - now, self._pump)
+                self.sched.later("hold", h.hold_until - now, self._pump)
             if over and not held and not h.end_sent:
-                await self._hand_over(h)
+                await self.finisher.hand_over(h)
                 return
             if not over:
-                self._schedule(h, held, in_window)
+                self._plan(h, held)
         elif fresh is not None:
             # no hand: the seat list (and the last hand's end) is all there is to show
             fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)})
-        if self.seats_dirty and not self._quiet(now):
+        phase = h.game.phase if h is not None else ""
+        hold = h.hold_until if h is not None else 0.0
+        if self.seats_dirty and not vis.quiet(
+            h is not None and self.status == "playing", now, hold, phase
+        ):
             self.seats_dirty = False
-            self._broadcast_seats()
+            self.broadcast_seats()
 
-    def _quiet(self, now: float) -> bool:
-        """True while the seat list must not change for others (a pause or open window):
-        a 托管 flag set at a deadline would name a seat that was asked to answer. ``now`` is
-        the time the states of this pump were decided at (the same for both)."""
-        h = self.hand
-        if h is None or self.status != "playing":
-            return False
-        return now < h.hold_until or h.game.phase in WINDOW_PHASES
-
-    async def _flush(self, h: HandState) -> None:
+    async def flush(self, h: HandState) -> None:
         g = h.game
         events = g.events[h.persisted :]
         finish = None
@@ -789,20 +769,13 @@ class TableActor:
 
     def _state_for(self, c: Conn, h: HandState) -> dict[str, Any]:
         g = h.game
+        key = len(g.events)
         if c.seat is None:
             view = public_view(g)
             deadline = None
         else:
-            s = c.seat
-            view = g.view(s)
-            # R12 rev 2: who must answer is private; never forward other seats in to_act
-            view["to_act"] = [s] if s in g.to_act() else []
-            d = self.deadlines.get(s)
-            deadline = (
-                max(0, int((d[1] - self.clock.now()) * 1000))
-                if d is not None and d[0] == len(g.events) and view["legal_actions"]
-                else None
-            )
+            view = g.view(c.seat)  # to_act already reduced to this seat (R12 rev 2)
+            deadline = self.sched.deadline_ms(c.seat, key) if view["legal_actions"] else None
         return {
             "type": "state",
             "table": self.id,
@@ -812,25 +785,20 @@ class TableActor:
         }
 
     def _send_state(
-        self, c: Conn, h: HandState, held: bool, in_window: bool, force: bool = False
+        self, c: Conn, h: HandState, held: bool, window: bool, force: bool = False
     ) -> None:
         g = h.game
         seat = c.seat
         holder: Any = c if seat is None else self.seats[seat]
-        # asked = must still answer: a seat that has answered hears nothing more until the
-        # window closes and the pause ends, whether or not other seats are still to answer
-        # (a view of the open window would tell it that someone else was asked, R12 rev 2)
-        asked = (
-            seat is not None
-            and in_window
-            and seat in h.window_asked
-            and bool(g.legal_actions(seat))
+        asked = vis.still_asked(
+            seat, g.phase, h.window_asked, seat is not None and bool(g.legal_actions(seat))
         )
         key = len(g.events)
-        if not asked and (held or in_window):
+        show = vis.what_to_show(asked, held, window, force, holder.last_view is not None)
+        if show == "nothing":
+            return
+        if show == "last":
             # nothing new may be shown now; a (re)joining client gets what it saw last
-            if not force or holder.last_view is None:
-                return
             msg: dict[str, Any] = {
                 "type": "state",
                 "table": self.id,
@@ -841,10 +809,10 @@ class TableActor:
             c.state_key = -1
         else:
             if seat is not None and g.legal_actions(seat):
-                self._ensure_deadline(seat, key)
+                self.sched.ensure_deadline(
+                    seat, self.seats[seat], key, g.phase, h.window_key, self.cfg.turn_seconds
+                )
             msg = self._state_for(c, h)
-            if not force and msg["view"] == holder.last_view and c.state_key == key:
-                return
             if not force and msg["view"] == holder.last_view:
                 c.state_key = key
                 return
@@ -857,53 +825,24 @@ class TableActor:
         msg["seed_sha256"] = g.events[0].get("seed_sha256")
         c.send(msg)
 
-    def _ensure_deadline(self, seat: int, key: int) -> None:
-        d = self.deadlines.get(seat)
-        if d is None or d[0] != key:
-            h = self.hand
-            if (
-                d is not None
-                and h is not None
-                and h.game.phase in WINDOW_PHASES
-                and d[0] >= h.window_key
-            ):
-                # the same claim window (another seat answered meanwhile): same deadline
-                self.deadlines[seat] = (key, d[1])
-            else:
-                self._set_deadline(seat, key)
+    # ------------------------------------------------------------------ automatic acts
 
-    def _set_deadline(self, seat: int, key: int) -> None:
-        s = self.seats[seat]
-        if s.human and (not s.auto or s.auto_hidden):
-            self.deadlines[seat] = (key, self.clock.now() + self.cfg.turn_seconds)
-
-    def _schedule(self, h: HandState, held: bool, in_window: bool) -> None:
-        """Bots, 托管 seats and deadlines: one timer per seat that must act."""
+    def _plan(self, h: HandState, held: bool) -> None:
         g = h.game
-        key = len(g.events)
-        for seat in g.to_act():
-            if held and not (in_window and seat in h.window_asked):
-                continue  # nobody moves on before the pause ends
-            if self.scheduled.get(seat) == key:
-                continue
-            s = self.seats[seat]
-            if s.bot or (s.auto and not s.auto_hidden):
-                # answers inside a claim window are hidden by the pause: no delay needed (a
-                # 托管 seat answering late would make the window close late just when it
-                # was asked, R12 rev 2)
-                delay = 0.0 if in_window else self.settings.bot_delay_ms / 1000.0
-            else:
-                self._ensure_deadline(seat, key)
-                delay = self.deadlines[seat][1] - self.clock.now()
-            self.scheduled[seat] = key
-            if delay <= 0:
-                # straight into the queue (bots at full speed): no timer to create or cancel
-                self._cancel(("act", seat))
-                self.queue.put_nowait(self._auto_cmd(seat, key))
-            else:
-                self._later(("act", seat), delay, self._auto_cmd(seat, key))
+        self.sched.plan(
+            g.to_act(),
+            self.seats,
+            len(g.events),
+            g.phase,
+            h.window_key,
+            h.window_asked,
+            held,
+            self.settings.bot_delay_ms / 1000.0,
+            self.cfg.turn_seconds,
+            self._auto_cmd,
+        )
 
-    def _auto_cmd(self, seat: int, key: int) -> Callable[[], Awaitable[None]]:
+    def _auto_cmd(self, seat: int, key: int) -> Command:
         async def run() -> None:
             h = self.hand
             if h is None or self.status != "playing" or len(h.game.events) != key:
@@ -916,157 +855,11 @@ class TableActor:
                 # window only the seat itself is told (R12 rev 2): until its next own-turn
                 # deadline it keeps its deadlines, so nobody can tell it from a human's
                 s.auto = True
-                s.auto_hidden = h.game.phase in WINDOW_PHASES
+                s.auto_hidden = vis.in_window(h.game.phase)
                 self.seats_dirty = self.seats_dirty or not s.auto_hidden
-            await self._apply(seat, self._auto_action(h.game, seat, s.bot))
+            await self._apply(seat, self.sched.auto_action(h.game, seat, s.bot))
 
         return run
-
-    def _auto_action(self, g: Game, seat: int, bot: bool) -> Action:
-        """A bot plays its own game; a human's seat at a deadline: claims
-        → pass, own turn → win if possible, else the heuristic bot's choice."""
-        legal = g.legal_actions(seat)
-        if not bot:
-            if g.phase in WINDOW_PHASES:
-                for a in legal:
-                    if a.type == "pass":
-                        return a
-            for a in legal:
-                if a.type == "win":
-                    return a
-        return self.bot.act(g.seat_view(seat)).action
-
-    async def _hand_over(self, h: HandState) -> None:
-        assert self.match is not None
-        g = h.game
-        if self.match.current is g:  # once, also when a store fault makes this run again
-            self.match.record(g)
-        match_over = self.match.hands_played >= self.cfg.hands
-        await self.store.finish_match_hand(
-            self.match_id or 0,
-            self.match.hands_played,
-            list(self.match.totals),
-            over=match_over,
-        )
-        v = g.view(0)
-        end = {
-            "type": "hand_end",
-            "table": self.id,
-            "hand": h.id,
-            "number": h.number,
-            "result": v.get("result"),
-            "score": v.get("score"),
-            "hands": v.get("hands"),
-            "seed": g.seed,
-            "seed_sha256": g.events[0].get("seed_sha256"),
-            "log_url": f"/api/hands/{h.id}/log?format=json",
-            "log_jsonl_url": f"/api/hands/{h.id}/log",
-            "totals": list(self.match.totals),
-            "hands_played": self.match.hands_played,
-            "hands_total": self.cfg.hands,
-            "match_over": match_over,
-        }
-        # R11 (docs/economy.md): each seat's silver change and new balance, level-ups (settled already)
-        from fujian_mahjong.server import economy
-
-        async with self.store.sessions() as db:
-            end.update(await economy.hand_end_fields(db, h.id))
-        h.end_sent = True
-        self._broadcast(end)
-        self.hand = None
-        self.timers_clear_acts()
-        if match_over:
-            await self._finish_match(None)
-        else:
-            self.status = "between"
-            for s in self.seats:
-                s.ready = False
-            self.seats_dirty = True
-            self._broadcast_seats()
-            self.seats_dirty = False
-            if not self.has_humans:
-                await self._maybe_start_bots()
-
-    async def _maybe_start_bots(self) -> None:
-        # a table of bots only plays its match through
-        await self._start_hand()
-
-    def timers_clear_acts(self) -> None:
-        for key in [
-            k for k in self.timers if k == "hold" or (isinstance(k, tuple) and k[0] == "act")
-        ]:
-            self._cancel(key)
-        self.scheduled.clear()
-        self.deadlines.clear()
-
-    async def _end_match(self, leaver: int | None) -> None:
-        h = self.hand
-        if h is not None and h.game.is_over() and not h.end_sent:
-            # the hand ended before the leave (its end was only held by the claim pause): it
-            # is settled and recorded, and its hand_end goes out, once; no escape penalty
-            if len(h.game.events) > h.persisted:
-                await self._flush(h)
-            await self._hand_over(h)
-            if self.status == "closed":
-                return
-            h = None
-        if h is not None and not h.game.is_over():
-            await self._flush(h)
-            if not h.voided:
-                await self.store.void_hand(h.id, leaver)
-                h.voided = True
-            from fujian_mahjong.server import economy  # R11: the escape penalty
-
-            async with self.store.sessions() as db:
-                extra = await economy.hand_end_fields(db, h.id)
-            self._broadcast(
-                {"type": "hand_void", "table": self.id, "hand": h.id, "leaver": leaver, **extra}
-            )
-        self.hand = None
-        self.timers_clear_acts()
-        await self._finish_match(leaver)
-
-    async def _finish_match(self, leaver: int | None) -> None:
-        m = self.match
-        totals = list(m.totals) if m else [0] * self.cfg.players
-        if m is not None and leaver is not None and not m.over:
-            m.leave(leaver)
-        await self.store.end_match(self.match_id, totals, leaver)
-        self.pending_leave = None
-        self._broadcast(
-            {
-                "type": "match_end",
-                "table": self.id,
-                "totals": totals,
-                "hands_played": m.hands_played if m else 0,
-                "leaver": leaver,
-                # points only: the library Match's silver/fees come from its in-memory
-                # default balances, not the ledger (the real figures are in each hand_end)
-                "history": [
-                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
-                    for e in (m.history if m else [])
-                ],
-            }
-        )
-        await self._close("match over")
-
-    async def _close(self, why: str) -> None:
-        if self.status == "closed":
-            return
-        self.status = "closed"
-        for h in self.timers.values():
-            h.cancel()
-        self.timers.clear()
-        await self.store.set_table_status(self.id, "closed")
-        self._broadcast({"type": "table_closed", "table": self.id, "reason": why})
-        for c in self._conns():
-            c.table = None
-            c.seat = None
-        for s in self.seats:
-            s.conn = None
-        self.spectators.clear()
-        if self.on_close is not None:
-            self.on_close(self)
 
     # ------------------------------------------------------------------ crash restore
 
@@ -1078,7 +871,7 @@ class TableActor:
         for i, s in enumerate(self.seats):
             if s.human:
                 s.disconnected_at = now
-                self._later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
+                self.sched.later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
         match = rows.get("match")
         if match is None:
             self.status = "open"
@@ -1095,13 +888,13 @@ class TableActor:
         if hand is None:
             self.status = "between"
             if m.hands_played >= self.cfg.hands:
-                self.post(lambda: self._finish_match(None))
+                self.post(lambda: self.finisher.finish_match(None))
             return
         game = rebuild(self.deals.next_hand(m), hand["events"], hand["id"])
         self.hand = HandState(
             id=hand["id"], number=hand["number"], game=game, persisted=len(game.events)
         )
-        if game.phase in WINDOW_PHASES:
+        if vis.in_window(game.phase):
             self.hand.window_asked = frozenset(game.to_act())
         self.last_hand_id = hand["id"]
         self.status = "playing"
@@ -1146,22 +939,3 @@ def public_view(g: Game) -> dict[str, Any]:
     v["legal_actions"] = []
     v["to_act"] = []
     return v
-
-
-def seat_waits(view: dict[str, Any]) -> list[str] | None:
-    """The waits of this seat's concealed hand when it is ready (from its own tiles only)."""
-    try:
-        hand = parse(view.get("hand") or "")
-        if len(hand) % 3 != 1:
-            return None
-        gold = parse_kind(view["gold"]) if view.get("gold") else None
-        # R1 rev 2: fuzhou-doudou plays the honours (34 kinds); elsewhere they are flowers
-        honours = get_profile(view["profile"]).honours == "playable"
-        size = 34 if honours else 27
-        if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
-            return None
-        exposed = len(view["melds"][view["seat"]])
-        w = waits(counts_of(hand, size), gold, exposed, honours=honours)
-    except (MahjongError, KeyError, TypeError, IndexError):
-        return None
-    return [KIND_STR[k] for k in w] or None

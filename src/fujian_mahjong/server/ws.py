@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.store import STORE_FAULTS
 from fujian_mahjong.server.table import TableActor, TableError
 
 if TYPE_CHECKING:
@@ -66,6 +67,16 @@ class Dispatcher:
             await self._handle(conn, text)
         except (P.ProtocolError, TableError) as e:
             conn.error(e.code, e.message)
+        except STORE_FAULTS:
+            # the database cannot take the write now: nothing changed, the client may retry
+            conn.send(
+                {
+                    "type": "error",
+                    "code": "store_unavailable",
+                    "message": "the server cannot save right now; try again shortly",
+                },
+                stream=False,
+            )
 
     async def _handle(self, conn: Conn, text: str) -> None:
         store = self.store

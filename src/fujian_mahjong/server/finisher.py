@@ -1,0 +1,144 @@
+"""How a table's hands and match end (R9, R11): the hand over (recorded, settled, its
+``hand_end``), a leaver (the hand void, the escape penalty, ``hand_void``), the match over
+(``match_end``) and the table closed. Of the table's parts, only this one calls the store's
+end-of-hand writes and the economy. Each step may be run again after a store fault: a
+hand is recorded once, voided once, and a match left once."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.server import economy
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.table import HandState, TableActor
+
+
+class Finisher:
+    def __init__(self, table: TableActor) -> None:
+        self.t = table
+
+    async def can_sit(self, player_id: int) -> str | None:
+        """R11: why this account may not sit down at this table (None: it may)."""
+        async with self.t.store.sessions() as db:
+            return await economy.can_sit(db, self.t.id, player_id)
+
+    async def hand_over(self, h: HandState) -> None:
+        t = self.t
+        assert t.match is not None
+        g = h.game
+        if t.match.current is g:  # once, also when a store fault makes this run again
+            t.match.record(g)
+        match_over = t.match.hands_played >= t.cfg.hands
+        await t.store.finish_match_hand(
+            t.match_id or 0,
+            t.match.hands_played,
+            list(t.match.totals),
+            over=match_over,
+        )
+        v = g.view(0)
+        end: dict[str, Any] = {
+            "type": "hand_end",
+            "table": t.id,
+            "hand": h.id,
+            "number": h.number,
+            "result": v.get("result"),
+            "score": v.get("score"),
+            "hands": v.get("hands"),
+            "seed": g.seed,
+            "seed_sha256": g.events[0].get("seed_sha256"),
+            "log_url": f"/api/hands/{h.id}/log?format=json",
+            "log_jsonl_url": f"/api/hands/{h.id}/log",
+            "totals": list(t.match.totals),
+            "hands_played": t.match.hands_played,
+            "hands_total": t.cfg.hands,
+            "match_over": match_over,
+        }
+        # R11 (docs/economy.md): each seat's silver change and new balance, level-ups
+        # (settled already, in the transaction that stored the hand's last events)
+        async with t.store.sessions() as db:
+            end.update(await economy.hand_end_fields(db, h.id))
+        h.end_sent = True
+        t.broadcast(end)
+        t.hand = None
+        t.sched.clear_acts()
+        if match_over:
+            await self.finish_match(None)
+        else:
+            t.status = "between"
+            for s in t.seats:
+                s.ready = False
+            t.seats_dirty = True
+            t.broadcast_seats()
+            t.seats_dirty = False
+            if not t.has_humans:
+                await t.start_hand()  # a table of bots only plays its match through
+
+    async def end_match(self, leaver: int | None) -> None:
+        """R9/R11: a leaver voids the hand in progress and ends the match."""
+        t = self.t
+        h = t.hand
+        if h is not None and h.game.is_over() and not h.end_sent:
+            # the hand ended before the leave (its end was only held by the claim pause): it
+            # is settled and recorded, and its hand_end goes out, once; no escape penalty
+            if len(h.game.events) > h.persisted:
+                await t.flush(h)
+            await self.hand_over(h)
+            if t.status == "closed":
+                return
+            h = None
+        if h is not None and not h.game.is_over():
+            await t.flush(h)
+            if not h.voided:
+                await t.store.void_hand(h.id, leaver)  # R11: the escape penalty, once
+                h.voided = True
+            async with t.store.sessions() as db:
+                extra = await economy.hand_end_fields(db, h.id)
+            t.broadcast(
+                {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": leaver, **extra}
+            )
+        t.hand = None
+        t.sched.clear_acts()
+        await self.finish_match(leaver)
+
+    async def finish_match(self, leaver: int | None) -> None:
+        t = self.t
+        m = t.match
+        totals = list(m.totals) if m else [0] * t.cfg.players
+        if m is not None and leaver is not None and not m.over:
+            m.leave(leaver)
+        await t.store.end_match(t.match_id, totals, leaver)
+        t.pending_leave = None
+        t.broadcast(
+            {
+                "type": "match_end",
+                "table": t.id,
+                "totals": totals,
+                "hands_played": m.hands_played if m else 0,
+                "leaver": leaver,
+                # points only: the library Match's silver/fees come from its in-memory
+                # default balances, not the ledger (the real figures are in each hand_end)
+                "history": [
+                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
+                    for e in (m.history if m else [])
+                ],
+            }
+        )
+        await self.close("match over")
+
+    async def close(self, why: str) -> None:
+        t = self.t
+        if t.status == "closed":
+            return
+        t.status = "closed"
+        t.sched.cancel_all()
+        await t.store.set_table_status(t.id, "closed")
+        t.broadcast({"type": "table_closed", "table": t.id, "reason": why})
+        for c in t.conns():
+            c.table = None
+            c.seat = None
+        for s in t.seats:
+            s.conn = None
+        t.spectators.clear()
+        if t.on_close is not None:
+            t.on_close(t)

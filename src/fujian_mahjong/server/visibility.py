@@ -1,0 +1,117 @@
+"""Who may see what, now (R12 rev 2): pure and synchronous, no sockets, no clock of its own.
+
+After every discard (and at the start of a hand) at a table with humans, nothing but a public
+notice (``discard`` / ``added_kong`` / ``hand_start``) goes out for the claim pause; only the
+seats asked to answer receive their ``state`` at once. A seat that was not asked (and every
+spectator) receives no view while a claim window is open or the pause lasts, and the seat
+list does not change for it either (a 托管 flag set at a deadline inside a window would name
+a seat that was asked). The states that follow look the same whether or not anyone could
+claim. The table actor (server/table.py) asks these functions and does what they say."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from fujian_mahjong.analysis import waits
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.rules import get_profile
+from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
+
+WINDOW_PHASES = ("claims", "window_a")
+# the actions after which a claim window may open (R6 claims, R8 window B, sanming 抢杠)
+WINDOW_EVENTS = ("discard", "add_kong_declared")
+
+Show = Literal["new", "last", "nothing"]
+
+
+def in_window(phase: str) -> bool:
+    """A claim window (R6) or the opening's window A (R8) is open."""
+    return phase in WINDOW_PHASES
+
+
+def still_asked(
+    seat: int | None, phase: str, window_asked: frozenset[int], has_legal: bool
+) -> bool:
+    """The seat was asked in the open window and has not answered yet: it alone may see the
+    window. A seat that has answered hears nothing more until the window closes and the
+    pause ends, whether or not other seats are still to answer (a view of the open window
+    would tell it that someone else was asked)."""
+    return seat is not None and in_window(phase) and seat in window_asked and has_legal
+
+
+def what_to_show(asked: bool, held: bool, window: bool, rejoining: bool, has_last: bool) -> Show:
+    """A connection's state now: the current view (``new``), the view it saw last (a client
+    that (re)joins during a pause or a window), or nothing."""
+    if asked or not (held or window):
+        return "new"
+    if rejoining and has_last:
+        return "last"
+    return "nothing"
+
+
+def may_refresh(seat: int | None, asked: bool, held: bool, window: bool) -> bool:
+    """After a stale action: may this seat be sent the current state again now?"""
+    return seat is not None and (asked or not (held or window))
+
+
+def quiet(playing: bool, now: float, hold_until: float, phase: str) -> bool:
+    """The seat list must not change for others now (a pause or an open window)."""
+    return playing and (now < hold_until or in_window(phase))
+
+
+def opens_window(events: Sequence[dict[str, Any]]) -> bool:
+    """These new events may open a claim window (a discard, an added kong in sanming)."""
+    return any(e.get("type") in WINDOW_EVENTS for e in events)
+
+
+def notices(events: Sequence[dict[str, Any]], table: int, hand: int) -> list[dict[str, Any]]:
+    """The public notices of these events, sent to everyone at once."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        t = e.get("type")
+        if t == "discard":
+            out.append(
+                {
+                    "type": "discard",
+                    "table": table,
+                    "hand": hand,
+                    "seat": e["seat"],
+                    "tile": e["tile"],
+                }
+            )
+        elif t == "add_kong_declared":
+            out.append(
+                {
+                    "type": "added_kong",
+                    "table": table,
+                    "hand": hand,
+                    "seat": e["seat"],
+                    "tile": e["tile"],
+                }
+            )
+    return out
+
+
+def seat_auto_shown(auto: bool, hidden: bool, seat: int, viewer: int | None) -> bool:
+    """A 托管 set at a deadline inside a claim window is told to its own seat only."""
+    return auto and (not hidden or seat == viewer)
+
+
+def seat_waits(view: dict[str, Any]) -> list[str] | None:
+    """The waits of this seat's concealed hand when it is ready (from its own tiles only)."""
+    try:
+        hand = parse(view.get("hand") or "")
+        if len(hand) % 3 != 1:
+            return None
+        gold = parse_kind(view["gold"]) if view.get("gold") else None
+        # R1 rev 2: fuzhou-doudou plays the honours (34 kinds); elsewhere they are flowers
+        honours = get_profile(view["profile"]).honours == "playable"
+        size = 34 if honours else 27
+        if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
+            return None
+        exposed = len(view["melds"][view["seat"]])
+        w = waits(counts_of(hand, size), gold, exposed, honours=honours)
+    except (MahjongError, KeyError, TypeError, IndexError):
+        return None
+    return [KIND_STR[k] for k in w] or None
