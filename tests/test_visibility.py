@@ -1,0 +1,131 @@
+"""The claim-pause rules (R12 rev 2) and the table's timers, without sockets: the pure
+visibility module and the scheduler on a fake clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fujian_mahjong.engine import Game
+from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.clock import FakeClock
+from fujian_mahjong.server.scheduler import Scheduler
+
+
+@given(
+    seat=st.one_of(st.none(), st.integers(0, 3)),
+    phase=st.sampled_from(["turn", "claims", "window_a", "over", "deal"]),
+    asked=st.frozensets(st.integers(0, 3)),
+    legal=st.booleans(),
+    held=st.booleans(),
+    rejoining=st.booleans(),
+    has_last=st.booleans(),
+)
+def test_a_seat_not_asked_sees_nothing_new_in_a_pause_or_window(
+    seat: int | None,
+    phase: str,
+    asked: frozenset[int],
+    legal: bool,
+    held: bool,
+    rejoining: bool,
+    has_last: bool,
+) -> None:
+    """R12 rev 2: only a seat still to answer sees an open window; during the pause nobody
+    else gets a new view (a rejoining client gets what it saw last, nothing newer)."""
+    is_asked = vis.still_asked(seat, phase, asked, legal)
+    show = vis.what_to_show(is_asked, held, vis.in_window(phase), rejoining, has_last)
+    if is_asked:
+        assert seat is not None and seat in asked and legal and vis.in_window(phase)
+        assert show == "new"
+    elif held or vis.in_window(phase):
+        assert show != "new"
+        assert show == ("last" if rejoining and has_last else "nothing")
+    else:
+        assert show == "new"
+    # the seat list stays still for everyone during a pause or an open window
+    assert vis.quiet(True, 1.0, 2.0 if held else 0.0, phase) == (held or vis.in_window(phase))
+
+
+def test_notices_of_a_discard_and_an_added_kong_are_public_and_carry_no_hand() -> None:
+    events = [
+        {"type": "draw", "seat": 0, "tile": "3p"},
+        {"type": "discard", "seat": 0, "tile": "5m"},
+        {"type": "add_kong_declared", "seat": 2, "tile": "7s"},
+    ]
+    assert vis.opens_window(events)
+    assert not vis.opens_window(events[:1])
+    assert vis.notices(events, 7, 12) == [
+        {"type": "discard", "table": 7, "hand": 12, "seat": 0, "tile": "5m"},
+        {"type": "added_kong", "table": 7, "hand": 12, "seat": 2, "tile": "7s"},
+    ]
+
+
+def test_a_hidden_auto_flag_is_shown_to_its_own_seat_only() -> None:
+    assert vis.seat_auto_shown(True, True, 2, 2)
+    assert not vis.seat_auto_shown(True, True, 2, 1)
+    assert not vis.seat_auto_shown(True, True, 2, None)
+    assert vis.seat_auto_shown(True, False, 2, 1)
+
+
+def test_seat_waits_from_a_ready_hand() -> None:
+    g = Game.new("fuzhou-tcy", seed=5)
+    v: dict[str, Any] = dict(g.view(0))
+    v["hand"] = "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s"  # five sets and a pair but for 1s/4s
+    v["gold"] = "9p"
+    v["melds"] = [[], [], [], []]
+    w = vis.seat_waits(v)
+    assert w is not None and "1s" in w and "4s" in w and "5m" not in w
+    v["hand"] = "1m"  # a hand of the wrong size is not ready
+    assert vis.seat_waits({**v, "hand": "1m2m"}) is None
+
+
+class _Seat:
+    def __init__(self, bot: bool = False, auto: bool = False, hidden: bool = False) -> None:
+        self.bot = bot
+        self.auto = auto
+        self.auto_hidden = hidden
+
+    @property
+    def human(self) -> bool:
+        return not self.bot
+
+
+def test_scheduler_deadlines_bots_and_the_pause_on_a_fake_clock() -> None:
+    clock = FakeClock()
+    posted: list[tuple[int, int]] = []
+    sched = Scheduler(clock, lambda fn: posted.append(fn()))  # type: ignore[arg-type, func-returns-value]
+
+    def cmd(seat: int, key: int) -> Any:
+        return lambda: (seat, key)
+
+    seats = [_Seat(), _Seat(bot=True), _Seat(auto=True), _Seat()]
+    # seat 0's own turn: a deadline turn_seconds away; nothing fires before it
+    sched.plan([0], seats, 10, "turn", -1, frozenset(), False, 0.3, 15.0, cmd)
+    assert sched.deadline_ms(0, 10) == 15_000
+    clock.advance(14.9)
+    assert posted == []
+    clock.advance(0.2)
+    assert posted == [(0, 10)]
+    # a bot and a 托管 seat act after the bot delay on their turn, at once inside a window
+    sched.plan([1], seats, 11, "turn", -1, frozenset(), False, 0.3, 15.0, cmd)
+    assert posted == [(0, 10)]
+    clock.advance(0.3)
+    assert posted[-1] == (1, 11)
+    sched.plan([2, 3], seats, 12, "claims", 12, frozenset({2, 3}), True, 0.3, 15.0, cmd)
+    assert posted[-1] == (2, 12)  # at once: hidden by the pause
+    assert sched.deadline_ms(3, 12) == 15_000
+    # another seat answered: the same window keeps the same deadline for seat 3
+    clock.advance(1.0)
+    sched.forget(2)
+    sched.plan([3], seats, 13, "claims", 12, frozenset({2, 3}), True, 0.3, 15.0, cmd)
+    assert sched.deadline_ms(3, 13) == 14_000
+    # during the pause a seat that was not asked is not planned
+    n = len(posted)
+    sched.plan([0], seats, 14, "turn", -1, frozenset(), True, 0.3, 15.0, cmd)
+    assert sched.deadline_ms(0, 14) is None and sched.scheduled.get(0) != 14
+    clock.advance(60)
+    assert len(posted) == n + 1 and posted[-1] == (3, 13)  # only seat 3's deadline fired
+    sched.clear_acts()
+    assert clock.pending() == [] and not sched.scheduled
