@@ -13,8 +13,12 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fujian_mahjong.server.protocol import server_message
+
 if TYPE_CHECKING:
     from fujian_mahjong.server.table import TableActor
+
+_validate = server_message.validate_python
 
 # a client that does not read its messages is dropped rather than buffered without bound
 MAX_QUEUED = 2_000
@@ -112,6 +116,9 @@ class Conn:
             msg["seq"] = self.seq
             if msg.get("type") == "state":
                 self.state_seq = self.seq
+        # every outgoing message is built against its model in server/protocol.py (the
+        # contract of docs/protocol.md): a message of the wrong shape is a bug, raised here
+        _validate(msg)
         if not self.transport.send(json.dumps(msg, ensure_ascii=False, separators=(",", ":"))):
             self.close("too many unread messages")
 
