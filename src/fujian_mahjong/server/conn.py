@@ -38,7 +38,7 @@ class Transport(Protocol):
 
 class QueueTransport:
     """The WebSocket side: a bounded queue drained by the socket's writer task
-    (``server/app.py``); ``None`` in the queue closes the socket."""
+    (``server/routes/socket.py``); ``None`` in the queue closes the socket."""
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()

@@ -1,5 +1,5 @@
 """The WebSocket protocol's dispatcher (docs/protocol.md): one client text frame in, the
-table actor's command out. It knows nothing of sockets: the endpoint in ``server/app.py``
+table actor's command out. It knows nothing of sockets: the endpoint in ``server/routes/socket.py``
 feeds it frames from a real WebSocket, the tests feed it frames from an in-memory client
 (``Conn`` with a ``RecordingTransport``)."""
 

@@ -1,0 +1,14 @@
+"""The server's HTTP and WebSocket routes, one ``APIRouter`` per concern (FastAPI's
+"bigger applications" layout); ``server/app.py`` builds the shared objects and includes them.
+
+- ``deps``: the dependencies every route takes (store, lobby, dispatcher, settings, the
+  authenticated player), read from ``app.state``;
+- ``health``: ``GET /api/health`` (liveness and the operator's counters);
+- ``guests``: ``POST /api/guests``;
+- ``tables``: table creation, listing, lookup and bots;
+- ``hands``: a hand's record and its event log;
+- ``socket``: the ``/ws`` endpoint (one receive loop and one writer task per socket).
+
+Registered accounts live in ``server/accounts.py`` and the replay/review screens in
+``server/web_api.py``, each with its own router.
+"""
