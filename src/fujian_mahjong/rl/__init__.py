@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+try:
+    import gymnasium
+    import numpy  # noqa: F401  (the encodings need it; fail here, in one line)
+    from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+except ModuleNotFoundError as _e:
+    if (_e.name or "").split(".")[0] not in ("numpy", "gymnasium", "pettingzoo"):
+        raise
+    raise ImportError(
+        "fujian_mahjong.rl needs the rl extra: pip install 'fujian-mahjong[rl]'",
+        name=_e.name,
+    ) from None
 
 from fujian_mahjong.rl.aec import FujianMahjongEnv
 from fujian_mahjong.rl.encoding import (

@@ -24,6 +24,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from fujian_mahjong.server.accounts import router as accounts_router  # R11, docs/economy.md
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.deals import DealSource
+from fujian_mahjong.server.economy import EconomySettlement
 from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes import guests, hands, health, socket, tables
@@ -74,7 +75,12 @@ def create_app(
     (a fake clock, fixed or stacked deals, a store that fails on purpose); the command line
     never sets them, so a network client can never choose a deal."""
     settings = settings or Settings()
-    store = Store(settings.database_url, settings.token_ttl_days, faults=faults)
+    store = Store(
+        settings.database_url,
+        settings.token_ttl_days,
+        faults=faults,
+        settlement=EconomySettlement(),  # R11: the store settles through the economy
+    )
     lobby = Lobby(settings, store, clock=clock, deals=deals)
     misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0)
     dispatcher = Dispatcher(store, lobby, misses)

@@ -733,3 +733,22 @@ async def account_of(s: AsyncSession, player_id: int) -> tuple[Player, int, int]
         )
     ).first()
     return None if row is None else (row[0], int(row[1]), int(row[2]))
+
+
+class EconomySettlement:
+    """The store's settlement hook (``Store(settlement=...)``): R11 settlement of a finished
+    hand and a void hand's escape penalty, in the store's transaction."""
+
+    async def settle_hand(
+        self,
+        s: AsyncSession,
+        hand_id: int,
+        score: dict[str, Any] | None,
+        result: dict[str, Any] | None,
+    ) -> dict[str, Any] | None:
+        return await settle_hand(s, hand_id, score, result)
+
+    async def settle_void(
+        self, s: AsyncSession, hand_id: int, leaver: int | None
+    ) -> dict[str, Any] | None:
+        return await settle_void(s, hand_id, leaver)

@@ -132,6 +132,22 @@ STORE_FAULTS: tuple[type[BaseException], ...] = (
 )
 
 
+class Settlement(Protocol):
+    """What the store calls inside the transaction that ends a hand (R11: the economy,
+    server/economy.py ``EconomySettlement``; the app wires it in, the store does not
+    import it)."""
+
+    async def settle_hand(
+        self,
+        s: AsyncSession,
+        hand_id: int,
+        score: dict[str, Any] | None,
+        result: dict[str, Any] | None,
+    ) -> Any: ...
+
+    async def settle_void(self, s: AsyncSession, hand_id: int, leaver: int | None) -> Any: ...
+
+
 class StoreFaults(Protocol):
     """Fault injection (tests): called inside every write transaction just before it
     commits; raising fails (and rolls back) that write, as a full disk or a lost database
@@ -148,10 +164,17 @@ class Store:
     grouped into one transaction (group commit)."""
 
     def __init__(
-        self, url: str, token_ttl_days: int = 30, faults: StoreFaults | None = None
+        self,
+        url: str,
+        token_ttl_days: int = 30,
+        faults: StoreFaults | None = None,
+        settlement: Settlement | None = None,
     ) -> None:
         self.url = url
         self.faults = faults
+        # R11: settles a hand in the transaction that stores its end (None: hands are
+        # stored without silver moving, e.g. a store used only to read or replay)
+        self.settlement = settlement
         # the last write failed (cleared by the next one that commits): health says degraded
         self.failing = False
         self.engine = make_engine(url)
@@ -391,9 +414,8 @@ class Store:
                 .values(status="void", ended_at=utcnow())
             )
             # R11: the leaver's escape penalty, in the same transaction, once
-            from fujian_mahjong.server import economy
-
-            await economy.settle_void(s, hand_id, leaver)
+            if self.settlement is not None:
+                await self.settlement.settle_void(s, hand_id, leaver)
 
     async def append_events(
         self,
@@ -456,11 +478,10 @@ class Store:
                             )
                         )
                         # R11: the hand is settled in this same transaction, once
-                        from fujian_mahjong.server import economy
-
-                        await economy.settle_hand(
-                            s, fin["hand_id"], fin.get("score"), fin.get("result")
-                        )
+                        if self.settlement is not None:
+                            await self.settlement.settle_hand(
+                                s, fin["hand_id"], fin.get("score"), fin.get("result")
+                            )
             self.commits += 1
         except Exception as e:
             for _r, _f, fut in batch:
