@@ -53,7 +53,7 @@ SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_server_play.py \
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.
-PURE := tests/test_determinism.py tests/test_compiled.py
+PURE := tests/test_determinism.py tests/test_compiled.py tests/test_views.py
 
 test: lint
 	$(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))

@@ -1,9 +1,20 @@
-"""R12 event logs: JSON Lines, replay and verification."""
+"""R12 event logs: JSON Lines, replay and verification.
+
+One replay API for every caller (``replay``, ``fjmj replay``, the server's crash restore and
+its web replay endpoints):
+
+- :func:`fresh_game` — the hand as dealt, from the log's ``start`` event and the seed (revealed
+  in the ``end`` event, or given for a hand still in progress), after checking it against the
+  SHA-256 committed at the start;
+- :func:`apply_decisions` — the logged decisions (``act`` events) applied again, every event the
+  engine produces checked equal to the logged one;
+- :func:`replay` — both, on a finished hand's log.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fujian_mahjong.engine.actions import Action
@@ -34,13 +45,25 @@ def from_jsonl(text: str) -> list[dict[str, Any]]:
 
 
 def replay(events: Sequence[dict[str, Any]]) -> Game:
-    """Rebuild a hand from its log and verify every event (R12).
+    """Rebuild a finished hand from its log and verify every event (R12).
 
     The commitment in the first event must be the SHA-256 of the hand's start — version,
     profile, players, dealer, streak and the seed revealed in the last event — so an edited
     dealer or streak fails here; then the decisions (``act`` events) are replayed and every
     produced event must equal the logged one. Raises :class:`ReplayError` with the first
     bad line (1-based)."""
+    return apply_decisions(fresh_game(events), events)
+
+
+def fresh_game(events: Sequence[dict[str, Any]], *, seed: str | None = None) -> Game:
+    """The hand of a log as dealt, before its first decision (R3–R5, R12).
+
+    It starts from the ``start`` event (profile, players, dealer, streak) and the hand's seed:
+    ``seed`` when given (a hand still in progress, whose log has no ``end`` yet), else the seed
+    revealed by the ``end`` event. The seed must hash to the SHA-256 committed on line 1, so an
+    edited start or seed fails here. A stacked hand (test tooling) reveals its wall as
+    ``stacked:…`` and takes its dice from line 2. Raises :class:`ReplayError` naming the line.
+    """
     if not events:
         raise ReplayError("line 1: the log is empty")
     start = events[0]
@@ -51,11 +74,20 @@ def replay(events: Sequence[dict[str, Any]]) -> Game:
             f"line 1: unsupported log version {start.get('version')!r} (expected {EVENT_VERSION})"
         )
     end = events[-1]
-    if end.get("type") != "end" or not isinstance(end.get("seed"), str):
-        raise ReplayError(
-            f"line {len(events)}: the last event must be 'end' revealing the seed (R12)"
-        )
-    seed = end["seed"]
+    revealed = end.get("seed") if end.get("type") == "end" else None
+    if seed is None:
+        if not isinstance(revealed, str):
+            raise ReplayError(
+                f"line {len(events)}: the last event must be 'end' revealing the seed (R12)"
+            )
+        seed = revealed
+    elif revealed is not None and revealed != seed:
+        raise ReplayError(f"line {len(events)}: the log reveals another seed than the one given")
+    where, what = (
+        (f"line {len(events)}", "the revealed seed")
+        if revealed is not None
+        else ("line 1", "the given seed")
+    )
     try:
         committed = seed_commitment(
             seed,
@@ -71,17 +103,17 @@ def replay(events: Sequence[dict[str, Any]]) -> Game:
         ) from None
     if committed != start.get("seed_sha256"):
         raise ReplayError(
-            f"line {len(events)}: the revealed seed and the start on line 1 (profile, players, "
+            f"{where}: {what} and the start on line 1 (profile, players, "
             "dealer, streak) do not match the SHA-256 committed on line 1"
         )
     try:
         if start.get("stacked"):
             if not seed.startswith("stacked:"):
-                raise ReplayError(f"line {len(events)}: a stacked hand reveals its wall")
+                raise ReplayError(f"{where}: a stacked hand reveals its wall")
             dice = events[1].get("dice") if len(events) > 1 else None
             if not isinstance(dice, list) or len(dice) != 2:
                 raise ReplayError("line 2: expected the dice event")
-            g = Game.from_wall(
+            return Game.from_wall(
                 str(start["profile"]),
                 parse(seed[len("stacked:") :]),
                 dice=(int(dice[0]), int(dice[1])),
@@ -89,41 +121,65 @@ def replay(events: Sequence[dict[str, Any]]) -> Game:
                 dealer=int(start["dealer"]),
                 streak=int(start.get("streak", 0)),
             )
-        else:
-            g = Game.new(
-                str(start["profile"]),
-                seed=seed,
-                players=int(start["players"]),
-                dealer=int(start["dealer"]),
-                streak=int(start.get("streak", 0)),
-            )
+        return Game.new(
+            str(start["profile"]),
+            seed=seed,
+            players=int(start["players"]),
+            dealer=int(start["dealer"]),
+            streak=int(start.get("streak", 0)),
+        )
     except ReplayError:
         raise
     except (KeyError, TypeError, ValueError) as err:
         raise ReplayError(f"line 1: cannot start the hand: {err}") from None
-    for i, ev in enumerate(events):
-        e = ev
+
+
+def _line(i: int) -> str:
+    return f"line {i + 1}"
+
+
+def apply_decisions(
+    game: Game,
+    events: Sequence[dict[str, Any]],
+    *,
+    where: Callable[[int], str] = _line,
+    on_decision: Callable[[Game, int], None] | None = None,
+) -> Game:
+    """Apply the logged decisions again to ``game``, the hand as dealt (:func:`fresh_game`, or
+    a match's ``next_hand()``), and check that every event the engine produces equals the
+    logged one (R12). Returns ``game``, now at the end of the log.
+
+    ``events`` may be a finished hand or one still in progress, but must not stop inside a
+    decision (between an ``act`` and the events it causes). ``where(i)`` names event ``i``
+    (0-based) in the messages: by default ``line {i + 1}`` of a JSON Lines log.
+    ``on_decision(game, i)`` is called right after the decision ``events[i]`` is applied
+    (``game.events[i:]`` are that decision and what it caused). Raises
+    :class:`ReplayError` at the first event that differs, is not a decision where one is
+    due, or is an illegal decision."""
+    g = game
+    for i, e in enumerate(events):
         if i < len(g.events):
             if g.events[i] != e:
                 raise ReplayError(
-                    f"line {i + 1}: logged {_short(e)} but the replay gives {_short(g.events[i])}"
+                    f"{where(i)}: logged {_short(e)} but the replay gives {_short(g.events[i])}"
                 )
             continue
         if e.get("type") != "act":
-            raise ReplayError(
-                f"line {i + 1}: logged {_short(e)} but the replay expected a decision"
-            )
+            raise ReplayError(f"{where(i)}: logged {_short(e)} but the replay expected a decision")
         try:
             g.apply(int(e["seat"]), Action.from_json(e["action"]))
         except (MahjongError, KeyError, TypeError, ValueError) as err:
-            raise ReplayError(f"line {i + 1}: {err}") from None
+            raise ReplayError(f"{where(i)}: {err}") from None
         if g.events[i] != e:
             raise ReplayError(
-                f"line {i + 1}: logged {_short(e)} but the replay gives {_short(g.events[i])}"
+                f"{where(i)}: logged {_short(e)} but the replay gives {_short(g.events[i])}"
             )
+        if on_decision is not None:
+            on_decision(g, i)
     if len(g.events) != len(events):
         raise ReplayError(
-            f"line {len(events) + 1}: the log ends early; the replay continues with {_short(g.events[len(events)])}"
+            f"{where(len(events))}: the log ends early; the replay continues with "
+            f"{_short(g.events[len(events)])}"
         )
     return g
 

@@ -96,9 +96,12 @@ class SeatView:
         return -1, -1
 
     def melds(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
+        """Each meld of ``seat`` as (type, tiles); another seat's concealed kong has no tiles
+        until the hand is over (R12, as ``Game.view``)."""
+        hide = seat != self.seat and self._g.phase != "over"
         out: list[tuple[str, tuple[int, ...]]] = []
         for m in self._g.melds[seat]:
-            if m.type == "kong_concealed" and seat != self.seat:
+            if hide and m.type == "kong_concealed":
                 out.append((m.type, ()))
             else:
                 out.append((m.type, m.tiles))

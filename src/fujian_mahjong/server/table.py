@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.engine import Action, Game, Match
+from fujian_mahjong.engine import Action, Game, Match, apply_decisions, spectator_view
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
@@ -906,36 +906,12 @@ class TableActor:
 
 def rebuild(g: Game, events: list[dict[str, Any]], hand_id: int = 0) -> Game:
     """A hand from its stored events, on the fresh game the match deals for it: the
-    decisions are applied again and every stored event must be reproduced (R12)."""
-    hand = {"id": hand_id}
-    for i, e in enumerate(events):
-        if i < len(g.events):
-            if g.events[i] != e:
-                raise MahjongError(f"hand {hand['id']}: stored event {i} does not replay")
-            continue
-        if e.get("type") != "act":
-            raise MahjongError(f"hand {hand['id']}: stored event {i} is not a decision")
-        g.apply(int(e["seat"]), Action.from_json(e["action"]))
-        if g.events[i] != e:
-            raise MahjongError(f"hand {hand['id']}: stored event {i} does not replay")
-    if len(g.events) != len(events):
-        raise MahjongError(f"hand {hand['id']}: the stored log stops inside a decision")
-    return g
+    decisions are applied again and every stored event must be reproduced (R12). The
+    ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""
+    return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}")
 
 
 def public_view(g: Game) -> dict[str, Any]:
-    """A spectator's view: only public data, no concealed tile at all (R12)."""
-    n = g.n
-    v = g.view(0)
-    if g.is_over():
-        v["seat"] = None
-        v["legal_actions"] = []
-        v["to_act"] = []
-        return v
-    v["melds"] = [g.view((s + 1) % n)["melds"][s] for s in range(n)]
-    v["seat"] = None
-    v["hand"] = ""
-    v["drawn"] = None
-    v["legal_actions"] = []
-    v["to_act"] = []
-    return v
+    """A spectator's view: only public data, no concealed tile at all (R12): the engine's
+    allow-list of public keys (``engine.spectator_view``)."""
+    return spectator_view(g)

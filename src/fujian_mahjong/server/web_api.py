@@ -1,5 +1,5 @@
-"""REST endpoints for the browser client's replay, review and end-of-hand screens (issue 13
-item 5). Included by the app when this module exists.
+"""REST endpoints for the browser client's replay, review and end-of-hand screens
+(docs/web.md). Included by the app when this module exists.
 
 - ``GET /api/hands/{id}/replay``: every step of a finished hand — after each decision the
   omniscient state (all hands visible) and the events it produced, narrated in zh/en;
@@ -9,9 +9,9 @@ item 5). Included by the app when this module exists.
   for), the specials by name, the score.
 
 Only finished hands: the log of a hand in progress would reveal concealed tiles and the wall
-(R12), so everything here is 404 until the hand is over. The frames are rebuilt by verifying
-the stored log (``engine.replay``) and re-applying its decisions with the engine's public
-API; nothing reaches into engine internals.
+(R12), so everything here is 404 until the hand is over. The stored log is verified
+(``engine.replay``) and the frames are rebuilt with the engine's replay API
+(``engine.fresh_game``, ``engine.apply_decisions``); nothing reaches into engine internals.
 """
 
 from __future__ import annotations
@@ -21,67 +21,20 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from sqlalchemy import select
 
-from fujian_mahjong.engine import Action, Game, replay
+from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
 from fujian_mahjong.engine.narrate import describe
+from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
-from fujian_mahjong.tiles import parse
 
 router = APIRouter(tags=["replay"])
-
-_PUBLIC_KEYS = (
-    "profile",
-    "players",
-    "dealer",
-    "streak",
-    "dice",
-    "gold",
-    "indicator",
-    "phase",
-    "turn",
-    "hand_sizes",
-    "flowers",
-    "discards",
-    "live",
-    "reserve",
-    "wall",
-    "last_group",
-    "last_discard",
-    "xian_jin",
-    "jin_kan",
-    "gold_discarded",
-)
-
-
-def _fresh_game(events: list[dict[str, Any]]) -> Game:
-    """The hand as it stood before its first decision (the same start ``engine.replay``
-    verifies: a seeded hand, or a stacked wall revealed in the ``end`` event)."""
-    start, end = events[0], events[-1]
-    seed = str(end["seed"])
-    if start.get("stacked"):
-        dice = events[1]["dice"]
-        return Game.from_wall(
-            str(start["profile"]),
-            parse(seed[len("stacked:") :]),
-            dice=(int(dice[0]), int(dice[1])),
-            players=int(start["players"]),
-            dealer=int(start["dealer"]),
-            streak=int(start.get("streak", 0)),
-        )
-    return Game.new(
-        str(start["profile"]),
-        seed=seed,
-        players=int(start["players"]),
-        dealer=int(start["dealer"]),
-        streak=int(start.get("streak", 0)),
-    )
 
 
 def omniscient(g: Game) -> dict[str, Any]:
     """Every seat's hand and melds plus the public state (for finished hands only)."""
     views = [g.view(s) for s in range(g.n)]
-    state = {k: views[0].get(k) for k in _PUBLIC_KEYS}
+    state = {k: views[0].get(k) for k in PUBLIC_KEYS}
     state["hands"] = [v["hand"] for v in views]
     state["melds"] = [views[s]["melds"][s] for s in range(g.n)]
     state["drawn"] = next((v["drawn"] for v in views if v.get("drawn")), None)
@@ -101,7 +54,7 @@ def _narrate(events: list[dict[str, Any]]) -> list[dict[str, str]]:
 def build_replay(events: list[dict[str, Any]]) -> dict[str, Any]:
     """Frames of a finished hand: frame 0 is the table after the deal and the gold; frame i
     is the state after the i-th decision (``actor``, ``action``) with the events it caused."""
-    g = _fresh_game(events)
+    g = fresh_game(events)
     frames: list[dict[str, Any]] = [
         {
             "actor": None,
@@ -110,19 +63,19 @@ def build_replay(events: list[dict[str, Any]]) -> dict[str, Any]:
             "state": omniscient(g),
         }
     ]
-    for e in events[len(g.events) :]:
-        if e.get("type") != "act":
-            continue
-        before = len(g.events)
-        g.apply(int(e["seat"]), Action.from_json(e["action"]))
+
+    def frame(game: Game, i: int) -> None:
+        e = events[i]  # the decision just applied; game.events[i:] is it and what it caused
         frames.append(
             {
                 "actor": int(e["seat"]),
                 "action": e["action"],
-                "text": _narrate(g.events[before:]),
-                "state": omniscient(g),
+                "text": _narrate(game.events[i:]),
+                "state": omniscient(game),
             }
         )
+
+    apply_decisions(g, events, on_decision=frame)
     out: dict[str, Any] = {
         "profile": events[0]["profile"],
         "players": int(events[0]["players"]),
@@ -176,17 +129,20 @@ def build_review(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     }
 
 
-async def _finished_events(request: Request, hand_id: int) -> tuple[list[dict[str, Any]], Any]:
-    """A finished hand's verified log and its row; 404 before the end (R12)."""
+async def _finished_events(
+    request: Request, hand_id: int
+) -> tuple[list[dict[str, Any]], Any, Game]:
+    """A finished hand's verified log, its row and the replayed hand; 404 before the end
+    (R12)."""
     store = request.app.state.store
     hand, events = await store.hand_log(hand_id)
     if hand is None or hand.status != "over" or not events:
         raise HTTPException(404, f"hand {hand_id} is not finished (or does not exist)")
     try:
-        replay(events)
+        g = replay(events)
     except MahjongError as err:
         raise HTTPException(422, f"hand {hand_id}: the stored log does not replay: {err}") from None
-    return events, hand
+    return events, hand, g
 
 
 async def _names(request: Request, hand: Any) -> list[str | None]:
@@ -205,7 +161,7 @@ async def _names(request: Request, hand: Any) -> list[str | None]:
 @router.get("/api/hands/{hand_id}/replay")
 async def hand_replay(hand_id: int, request: Request) -> dict[str, Any]:
     """Every step of a finished hand with all hands visible (404 before the end)."""
-    events, hand = await _finished_events(request, hand_id)
+    events, hand, _g = await _finished_events(request, hand_id)
     out = build_replay(events)
     out["id"] = hand_id
     out["names"] = await _names(request, hand)
@@ -217,7 +173,7 @@ async def hand_review(
     hand_id: int, request: Request, seat: int = Query(0, ge=0, le=3)
 ) -> dict[str, Any]:
     """The heuristic bot's choice and reason at each decision of ``seat``."""
-    events, _hand = await _finished_events(request, hand_id)
+    events, _hand, _g = await _finished_events(request, hand_id)
     try:
         out = build_review(events, seat)
     except ValueError as err:
@@ -229,8 +185,7 @@ async def hand_review(
 @router.get("/api/hands/{hand_id}/summary")
 async def hand_summary(hand_id: int, request: Request) -> dict[str, Any]:
     """The finished hand's result, score and winning decomposition."""
-    events, hand = await _finished_events(request, hand_id)
-    g = replay(events)
+    _events, hand, g = await _finished_events(request, hand_id)
     out = summarize(g)
     out["id"] = hand_id
     out["names"] = await _names(request, hand)
