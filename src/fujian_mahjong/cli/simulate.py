@@ -1,5 +1,9 @@
 """``fjmj simulate``: bot arena with statistics.
 
+Seat 0 deals and the kinds rotate, so every kind plays every seat relative to the dealer
+equally often; ``--duplicate`` plays each deal in every seating of the kinds and reports per
+kind points and placement points with 95% CIs clustered by deal (docs/bots.md).
+
 Every argument is validated where it enters (range, type, encoding); memory stays bounded
 whatever ``--hands`` is (hands are streamed). Ctrl-C or SIGTERM stops the worker processes
 and exits with one line (status 130 / 143); a worker that dies, or a hand log that cannot be
@@ -34,12 +38,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default="fuzhou-tcy",
         help="fuzhou-tcy, fuzhou-bianfeng, fuzhou-doudou, sanming or a .toml file",
     )
-    p.add_argument("--hands", default="1000", help=f"hands to play (1 to {MAX_HANDS:.0e})")
+    p.add_argument(
+        "--hands", default="1000", help=f"hands to play (--duplicate: deals; 1 to {MAX_HANDS:.0e})"
+    )
     p.add_argument("--seed", default="0")
     p.add_argument(
         "--players",
         default="heuristic,heuristic,random,random",
         help="bot kind per seat, comma-separated (random, heuristic); seats rotate",
+    )
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal in every seating of the kinds (luck cancels); --hands counts deals",
     )
     p.add_argument("--workers", default="1", help="worker processes (ray: tasks at once)")
     p.add_argument(
@@ -127,25 +138,53 @@ def check_profile(name: str) -> Any:
 
 
 def _table(sm: Summary) -> Table:
+    from rich import box
     from rich.table import Table
 
     d = sm.to_json()
+    played = (
+        f"{sm.deals} deals × {sm.seatings} seatings = {sm.hands} hands (duplicate)"
+        if sm.duplicate
+        else f"{sm.hands} hands"
+    )
+    field_pts = d["field"]["points_per_hand"]
+    notes = [
+        f"points per hand, 95% CI clustered by {'deal' if sm.duplicate else 'hand'}",
+        f"placement: 1st {len(sm.kinds) - 1} … last 0 by the hand's points, ties share",
+    ]
+    if field_pts:  # payments that do not sum to zero: show the difference from the field
+        notes.append(f"field mean {field_pts:+.2f} points/hand")
     t = Table(
-        title=f"{sm.profile}: {sm.hands} hands, {d['hands_per_s']} hands/s, draws {d['draw_rate']:.1%}"
+        title=f"{sm.profile}: {played}, {d['hands_per_s']} hands/s, draws {d['draw_rate']:.1%}",
+        caption="; ".join(notes),
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
     )
     t.add_column("bot kind")
     t.add_column("seats", justify="right")
-    t.add_column("win rate", justify="right")
-    t.add_column("mean points/hand", justify="right")
+    t.add_column("win", justify="right")
+    t.add_column("deal-in", justify="right")
+    t.add_column("points", justify="right")
     t.add_column("95% CI", justify="right")
+    if field_pts:
+        t.add_column("vs field", justify="right")
+    t.add_column("placement", justify="right")
+    t.add_column("vs field", justify="right")
     for k, st in sm.kind_stats.items():
-        t.add_row(
+        lo, hi = st["ci95"]
+        row = [
             k,
             str(st["seats"]),
             f"{st['win_rate']:.1%}",
-            f"{st['mean_points']:+.2f}",
-            f"[{st['ci95_low']:+.2f}, {st['ci95_high']:+.2f}]",
-        )
+            f"{st['deal_ins_per_hand']:.1%}",
+            f"{st['points_per_hand']:+.2f}",
+            f"[{lo:+.1f}, {hi:+.1f}]",
+        ]
+        if field_pts:
+            row.append(f"{st['points_vs_field']:+.2f}")
+        row += [f"{st['placement']:.3f}", f"{st['placement_vs_field']:+.3f}"]
+        t.add_row(*row)
     return t
 
 
@@ -207,8 +246,12 @@ def run(args: argparse.Namespace) -> int:
         out.print(_table(sm))
         d = sm.to_json()
         out.print(
-            "win rate by seat: "
+            "win rate by seat (seat 0 deals): "
             + ", ".join(f"{i}: {w:.1%}" for i, w in enumerate(d["win_rate_by_seat"]))
+        )
+        out.print(
+            "mean points by seat: "
+            + ", ".join(f"{i}: {p:+.2f}" for i, p in enumerate(d["mean_points_by_seat"]))
         )
         # draws are reported in the title (draw rate), not as a kind of win
         kinds_won = {k: v for k, v in d["win_kinds"].items() if k != "draw"}
@@ -228,20 +271,23 @@ def _simulate(
     workers: int,
     log_dir: str | None,
 ) -> Summary:
+    import functools
+
     from fujian_mahjong.sim import SimulationError, simulate
     from fujian_mahjong.sim.ray_backend import RayBackendError
-    from fujian_mahjong.sim.simulate import LogWriteError, WorkerDied
+    from fujian_mahjong.sim.simulate import LogWriteError, WorkerDied, seatings_per_deal
 
     address = getattr(args, "address", None)
     if address is not None and getattr(args, "backend", "local") != "ray":
         raise CliError("--address needs --backend ray")
+    duplicate = bool(getattr(args, "duplicate", False))
     if getattr(args, "backend", "local") == "ray":  # same summary, Ray tasks (docs/rl.md)
-        import functools
-
         from fujian_mahjong.sim.ray_backend import simulate_ray
 
         addr = text_arg("--address", address, 300) if address else None
-        simulate = functools.partial(simulate_ray, address=addr)
+        simulate = functools.partial(simulate_ray, address=addr, duplicate=duplicate)
+    else:
+        simulate = functools.partial(simulate, duplicate=duplicate)
     try:
         if getattr(args, "no_progress", False) or not sys.stderr.isatty():
             return simulate(profile, hands, seed, kinds, workers, log_dir)
@@ -264,7 +310,8 @@ def _simulate(
             TimeRemainingColumn(),
             console=Console(stderr=True),
         ) as bar:
-            task = bar.add_task("hands", total=hands, rate="-")
+            total = hands * seatings_per_deal(kinds, duplicate)
+            task = bar.add_task("hands", total=total, rate="-")
             t0 = time.perf_counter()
             done = [0]
 

@@ -1,8 +1,9 @@
 """``fjmj simulate --backend ray``: hand batches as Ray tasks, on this machine or a cluster.
 
-The result is exactly the local backend's: hand i still plays the seed ``"{seed}:{i}"``
-(``play_hand``), batches are the same hand ranges, and records are folded into the
-summary in hand order whatever order the tasks finish in. Ray is an optional extra
+The result is exactly the local backend's: deal k still plays the seed ``hand_seed(seed, k)``
+(``play_deal``: one hand, or every seating with ``duplicate``), batches are the same deal
+ranges, and deals are folded into the summary in deal order whatever order the tasks
+finish in. Ray is an optional extra
 (``pip install 'fujian-mahjong[ray]'``) imported only here, only when this backend runs.
 
 ``address=None`` starts a private local Ray instance with ``workers`` CPUs (stopped at the
@@ -18,7 +19,6 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fujian_mahjong.bots import make_bot
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.sim.simulate import (
     Accumulator,
@@ -26,7 +26,9 @@ from fujian_mahjong.sim.simulate import (
     SimulationError,
     Summary,
     WorkerDied,
-    play_hand,
+    check_kinds,
+    chunk_size,
+    play_deal,
 )
 
 
@@ -34,16 +36,23 @@ class RayBackendError(MahjongError):
     """Ray is missing, or the cluster could not be reached or failed."""
 
 
-def batch_size(hands: int, workers: int) -> int:
-    """Hands per task: the local backend's chunking (about 8 batches per worker, ≤ 200)."""
-    return max(1, min(200, hands // (workers * 8) or 1))
+def batch_size(hands: int, workers: int, per_deal: int = 1) -> int:
+    """Deals per task: the local backend's chunking (about 8 batches per worker, ≤ 200
+    hands' worth)."""
+    return chunk_size(hands, workers, per_deal)
 
 
 def play_batch(
-    profile: str, seed: str, start: int, stop: int, kinds: tuple[str, ...], log_dir: str | None
-) -> list[HandRecord]:
-    """Hands ``start..stop-1`` of a simulation (the body of one Ray task)."""
-    return [play_hand(profile, seed, i, kinds, log_dir) for i in range(start, stop)]
+    profile: str,
+    seed: str,
+    start: int,
+    stop: int,
+    kinds: tuple[str, ...],
+    log_dir: str | None,
+    duplicate: bool = False,
+) -> list[tuple[HandRecord, ...]]:
+    """Deals ``start..stop-1`` of a simulation (the body of one Ray task)."""
+    return [play_deal(profile, seed, k, kinds, log_dir, duplicate) for k in range(start, stop)]
 
 
 def check_address(address: str, timeout: float = 5.0) -> None:
@@ -81,6 +90,7 @@ def simulate_ray(
     log_dir: str | None = None,
     progress: Callable[[int], None] | None = None,
     address: str | None = None,
+    duplicate: bool = False,
 ) -> Summary:
     """Like :func:`fujian_mahjong.sim.simulate` (same positional arguments), with the
     batches run as Ray tasks; ``address`` as in the module docstring."""
@@ -88,8 +98,7 @@ def simulate_ray(
 
     seed = str(seed)
     kinds = tuple(kinds)
-    for k in kinds:
-        make_bot(k)
+    check_kinds(kinds, duplicate)
     if workers < 1:
         raise MahjongError(f"workers must be at least 1, got {workers}")
     ray = _import_ray()
@@ -116,8 +125,8 @@ def simulate_ray(
             raise RayBackendError(f"cannot start {where}: {msg}") from None
         started = True
     try:
-        acc = Accumulator(profile, seed, kinds)
-        _run(ray, acc, profile, seed, hands, kinds, workers, log_dir, progress)
+        acc = Accumulator(profile, seed, kinds, duplicate)
+        _run(ray, acc, profile, seed, hands, kinds, workers, log_dir, progress, duplicate)
     finally:
         if started:
             ray.shutdown()
@@ -136,12 +145,15 @@ def _run(
     workers: int,
     log_dir: str | None,
     progress: Callable[[int], None] | None,
+    duplicate: bool = False,
 ) -> None:
     task = ray.remote(num_cpus=1, max_retries=0)(play_batch)
-    size = batch_size(hands, workers)
+    size = batch_size(hands, workers, acc.sm.seatings)
     starts = iter(range(0, hands, size))
     in_flight: dict[Any, int] = {}  # ObjectRef -> batch number
-    done: dict[int, list[HandRecord]] = {}  # finished out of order, waiting for their turn
+    done: dict[
+        int, list[tuple[HandRecord, ...]]
+    ] = {}  # finished out of order, waiting for their turn
     next_batch = 0  # the batch to fold into the summary next (hand order)
     submitted = 0
 
@@ -150,7 +162,7 @@ def _run(
         a = next(starts, None)
         if a is None:
             return False
-        ref = task.remote(profile, seed, a, min(hands, a + size), kinds, log_dir)
+        ref = task.remote(profile, seed, a, min(hands, a + size), kinds, log_dir, duplicate)
         in_flight[ref] = submitted
         submitted += 1
         return True
@@ -163,7 +175,7 @@ def _run(
             ref = ready[0]
             b = in_flight.pop(ref)
             try:
-                records: list[HandRecord] = ray.get(ref)
+                deals: list[tuple[HandRecord, ...]] = ray.get(ref)
             except ray.exceptions.RayTaskError as e:
                 cause = getattr(e, "cause", None)
                 if isinstance(cause, MahjongError):
@@ -171,13 +183,13 @@ def _run(
                 raise SimulationError(f"a Ray task failed: {str(e).splitlines()[0]}") from None
             except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as e:
                 raise WorkerDied(f"a Ray worker died: {str(e).splitlines()[0]}") from None
-            done[b] = records
+            done[b] = deals
             submit()
             if progress:
-                progress(len(records))
+                progress(sum(len(deal) for deal in deals))
             while next_batch in done:
-                for r in done.pop(next_batch):
-                    acc.add(r)
+                for deal in done.pop(next_batch):
+                    acc.add_deal(deal)
                 next_batch += 1
     finally:
         for ref in in_flight:
