@@ -248,47 +248,6 @@ def test_two_humans_two_bots_silver_acting_for_another_seat(server: EconServer) 
     assert admin(server, "audit").returncode == 0
 
 
-def test_leaver_pays_the_escape_penalty(server: EconServer) -> None:
-    """R11 逃跑: leaving mid-hand voids it and charges the leaver 8 × base × stake + fee;
-    the other player pays nothing."""
-
-    async def go(i: dict[str, Any], j: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
-        async with Client(server.ws_url, i["token"]) as ci, Client(server.ws_url, j["token"]) as cj:
-            for c in (ci, cj):
-                await c.send({"type": "join", "table": t["id"], "as": "player"})
-                await c.until("seated")
-                await c.send({"type": "ready"})
-            await ci.until("state")
-            await ci.send({"type": "leave"})
-            # (a hand the bots won at the opening is over before the leave: no void)
-            return await cj.until("hand_void", "hand_end")
-
-    for attempt in range(4):  # fresh accounts each time, so the ledgers below stay exact
-        i = register(server.base, f"Ivan{attempt}", "ivan-secret")
-        j = register(server.base, f"Judy{attempt}", "judy-secret")
-        t = _table(server, i["token"], stake=5, base=2, fee=7, bots=2)
-        void = asyncio.run(go(i, j, t))
-        if void["type"] == "hand_void":
-            break
-    assert void["type"] == "hand_void", "every hand ended before the leave (4 tables)"
-    leaver = void["leaver"]
-    assert void["silver"][leaver] == {
-        "change": -(8 * 2 * 5 + 7),
-        "transfer": -80,
-        "fee": 7,
-        "balance": 10_000 - 87,
-    }
-    assert get(server, "/api/me", i["token"]).json()["silver"] == 10_000 - 87
-    assert get(server, "/api/me", j["token"]).json()["silver"] == 10_000
-    led = json.loads(admin(server, "ledger", str(i["player_id"]), "--json").stdout)
-    assert [(r["kind"], r["amount"]) for r in led["rows"]] == [
-        ("starting_grant", 10_000),
-        ("escape", -80),
-        ("fee", -7),
-    ]
-    assert admin(server, "audit").returncode == 0
-
-
 # --------------------------------------------------------------------------- in-process
 
 
@@ -347,5 +306,68 @@ def test_rate_limits_and_expired_tokens_in_process(tmp_path: Path) -> None:
                 r = await c.get("/api/me", headers=auth("old-token"))
                 assert r.status_code == 401 and "expired" in r.json()["detail"]
                 assert (await c.get("/api/me", headers=auth(kim["token"]))).status_code == 200
+
+    asyncio.run(go())
+
+
+def test_leaver_pays_the_escape_penalty(tmp_path: Path) -> None:
+    """R11 逃跑: leaving mid-hand voids it and charges the leaver 8 × base × stake + fee;
+    the other player pays nothing. In-process, on a fixed deal that no bot ends at the
+    opening (the hand is still being played when the leave comes)."""
+    from sqlalchemy import select
+
+    from fujian_mahjong.server import economy
+    from fujian_mahjong.server.store.economy_models import LedgerRow
+    from tests.inproc import Client as WsClient
+    from tests.inproc import running
+
+    async def go() -> None:
+        async with running(tmp_path) as h:
+            accounts = []
+            for name in ("Ivan", "Judy"):
+                r = await h.http.post("/api/accounts", json={"name": name, "password": "pw-123456"})
+                assert r.status_code == 201, r.text
+                accounts.append(r.json())
+            clients = []
+            for acc in accounts:
+                c = WsClient(h, acc["name"], acc["token"], acc["player_id"])
+                await c.send({"type": "hello", "token": c.token})
+                clients.append(c)
+            ci, cj = clients
+            tid = await h.table(ci, stake=5, base=2, fee=5, bots=2, hands=4)
+            for c in clients:
+                await h.seat(c, tid)
+            await h.ready(ci, cj)
+            await h.advance(1.0)
+            assert ci.of_type("hand_start") and not ci.of_type("hand_end")
+            await ci.send({"type": "leave"})
+            void = cj.last("hand_void")
+            assert void is not None, [m["type"] for m in cj.messages]
+            leaver = void["leaver"]
+            assert leaver == 0
+            assert void["silver"][leaver] == {
+                "change": -(8 * 2 * 5 + 5),
+                "transfer": -80,
+                "fee": 5,
+                "balance": 10_000 - 85,
+            }
+            me_i = (await h.http.get("/api/me", headers=auth(ci.token))).json()
+            me_j = (await h.http.get("/api/me", headers=auth(cj.token))).json()
+            assert me_i["silver"] == 10_000 - 85 and me_j["silver"] == 10_000
+            async with h.store.sessions() as s:
+                rows = (
+                    await s.execute(
+                        select(LedgerRow.kind, LedgerRow.amount)
+                        .where(LedgerRow.player_id == ci.player_id)
+                        .order_by(LedgerRow.id)
+                    )
+                ).all()
+                assert [tuple(r) for r in rows] == [
+                    ("starting_grant", 10_000),
+                    ("escape", -80),
+                    ("fee", -5),
+                ]
+                report = await economy.audit(s)
+                assert report.ok, report
 
     asyncio.run(go())

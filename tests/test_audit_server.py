@@ -639,18 +639,32 @@ def test_a_revoked_token_opens_no_table_even_on_an_open_socket(tmp_path: Path) -
             tid = await h.table(g, bots=3, turn_seconds=TURN)
             r = await h.http.post("/api/logout", headers=_bearer(g))
             assert r.status_code == 200
-            # the socket that said hello before the logout may not sit down any more
-            await h.seat(g, tid)
-            assert g.errors() == ["bad_token"]
-            await g.send({"type": "ready"})
-            assert g.errors()[-1] == "not_authenticated"
-            await g.send({"type": "join", "table": tid, "as": "spectator"})
-            assert g.errors()[-1] == "not_authenticated" and not g.of_type("seated")
+            # the logout closes the socket that said hello before it (docs/protocol.md: 4001)
+            assert g.rec.closed == (4001, "logged out")
             # a new hello with the revoked token is refused; REST refuses it too
             late = await _socket(h, g)
             assert late.errors() == ["bad_token"] and not late.of_type("welcome")
             r = await h.http.post("/api/tables", json={}, headers=_bearer(g))
             assert r.status_code == 401
+            # a token that expires while its socket is open opens no table either
+            e = await h.guest("expiring")
+            from sqlalchemy import update
+
+            from fujian_mahjong.server.store import Token, hash_token
+            from fujian_mahjong.server.store.models import utcnow
+
+            async with h.store.write() as s:
+                await s.execute(
+                    update(Token)
+                    .where(Token.token_hash == hash_token(e.token))
+                    .values(expires_at=utcnow())
+                )
+            await h.seat(e, tid)
+            assert e.errors() == ["bad_token"]
+            await e.send({"type": "ready"})
+            assert e.errors()[-1] == "not_authenticated"
+            await e.send({"type": "join", "table": tid, "as": "spectator"})
+            assert e.errors()[-1] == "not_authenticated" and not e.of_type("seated")
             info = (await h.http.get(f"/api/tables/{tid}")).json()
             assert info["humans"] == 0 and info["status"] == "open"
 

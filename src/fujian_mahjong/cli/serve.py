@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def _db_options(p: argparse.ArgumentParser) -> None:
@@ -54,6 +55,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=10_000,
         help="silver a new account starts with (R11; default 10000)",
     )
+    p.add_argument(
+        "--operator-token-file",
+        metavar="FILE",
+        default=None,
+        help="a file holding the operator's token: GET /api/metrics then answers to "
+        "'Authorization: Bearer TOKEN' (without it /api/metrics is 404)",
+    )
+    p.add_argument(
+        "--guests-per-address",
+        type=int,
+        default=60,
+        help="new guests per client address per 10 minutes (default 60)",
+    )
+    p.add_argument(
+        "--max-fee-ratio",
+        type=float,
+        default=1.0,
+        help="a table's fee may be at most this many times its stake (R11; default 1)",
+    )
     p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run_serve)
 
@@ -64,14 +84,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     up.set_defaults(func=run_upgrade)
 
 
+class OptionError(ValueError):
+    """A bad command-line option (one line for stderr)."""
+
+
+def _operator_token(path: str) -> str:
+    try:
+        token = Path(path).expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise OptionError(f"--operator-token-file {path}: {type(e).__name__}: {e}") from None
+    if len(token) < 16 or any(ch.isspace() for ch in token):
+        raise OptionError(
+            f"--operator-token-file {path}: the token must be one word of at least 16 characters"
+        )
+    return token
+
+
 def _settings(args: argparse.Namespace) -> object:
     from fujian_mahjong.server.settings import Settings, default_data_dir
 
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
-    extra = {}
-    for name in ("host", "port", "claim_pause_ms", "bot_delay_ms", "grace_s", "starting_grant"):
-        if hasattr(args, name):
+    extra: dict[str, Any] = {}
+    for name in (
+        "host",
+        "port",
+        "claim_pause_ms",
+        "bot_delay_ms",
+        "grace_s",
+        "starting_grant",
+        "guests_per_address",
+        "max_fee_ratio",
+    ):
+        if getattr(args, name, None) is not None:
             extra[name] = getattr(args, name)
+    if getattr(args, "operator_token_file", None):
+        extra["operator_token"] = _operator_token(args.operator_token_file)
     return Settings(data_dir=data_dir, db_url=args.db, **extra)
 
 
@@ -103,7 +150,11 @@ def run_serve(args: argparse.Namespace) -> int:
     from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import upgrade
 
-    st = _settings(args)
+    try:
+        st = _settings(args)
+    except OptionError as e:
+        print(f"fjmj: serve: {e}", file=sys.stderr)
+        return 2
     assert isinstance(st, Settings)
     try:
         # create / migrate the database first: a bad URL is one line here, not a traceback

@@ -18,13 +18,13 @@ import asyncio
 import contextlib
 import secrets
 import unicodedata
-from typing import Any
+from typing import Annotated, Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -33,7 +33,9 @@ from fujian_mahjong.scoring import level_for
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.ratelimit import RateLimiter
-from fujian_mahjong.server.store import HandRow, Player, Store, TableRow, Token, hash_token
+from fujian_mahjong.server.routes.deps import BearerDoc
+from fujian_mahjong.server.routes.errors import ApiError, DbId, errors, id_of
+from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
 from fujian_mahjong.server.store.economy_models import Account, HandResultRow, ProfileStatRow
 from fujian_mahjong.server.store.models import utcnow
 
@@ -47,6 +49,7 @@ _DUMMY: list[str] = []  # a hash to verify against for unknown names (equal timi
 
 
 class Credentials(BaseModel):
+    model_config = ConfigDict(strict=True)
     # generous limits here; the precise rules are checked below with clear messages
     name: str = Field(max_length=1000)
     password: str = Field(max_length=1000)
@@ -60,6 +63,8 @@ class AccountOut(BaseModel):
 
 
 class LogoutIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     all: bool = False
 
 
@@ -67,20 +72,23 @@ def account_name(raw: str) -> tuple[str, str]:
     """(display name, uniqueness key) of an account name, or HTTP 422 saying what is wrong."""
     name = unicodedata.normalize("NFKC", " ".join(raw.split()))
     if not NAME_MIN <= len(name) <= NAME_MAX:
-        raise HTTPException(422, f"name: {NAME_MIN}-{NAME_MAX} characters, got {len(name)}")
+        raise ApiError(422, f"name: {NAME_MIN}-{NAME_MAX} characters, got {len(name)}", "bad_name")
     for ch in name:
         if not (unicodedata.category(ch)[0] in "LN" or ch in NAME_PUNCT):
-            raise HTTPException(
+            raise ApiError(
                 422,
                 f"name: only letters, digits, spaces and _ - . are allowed, not {ch!r}",
+                "bad_name",
             )
     return name, name.casefold()
 
 
 def check_password(pw: str) -> None:
     if not PASSWORD_MIN <= len(pw) <= PASSWORD_MAX:
-        raise HTTPException(
-            422, f"password: {PASSWORD_MIN}-{PASSWORD_MAX} characters, got {len(pw)}"
+        raise ApiError(
+            422,
+            f"password: {PASSWORD_MIN}-{PASSWORD_MAX} characters, got {len(pw)}",
+            "bad_password",
         )
 
 
@@ -103,9 +111,11 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _too_many(what: str, wait: float) -> HTTPException:
+def _too_many(what: str, wait: float) -> ApiError:
     secs = max(1, int(wait + 0.999))
-    return HTTPException(429, f"too many {what}; try again in {secs} s", {"Retry-After": str(secs)})
+    return ApiError(
+        429, f"too many {what}; try again in {secs} s", "rate_limited", {"Retry-After": str(secs)}
+    )
 
 
 async def _new_token(s: Any, store: Store, player_id: int) -> str:
@@ -127,15 +137,20 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-@router.post("/api/accounts", status_code=201, response_model=AccountOut)
-async def register(body: Credentials, request: Request) -> AccountOut:
+@router.post(
+    "/api/accounts",
+    status_code=201,
+    response_model=AccountOut,
+    responses=errors(400, 401, 409, 422, 429, 503),
+)
+async def register(body: Credentials, request: Request, _doc: BearerDoc) -> AccountOut:
     """Register an account (a guest's bearer token turns that guest into the account)."""
     store: Store = request.app.state.store
     name, key = account_name(body.name)
     check_password(body.password)
     guest = await bearer_player(request, store) if _bearer(request) else None
     if guest is not None and guest.kind == "registered":
-        raise HTTPException(409, "this player is already registered")
+        raise ApiError(409, "this player is already registered", "already_registered")
     lim = _limiters(request)["register"]
     addr = _address(request)
     wait = lim.retry_after(addr)
@@ -147,7 +162,7 @@ async def register(body: Credentials, request: Request) -> AccountOut:
     try:
         async with store.write() as s:
             if await economy.player_name_taken(s, key):
-                raise HTTPException(409, f"name {name!r} is taken")
+                raise ApiError(409, f"name {name!r} is taken", "name_taken")
             if guest is not None:
                 pid = guest.id
                 await s.execute(
@@ -167,11 +182,11 @@ async def register(body: Credentials, request: Request) -> AccountOut:
             await economy.create_account(s, pid, key, grant)
             token = await _new_token(s, store, pid)
     except IntegrityError:
-        raise HTTPException(409, f"name {name!r} is taken") from None
+        raise ApiError(409, f"name {name!r} is taken", "name_taken") from None
     return AccountOut(token=token, player_id=pid, name=name, silver=grant)
 
 
-@router.post("/api/login", response_model=AccountOut)
+@router.post("/api/login", response_model=AccountOut, responses=errors(400, 401, 422, 429, 503))
 async def login(body: Credentials, request: Request) -> AccountOut:
     """Log in: a new token. Wrong name and wrong password get the same answer."""
     store: Store = request.app.state.store
@@ -198,7 +213,7 @@ async def login(body: Credentials, request: Request) -> AccountOut:
     if row is None or not ok:
         lims["name"].hit(nkey)
         lims["addr"].hit(akey)
-        raise HTTPException(401, "wrong name or password")
+        raise ApiError(401, "wrong name or password", "wrong_credentials")
     lims["name"].reset(nkey)
     pid, name, pw_hash = int(row[0]), str(row[1]), row[2]
     async with store.write() as s:
@@ -223,19 +238,23 @@ def _verify(pw_hash: str | None, password: str) -> bool:
         return False
 
 
-@router.post("/api/logout")
-async def logout(request: Request, body: LogoutIn | None = None) -> dict[str, Any]:
-    """Revoke the bearer token (or, with ``{"all": true}``, every token of this player)."""
+@router.post("/api/logout", responses=errors(400, 401, 422, 503))
+async def logout(request: Request, _doc: BearerDoc, body: LogoutIn | None = None) -> dict[str, Any]:
+    """Revoke the bearer token (or, with ``{"all": true}``, every token of this player).
+    The WebSockets that said hello with a revoked token are closed with code 4001
+    (docs/protocol.md)."""
     store: Store = request.app.state.store
     me = await bearer_player(request, store)
     token = _bearer(request) or ""
+    everything = body is not None and body.all
     async with store.write() as s:
         q = update(Token).values(revoked=True)
-        if body is not None and body.all:
+        if everything:
             q = q.where(Token.player_id == me.id)
         else:
             q = q.where(Token.token_hash == hash_token(token))
         await s.execute(q)
+    request.app.state.dispatcher.close_player(me.id, token=None if everything else token)
     return {"ok": True}
 
 
@@ -243,8 +262,8 @@ def _stats_level(rating: int) -> dict[str, Any]:
     return economy.level_json(level_for(max(0, rating)))
 
 
-@router.get("/api/me")
-async def me(request: Request) -> dict[str, Any]:
+@router.get("/api/me", responses=errors(401, 503))
+async def me(request: Request, _doc: BearerDoc) -> dict[str, Any]:
     """``{"player_id", "name", "silver", "rating", "level": {"n", "title_zh", "rank_zh",
     "next"}}``; a guest has ``"registered": false`` and ``"silver": null``."""
     store: Store = request.app.state.store
@@ -262,15 +281,15 @@ async def me(request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/api/players/{player_id}")
-async def player_profile(player_id: int, request: Request) -> dict[str, Any]:
+@router.get("/api/players/{player_id}", responses=errors(404, 422, 503))
+async def player_profile(player_id: DbId, request: Request) -> dict[str, Any]:
     """A public profile: name, level, rating, hands played and win rate per profile (no
     balance, no token, no password hash)."""
     store: Store = request.app.state.store
     async with store.sessions() as s:
         p = await s.get(Player, player_id)
         if p is None:
-            raise HTTPException(404, f"no player {player_id}")
+            raise ApiError(404, f"no player {player_id}", "no_player")
         acc = await economy.account_of(s, player_id)
         per = (
             await s.execute(
@@ -319,10 +338,11 @@ async def player_profile(player_id: int, request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/api/players/{player_id}/hands")
+@router.get("/api/players/{player_id}/hands", responses=errors(404, 422, 503))
 async def player_hands(
-    player_id: int,
+    player_id: DbId,
     request: Request,
+    _doc: BearerDoc,
     limit: int = Query(20, ge=1, le=100),
     offset: int = Query(0, ge=0, le=1_000_000),
 ) -> JSONResponse:
@@ -335,7 +355,7 @@ async def player_hands(
     own = viewer is not None and viewer.id == player_id
     async with store.sessions() as s:
         if await s.get(Player, player_id) is None:
-            raise HTTPException(404, f"no player {player_id}")
+            raise ApiError(404, f"no player {player_id}", "no_player")
         rows = (
             await s.execute(
                 select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
@@ -367,13 +387,17 @@ async def player_hands(
     return JSONResponse({"player_id": player_id, "hands": hands, "next": nxt})
 
 
-@router.get("/api/leaderboard")
-async def leaderboard(request: Request, profile: str | None = None) -> dict[str, Any]:
+@router.get("/api/leaderboard", responses=errors(422, 503))
+async def leaderboard(
+    request: Request, profile: str | None = Query(None, max_length=40)
+) -> dict[str, Any]:
     """The top 100 accounts by rating (overall, or in one profile with ``?profile=``)."""
     store: Store = request.app.state.store
     if profile is not None and profile not in BUILTIN:
-        raise HTTPException(
-            422, f"profile: unknown {profile[:40]!r}; expected one of {', '.join(BUILTIN)}"
+        raise ApiError(
+            422,
+            f"profile: unknown {profile[:40]!r}; expected one of {', '.join(BUILTIN)}",
+            "bad_profile",
         )
     async with store.sessions() as s:
         if profile is None:
@@ -407,23 +431,32 @@ async def leaderboard(request: Request, profile: str | None = None) -> dict[str,
     }
 
 
-@router.get("/api/tables/{ref}/stakes")
-async def table_stakes(ref: str, request: Request) -> dict[str, Any]:
+@router.get("/api/tables/{ref}/stakes", responses=errors(404, 422, 429, 503))
+async def table_stakes(
+    ref: Annotated[str, Path(min_length=1, max_length=40)], request: Request, _doc: BearerDoc
+) -> dict[str, Any]:
     """A table's stakes (R11): ``{"table", "stakes": {"stake", "base", "fee", "cap",
-    "min_balance"}}``; ``stakes`` is null for a table played for points only."""
-    from dataclasses import asdict
-
+    "min_balance"}}``; ``stakes`` is null for a table played for points only. Found as
+    ``GET /api/tables/{ref}`` finds it (a private table by its code, by id only for its
+    creator and seated players)."""
     from fujian_mahjong.server.table import TableError
 
     store: Store = request.app.state.store
+    dispatcher = request.app.state.dispatcher
+    addr = _address(request)
+    token = _bearer(request)
+    viewer = await store.player_for_token(token) if token else None
+    vid = viewer.id if viewer is not None else None
     try:
-        tid = request.app.state.lobby.find(ref).id
-    except TableError:
-        if not ref.isdigit():
-            raise HTTPException(404, f"no open table {ref[:20]!r}") from None
-        tid = int(ref)
-    async with store.sessions() as s:
-        if await s.get(TableRow, tid) is None:
-            raise HTTPException(404, f"no table {ref[:20]!r}")
-        stakes = await economy.get_stakes(s, tid)
-    return {"table": tid, "stakes": None if stakes is None else asdict(stakes)}
+        tid: int | None = dispatcher.find(ref, vid, addr).id
+    except TableError as e:
+        if e.code == "rate_limited":
+            raise ApiError(429, e.message, e.code, {"Retry-After": "60"}) from None
+        tid = id_of(ref)
+        if tid is not None:
+            row = await store.get_table(tid)
+            if row is None or (row.private and row.creator_id != vid):
+                tid = None
+    if tid is None:
+        raise ApiError(404, f"no table {ref[:20]!r}", "no_table")
+    return {"table": tid, "stakes": await store.table_stakes(tid)}

@@ -9,6 +9,7 @@ through the dependencies in ``server/routes/deps.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import importlib
@@ -20,6 +21,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import InterfaceError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
+from starlette.types import Scope
 
 from fujian_mahjong.server.accounts import router as accounts_router  # R11, docs/economy.md
 from fujian_mahjong.server.clock import Clock
@@ -29,8 +33,9 @@ from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes import guests, hands, health, socket, tables
 from fujian_mahjong.server.routes.deps import Me, current_player
+from fujian_mahjong.server.routes.errors import http_error
 from fujian_mahjong.server.settings import Settings
-from fujian_mahjong.server.store import Store, StoreFaults, StoreUnavailable
+from fujian_mahjong.server.store import STORE_FAULTS, Store, StoreFaults, StoreUnavailable
 from fujian_mahjong.server.ws import Dispatcher
 
 __all__ = ["WEB_DIR", "Me", "create_app", "current_player"]
@@ -62,6 +67,32 @@ async def _invalid(_req: Request, exc: Exception) -> JSONResponse:
         status_code=422,
         content={"detail": f"{where}: {err.get('msg')}", "code": "bad_request"},
     )
+
+
+class WebMount(Mount):
+    """The browser client's static files at "/", for every path but the API's: a request
+    under ``/api`` that no route takes is the API's own 404 or 405 (with the API's
+    ``Allow``), never the static files' answer."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = scope.get("path", "")
+        if scope.get("type") == "http" and (path == "/api" or path.startswith("/api/")):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
+async def _clean_guests(store: Store, settings: Settings) -> None:
+    """Every ``guest_cleanup_interval_s``: delete the guests that can no longer log in and
+    never sat down (``Store.delete_idle_guests``)."""
+    while True:
+        await asyncio.sleep(settings.guest_cleanup_interval_s)
+        try:
+            n = await store.delete_idle_guests(settings.guest_idle_days)
+        except STORE_FAULTS as e:
+            log.warning("guest cleanup: the store failed: %s", str(e).splitlines()[0][:200])
+            continue
+        if n:
+            log.warning("guest cleanup: deleted %d idle guest(s)", n)
 
 
 def create_app(
@@ -96,9 +127,18 @@ def create_app(
         gc.collect()
         gc.freeze()
         gc.set_threshold(20_000, 20, 20)
-        yield
-        await lobby.shutdown()
-        await store.close()
+        cleaner: asyncio.Task[None] | None = None
+        if settings.guest_cleanup_interval_s > 0:
+            cleaner = asyncio.get_running_loop().create_task(_clean_guests(store, settings))
+        try:
+            yield
+        finally:
+            if cleaner is not None:
+                cleaner.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await cleaner
+            await lobby.shutdown()
+            await store.close()
 
     app = FastAPI(
         title="fujian-mahjong table server",
@@ -117,6 +157,8 @@ def create_app(
     app.add_exception_handler(OperationalError, _store_down)
     app.add_exception_handler(StoreUnavailable, _store_down)
     app.add_exception_handler(RequestValidationError, _invalid)
+    # every HTTPException (ours, FastAPI's, Starlette's 404/405) as {"detail", "code"}
+    app.add_exception_handler(StarletteHTTPException, http_error)
 
     # the order is the OpenAPI's order (and the matching order)
     for module in (health, guests, tables, hands, socket):
@@ -130,10 +172,12 @@ def create_app(
         app.include_router(web_api.router)
     app.include_router(accounts_router)
 
-    # last: the static client answers every path no route above took
+    # last: the static client answers every path no route above took (but /api/…)
     if (WEB_DIR / "index.html").exists():
         from fastapi.staticfiles import StaticFiles
 
-        app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+        app.router.routes.append(
+            WebMount("/", app=StaticFiles(directory=WEB_DIR, html=True), name="web")
+        )
 
     return app

@@ -60,6 +60,7 @@ __all__ = [
     "hand_end_fields",
     "level_json",
     "make_stakes",
+    "min_balance_floor",
     "set_stakes",
     "settle_hand",
     "settle_void",
@@ -100,15 +101,47 @@ def make_stakes(
     fee: int = 0,
     cap: int = 0,
     min_balance: int | None = None,
+    *,
+    profile: str | None = None,
+    max_fee_ratio: float | None = None,
 ) -> Stakes:
-    """Validated stakes; the minimum balance defaults to 20 × stake (docs/economy.md)."""
+    """Validated stakes; the minimum balance defaults to 20 × stake (docs/economy.md).
+
+    With ``max_fee_ratio`` the fee may be at most that many times the stake (``fee_too_high``);
+    with ``profile`` the minimum balance may not be below what one hand can cost at this
+    table (:func:`min_balance_floor`: ``min_balance_too_low``), and its default is raised to
+    that floor when 20 × stake is less."""
     for name, v, lo in (("stake", stake, 0), ("base", base, 1), ("fee", fee, 0), ("cap", cap, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= MAX_SILVER:
             raise EconomyError("bad_stakes", f"{name}: must be an integer {lo}-{MAX_SILVER}")
-    mb = MIN_BALANCE_STAKES * stake if min_balance is None else min_balance
+    if max_fee_ratio is not None and fee > max_fee_ratio * stake:
+        raise EconomyError(
+            "fee_too_high",
+            f"fee: at most {max_fee_ratio:g} × the stake ({int(max_fee_ratio * stake)}), got {fee}",
+        )
+    floor = min_balance_floor(profile, Stakes(stake, base, fee, cap, 0)) if profile else 0
+    if min_balance is None:
+        mb = max(MIN_BALANCE_STAKES * stake, floor)
+    else:
+        mb = min_balance
     if isinstance(mb, bool) or not isinstance(mb, int) or not 0 <= mb <= MAX_SILVER:
         raise EconomyError("bad_stakes", f"min_balance: must be an integer 0-{MAX_SILVER}")
+    if mb < floor:
+        raise EconomyError(
+            "min_balance_too_low",
+            f"min_balance: at least {floor} (what one hand can cost at this table), got {mb}",
+        )
     return Stakes(stake, base, fee, cap, mb)
+
+
+def min_balance_floor(profile: str, stakes: Stakes) -> int:
+    """The least minimum balance a table may ask (docs/economy.md): what one hand can cost a
+    player there — the larger of the capped loss (``cap`` points, or the profile's own
+    per-hand cap) and the escape penalty (8 × base, R11), times the stake, plus the fee.
+    Without any cap a hand's loss has no bound; the floor is then the escape penalty and
+    the fee."""
+    cap = _cap(profile, stakes)
+    return stakes.stake * max(cap, 8 * stakes.base) + stakes.fee
 
 
 async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:

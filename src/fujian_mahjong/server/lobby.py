@@ -35,6 +35,8 @@ class Lobby:
         self.deals: DealSource = deals if deals is not None else SecretDeals()
         self.tables: dict[int, TableActor] = {}
         self.codes: dict[str, int] = {}
+        # R11: each live table's stakes as shown by the REST lobby (None: points only)
+        self.stakes: dict[int, dict[str, int] | None] = {}
         self.closed_actions = 0  # decisions applied at tables that have closed since
 
     @property
@@ -54,8 +56,14 @@ class Lobby:
         its code (ids are sequential: they must not open private tables). -1: no check."""
         if isinstance(ref, bool):
             ref = str(ref)
-        if isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit()):
-            t = self.tables.get(int(ref))
+        # ids are ASCII digits only: "²".isdigit() is true but int("²") raises
+        is_id = isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit()
+        if isinstance(ref, int) or is_id:
+            if isinstance(ref, int):
+                t = self.tables.get(ref)
+            else:
+                digits = ref.strip()
+                t = self.tables.get(int(digits)) if len(digits) <= 20 else None
             if (
                 t is not None
                 and t.cfg.private
@@ -78,9 +86,15 @@ class Lobby:
         r = ref.strip().upper()
         return len(r) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in r)
 
+    def describe(self, t: TableActor) -> dict[str, Any]:
+        """A live table as REST shows it: its summary and its stakes (R11)."""
+        return {**t.summary(), "stakes": self.stakes.get(t.id)}
+
     def open_tables(self) -> list[dict[str, Any]]:
         return [
-            t.summary() for t in self.tables.values() if not t.cfg.private and t.status != "closed"
+            self.describe(t)
+            for t in self.tables.values()
+            if not t.cfg.private and t.status != "closed"
         ]
 
     async def _new_code(self) -> str:
@@ -99,7 +113,10 @@ class Lobby:
         turn_seconds: float | None = None,
         hands: int = 8,
         private: bool = False,
+        stakes: dict[str, int] | None = None,
     ) -> TableActor:
+        """A new table. Its row, its bot seats and its ``stakes`` are stored in one
+        transaction before the actor exists, so no join can come before the stakes."""
         if profile not in BUILTIN:
             raise TableError(
                 "bad_profile", f"unknown profile {profile!r}; expected one of {', '.join(BUILTIN)}"
@@ -116,8 +133,9 @@ class Lobby:
         code = await self._new_code()
         bot_seats = list(range(players - bots, players))
         tid = await self.store.create_table(
-            code, creator_id, profile, players, ts, hands, private, bot_seats
+            code, creator_id, profile, players, ts, hands, private, bot_seats, stakes
         )
+        self.stakes[tid] = dict(stakes) if stakes is not None else None
         cfg = TableConfig(tid, code, creator_id, profile, players, ts, hands, private)
         actor = self._spawn(cfg)
         for seat in bot_seats:
@@ -139,6 +157,7 @@ class Lobby:
         if self.tables.pop(actor.id, None) is not None:
             self.closed_actions += actor.actions
         self.codes.pop(actor.cfg.code, None)
+        self.stakes.pop(actor.id, None)
 
     async def restore(self) -> int:
         """Bring back every table that was live when the server stopped (crash restore)."""
@@ -148,6 +167,7 @@ class Lobby:
             cfg = TableConfig(
                 t.id, t.code, t.creator_id, t.profile, t.players, t.turn_seconds, t.hands, t.private
             )
+            self.stakes[t.id] = entry.get("stakes")
             actor = self._spawn(cfg)
             try:
                 await actor.restore(entry)

@@ -46,6 +46,20 @@ class Settings:
     login_fails_per_address: int = 30
     login_window_s: float = 300.0
     registrations_per_address: int = 30
+    # POST /api/guests per address within guests_window_s (then 429 rate_limited)
+    guests_per_address: int = 60
+    guests_window_s: float = 600.0
+    # guests that can no longer log in (every token expired or revoked), made more than
+    # this many days ago and never seated at a table are deleted (Store.delete_idle_guests)
+    # every guest_cleanup_interval_s seconds (0: never)
+    guest_idle_days: float = 30.0
+    guest_cleanup_interval_s: float = 6 * 3600.0
+    # R11 (docs/economy.md): a table's fee may be at most this many times its stake
+    max_fee_ratio: float = 1.0
+    # GET /api/metrics needs ``Authorization: Bearer <operator_token>`` (empty: the route
+    # answers 404); its counters are snapshots at most metrics_refresh_s old
+    operator_token: str = field(default="", repr=False)
+    metrics_refresh_s: float = 10.0
     # lookups of tables that do not exist (REST and WebSocket join) per address per minute:
     # private tables are found by their code, which must not be guessed by brute force
     table_misses_per_minute: int = 60

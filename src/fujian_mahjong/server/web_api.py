@@ -9,7 +9,8 @@
   for), the specials by name, the score.
 
 Only finished hands: the log of a hand in progress would reveal concealed tiles and the wall
-(R12), so everything here is 404 until the hand is over. The stored log is verified
+(R12), so everything here is 404 until the hand is over; a private table's hands only for
+its players and those who give its code (``?code=``, server/routes/hands.py). The stored log is verified
 (``engine.replay``) and the frames are rebuilt with the engine's replay API
 (``engine.fresh_game``, ``engine.apply_decisions``); nothing reaches into engine internals.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import select
 
 from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
@@ -27,8 +28,12 @@ from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
+from fujian_mahjong.server.routes.deps import BearerDoc
+from fujian_mahjong.server.routes.errors import ApiError, DbId, errors
+from fujian_mahjong.server.routes.hands import CodeQuery, may_see
 
 router = APIRouter(tags=["replay"])
+_ERRORS = errors(404, 422, 429, 503)
 
 
 def omniscient(g: Game) -> dict[str, Any]:
@@ -130,18 +135,26 @@ def build_review(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
 
 
 async def _finished_events(
-    request: Request, hand_id: int
+    request: Request, hand_id: int, code: str | None = None
 ) -> tuple[list[dict[str, Any]], Any, Game]:
     """A finished hand's verified log, its row and the replayed hand; 404 before the end
-    (R12)."""
+    (R12), and for a private table's hand unless the caller is one of its players or gives
+    its code (server/routes/hands.py)."""
     store = request.app.state.store
     hand, events = await store.hand_log(hand_id)
-    if hand is None or hand.status != "over" or not events:
-        raise HTTPException(404, f"hand {hand_id} is not finished (or does not exist)")
+    if (
+        hand is None
+        or hand.status != "over"
+        or not events
+        or not await may_see(request, store, hand, code)
+    ):
+        raise ApiError(404, f"hand {hand_id} is not finished (or does not exist)", "no_hand")
     try:
         g = replay(events)
     except MahjongError as err:
-        raise HTTPException(422, f"hand {hand_id}: the stored log does not replay: {err}") from None
+        raise ApiError(
+            422, f"hand {hand_id}: the stored log does not replay: {err}", "bad_log"
+        ) from None
     return events, hand, g
 
 
@@ -158,34 +171,42 @@ async def _names(request: Request, hand: Any) -> list[str | None]:
     return [names.get(p) if p is not None else None for p in (hand.seat_players or [])]
 
 
-@router.get("/api/hands/{hand_id}/replay")
-async def hand_replay(hand_id: int, request: Request) -> dict[str, Any]:
+@router.get("/api/hands/{hand_id}/replay", responses=_ERRORS)
+async def hand_replay(
+    hand_id: DbId, request: Request, _doc: BearerDoc, code: CodeQuery = None
+) -> dict[str, Any]:
     """Every step of a finished hand with all hands visible (404 before the end)."""
-    events, hand, _g = await _finished_events(request, hand_id)
+    events, hand, _g = await _finished_events(request, hand_id, code)
     out = build_replay(events)
     out["id"] = hand_id
     out["names"] = await _names(request, hand)
     return out
 
 
-@router.get("/api/hands/{hand_id}/review")
+@router.get("/api/hands/{hand_id}/review", responses=_ERRORS)
 async def hand_review(
-    hand_id: int, request: Request, seat: int = Query(0, ge=0, le=3)
+    hand_id: DbId,
+    request: Request,
+    _doc: BearerDoc,
+    seat: int = Query(0, ge=0, le=3),
+    code: CodeQuery = None,
 ) -> dict[str, Any]:
     """The heuristic bot's choice and reason at each decision of ``seat``."""
-    events, _hand, _g = await _finished_events(request, hand_id)
+    events, _hand, _g = await _finished_events(request, hand_id, code)
     try:
         out = build_review(events, seat)
     except ValueError as err:
-        raise HTTPException(422, str(err)) from None
+        raise ApiError(422, str(err), "bad_seat") from None
     out["id"] = hand_id
     return out
 
 
-@router.get("/api/hands/{hand_id}/summary")
-async def hand_summary(hand_id: int, request: Request) -> dict[str, Any]:
+@router.get("/api/hands/{hand_id}/summary", responses=_ERRORS)
+async def hand_summary(
+    hand_id: DbId, request: Request, _doc: BearerDoc, code: CodeQuery = None
+) -> dict[str, Any]:
     """The finished hand's result, score and winning decomposition."""
-    _events, hand, g = await _finished_events(request, hand_id)
+    _events, hand, g = await _finished_events(request, hand_id, code)
     out = summarize(g)
     out["id"] = hand_id
     out["names"] = await _names(request, hand)

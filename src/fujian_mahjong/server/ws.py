@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 # no client needs more than this in one message; more closes the connection
 MAX_TEXT = 8192
+# the close code of a connection whose token was revoked (logout); docs/protocol.md
+CLOSE_LOGGED_OUT = 4001
 
 
 class Dispatcher:
@@ -31,6 +33,37 @@ class Dispatcher:
         # misses of table lookups per address: a private table's 5-letter code (24^5) must
         # not be found by trying codes (REST GET /api/tables/{ref} and WebSocket join)
         self.misses = misses
+        # the open connections of each player that said hello (closed at logout)
+        self.by_player: dict[int, set[Conn]] = {}
+
+    def close_player(
+        self,
+        player_id: int,
+        code: int = CLOSE_LOGGED_OUT,
+        reason: str = "logged out",
+        token: str | None = None,
+    ) -> int:
+        """Close this player's open connections (only those that said hello with ``token``
+        when it is given): the token was revoked. Each is closed with ``code`` after what
+        is already queued, and its table keeps the seat for the grace period as for any
+        lost connection. Returns how many were closed."""
+        conns = [
+            c
+            for c in self.by_player.get(player_id, ())
+            if not c.closed and (token is None or c.token == token)
+        ]
+        for c in conns:
+            c.close(reason, code)
+            self.disconnected(c)
+        return len(conns)
+
+    def _forget(self, conn: Conn) -> None:
+        if conn.player_id is not None:
+            conns = self.by_player.get(conn.player_id)
+            if conns is not None:
+                conns.discard(conn)
+                if not conns:
+                    del self.by_player[conn.player_id]
 
     def check_misses(self, addr: str) -> None:
         wait = self.misses.retry_after(addr)
@@ -60,6 +93,7 @@ class Dispatcher:
             t = conn.table
             t.post(lambda: t.disconnected(conn))
         conn.close("disconnected")
+        self._forget(conn)
 
     async def handle(self, conn: Conn, text: str) -> None:
         """One client message; a bad one is answered with ``error`` (never an exception)."""
@@ -86,7 +120,7 @@ class Dispatcher:
             return
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # also an integer of over 4300 digits
             raise P.ProtocolError("bad_message", "not valid JSON") from None
         msg = P.parse_client(data)
         if isinstance(msg, P.Ping):
@@ -101,6 +135,8 @@ class Dispatcher:
             conn.player_id = player.id
             conn.name = player.name
             conn.token = msg.token
+            if not conn.closed:
+                self.by_player.setdefault(player.id, set()).add(conn)
             conn.send(
                 {
                     "type": "welcome",
@@ -116,6 +152,7 @@ class Dispatcher:
         if isinstance(msg, P.Join):
             # a token revoked (logout) or expired since the hello opens no table
             if conn.token is None or await store.player_for_token(conn.token) is None:
+                self._forget(conn)
                 conn.player_id = conn.token = None
                 raise P.ProtocolError("bad_token", "unknown, expired or revoked token")
             # a private table is found by its code only (or by its creator / its seated

@@ -3,7 +3,10 @@
 
 - ``deps``: the dependencies every route takes (store, lobby, dispatcher, settings, the
   authenticated player), read from ``app.state``;
-- ``health``: ``GET /api/health`` (liveness and the operator's counters);
+- ``errors``: the error contract (``{"detail", "code"}``, ``ApiError``, the handler, the
+  OpenAPI ``responses=`` and the id parameters);
+- ``health``: ``GET /api/health`` (liveness only) and ``GET /api/metrics`` (the operator's
+  counters, behind the operator's token);
 - ``guests``: ``POST /api/guests``;
 - ``tables``: table creation, listing, lookup and bots;
 - ``hands``: a hand's record and its event log;

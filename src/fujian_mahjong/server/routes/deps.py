@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
 from fujian_mahjong.server.auth import bearer_player
@@ -42,7 +43,15 @@ LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]
 
 
-async def current_player(request: Request, store: StoreDep) -> Player:
+# declares the bearer token in the OpenAPI (the check itself is ``bearer_player``)
+bearer_scheme = HTTPBearer(
+    auto_error=False,
+    description="a player's token (from POST /api/guests, /api/accounts or /api/login)",
+)
+BearerDoc = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+
+
+async def current_player(request: Request, store: StoreDep, _doc: BearerDoc) -> Player:
     """The REST caller (``Authorization: Bearer TOKEN``); HTTP 401 if missing or not valid."""
     return await bearer_player(request, store)
 

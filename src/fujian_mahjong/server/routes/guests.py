@@ -1,19 +1,29 @@
 """``POST /api/guests``: a guest player and its bearer token (registered accounts are in
-``server/accounts.py``)."""
+``server/accounts.py``). Limited per address like registrations
+(``Settings.guests_per_address`` per ``guests_window_s``: then 429 ``rate_limited``);
+guests that can no longer log in and never sat down are deleted later
+(``Store.delete_idle_guests``, run by the app)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
 
 from fujian_mahjong.server.auth import clean_name
-from fujian_mahjong.server.routes.deps import StoreDep
+from fujian_mahjong.server.ratelimit import RateLimiter
+from fujian_mahjong.server.routes.deps import SettingsDep, StoreDep
+from fujian_mahjong.server.routes.errors import ApiError, errors
+from fujian_mahjong.server.settings import Settings
 
-router = APIRouter()
+router = APIRouter(tags=["players"])
 
 
 class GuestIn(BaseModel):
-    name: str = Field("guest", description="shown to the other players (1-20 characters)")
+    model_config = ConfigDict(strict=True)
+
+    name: str = Field(
+        "guest", max_length=1000, description="shown to the other players (1-20 characters)"
+    )
 
 
 class GuestOut(BaseModel):
@@ -22,8 +32,30 @@ class GuestOut(BaseModel):
     name: str
 
 
-@router.post("/api/guests", response_model=GuestOut)
-async def new_guest(body: GuestIn, store: StoreDep) -> GuestOut:
+def _limiter(request: Request, settings: Settings) -> RateLimiter:
+    lim: RateLimiter | None = getattr(request.app.state, "guest_limiter", None)
+    if lim is None:
+        lim = RateLimiter(max(1, settings.guests_per_address), max(1.0, settings.guests_window_s))
+        request.app.state.guest_limiter = lim
+    return lim
+
+
+@router.post("/api/guests", response_model=GuestOut, responses=errors(400, 422, 429, 503))
+async def new_guest(
+    body: GuestIn, request: Request, store: StoreDep, settings: SettingsDep
+) -> GuestOut:
     name = clean_name(body.name)
+    lim = _limiter(request, settings)
+    addr = request.client.host if request.client else "unknown"
+    wait = lim.retry_after(addr)
+    if wait:
+        secs = max(1, int(wait + 0.999))
+        raise ApiError(
+            429,
+            f"too many guests from this address; try again in {secs} s",
+            "rate_limited",
+            {"Retry-After": str(secs)},
+        )
+    lim.hit(addr)
     player, token = await store.create_guest(name)
     return GuestOut(token=token, player_id=player.id, name=player.name)

@@ -1,28 +1,97 @@
-"""``GET /api/health``: liveness for load balancers and the operator's counters (tables,
-actions, commits, the database). 503 with ``"status": "degraded"`` while the store cannot
-write or a table is in fault recovery."""
+"""``GET /api/health``: liveness and readiness for load balancers, nothing more; and
+``GET /api/metrics``: the operator's counters, behind the operator's token.
+
+Health carries no counter: a process-wide count of actions or commits moves with every
+answer inside a claim pause, so a seat polling it could tell when a claim window is open
+(R12 rev 2). The metrics are for the operator only (``Authorization: Bearer`` with the
+token of ``fjmj serve --operator-token-file``; without one configured the route does not
+exist: 404), and their counters are snapshots taken at most every ``metrics_refresh_s``
+(10 s), so even they cannot time one claim window."""
 
 from __future__ import annotations
 
-from typing import Any
+import hmac
+from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
-from fujian_mahjong.server.routes.deps import LobbyDep, StoreDep
+from fujian_mahjong.server.routes.deps import LobbyDep, SettingsDep, StoreDep
+from fujian_mahjong.server.routes.errors import ApiError, errors
 
-router = APIRouter()
+router = APIRouter(tags=["health"])
 
 
-@router.get("/api/health", response_model=None)
+class HealthOut(BaseModel):
+    ok: bool
+    status: Literal["ok", "degraded"]
+
+
+class MetricsOut(BaseModel):
+    tables: int
+    actions: int
+    commits: int
+    database: str
+    degraded_tables: int
+    store_failing: bool
+    snapshot_age_s: float
+
+
+@router.get(
+    "/api/health",
+    response_model=HealthOut,
+    responses={
+        503: {
+            "model": HealthOut,
+            "description": "Degraded: the database cannot take writes, or a table is "
+            "waiting for it",
+        }
+    },
+)
 async def health(store: StoreDep, lobby: LobbyDep) -> Any:
+    """``{"ok", "status"}``: 200 ``ok``, or 503 ``degraded`` while the store cannot write
+    (the last write failed) or a table is in fault recovery."""
     degraded = store.failing or lobby.degraded_tables() > 0
-    body = {
-        "ok": not degraded,
-        "status": "degraded" if degraded else "ok",
-        "tables": len(lobby.tables),
-        "actions": lobby.actions,
-        "commits": store.commits,
-        "database": store.dialect_name,
-    }
+    body = {"ok": not degraded, "status": "degraded" if degraded else "ok"}
     return JSONResponse(body, status_code=503 if degraded else 200)
+
+
+def _operator(request: Request, token: str) -> None:
+    """404 unless an operator token is configured; 401 unless the request carries it."""
+    if not token:
+        raise ApiError(404, "Not Found", "not_found")
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    ok = scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode("utf-8"), token.encode("utf-8")
+    )
+    if not ok:
+        raise ApiError(
+            401, "operator token required", "unauthorized", {"WWW-Authenticate": "Bearer"}
+        )
+
+
+@router.get("/api/metrics", response_model=MetricsOut, responses=errors(401, 404))
+async def metrics(
+    request: Request, settings: SettingsDep, store: StoreDep, lobby: LobbyDep
+) -> MetricsOut:
+    """The operator's counters (tables, decisions applied, commits, the database), as a
+    snapshot refreshed at most every 10 s (``snapshot_age_s`` says how old it is)."""
+    _operator(request, settings.operator_token)
+    now = lobby.clock.now()
+    state = request.app.state
+    snap: tuple[float, dict[str, Any]] | None = getattr(state, "metrics_snapshot", None)
+    if snap is None or now - snap[0] >= settings.metrics_refresh_s:
+        snap = (
+            now,
+            {
+                "tables": len(lobby.tables),
+                "actions": lobby.actions,
+                "commits": store.commits,
+                "database": store.dialect_name,
+                "degraded_tables": lobby.degraded_tables(),
+                "store_failing": store.failing,
+            },
+        )
+        state.metrics_snapshot = snap
+    return MetricsOut(**snap[1], snapshot_age_s=round(now - snap[0], 3))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -14,6 +15,7 @@ from fujian_mahjong.server.conn import Conn, QueueTransport
 from fujian_mahjong.server.routes.deps import DispatcherDep, SettingsDep
 
 router = APIRouter()
+log = logging.getLogger("fjmj.server")
 
 
 @router.websocket("/ws")
@@ -35,7 +37,13 @@ async def ws_endpoint(ws: WebSocket, dispatcher: DispatcherDep, settings: Settin
             if text is None:
                 conn.error("bad_message", "send JSON text frames")
                 continue
-            await dispatcher.handle(conn, text)
+            try:
+                await dispatcher.handle(conn, text)
+            except Exception:
+                # a bug must not drop the player's connection: it is logged, the client is
+                # told, and the connection stays open
+                log.exception("unexpected error handling a WebSocket message")
+                conn.error("server_error", "the server could not handle that message")
     finally:
         dispatcher.disconnected(conn)
         with contextlib.suppress(Exception):

@@ -1,35 +1,66 @@
 """Tables and the lobby over REST: create a table (with its R11 stakes), list the open
 ones, look one up by id or code, add and remove bots. Lookups by something shaped like a
 private table's code are rate-limited per address (the dispatcher's misses), shared with
-the WebSocket ``join``."""
+the WebSocket ``join``.
+
+A table and its stakes are stored in one transaction before the table can take a join
+(``Lobby.create``), and the stakes are bounded (docs/economy.md): the fee by
+``Settings.max_fee_ratio`` × the stake, the minimum balance from below by what one hand can
+cost at the table (``economy.min_balance_floor``)."""
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from dataclasses import asdict
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, HTTPException, Path, Request
+from pydantic import BaseModel, ConfigDict, Field
 
+from fujian_mahjong.rules import BUILTIN
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.lobby import Lobby
-from fujian_mahjong.server.routes.deps import DispatcherDep, LobbyDep, Me, StoreDep
+from fujian_mahjong.server.routes.deps import (
+    DispatcherDep,
+    LobbyDep,
+    Me,
+    SettingsDep,
+    StoreDep,
+)
+from fujian_mahjong.server.routes.errors import ApiError, errors, id_of
 from fujian_mahjong.server.store import Player
 from fujian_mahjong.server.table import TableError
+from fujian_mahjong.server.ws import Dispatcher
 
-router = APIRouter()
+router = APIRouter(tags=["tables"])
+
+TableRef = Annotated[
+    str, Path(min_length=1, max_length=40, description="a table id, or its 5-letter code")
+]
+
+
+class StakesOut(BaseModel):
+    stake: int
+    base: int
+    fee: int
+    cap: int
+    min_balance: int
 
 
 class TableIn(BaseModel):
-    profile: str = "fuzhou-tcy"
+    # strict: "10", true or 2.0 are not integers here, "yes" is not a boolean
+    model_config = ConfigDict(strict=True)
+
+    profile: str = Field(default="fuzhou-tcy", max_length=40)
     players: int = Field(default=4, ge=2, le=4)
     bots: int = Field(default=0, ge=0, le=4)
     turn_seconds: float = Field(default=15, ge=0.2, le=600)
     hands: int = Field(default=8, ge=1, le=64)
     private: bool = False
-    # R11 (server/economy.py): silver per point, base, fee, loss cap in points
-    # (0: none), the minimum balance to sit down (default 20 × stake)
+    # R11 (server/economy.py): silver per point, base, fee (at most max_fee_ratio × stake),
+    # loss cap in points (0: the profile's own, if any), the minimum balance to sit down
+    # (default 20 × stake; never below what one hand can cost)
     stake: int = Field(default=1, ge=0, le=10**9)
     base: int = Field(default=1, ge=1, le=10**6)
     fee: int = Field(default=0, ge=0, le=10**9)
@@ -40,53 +71,79 @@ class TableIn(BaseModel):
 class TableOut(BaseModel):
     id: int
     code: str
+    stakes: StakesOut | None = None
 
 
-@router.post("/api/tables", response_model=TableOut)
+@router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 422, 503))
 async def new_table(
-    me: Me, store: StoreDep, lobby: LobbyDep, body: TableIn | None = None
+    me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
 ) -> TableOut:
     b = body or TableIn()
     try:
+        stakes = economy.make_stakes(
+            b.stake,
+            b.base,
+            b.fee,
+            b.cap,
+            b.min_balance,
+            profile=b.profile if b.profile in BUILTIN else None,
+            max_fee_ratio=settings.max_fee_ratio,
+        )
+    except economy.EconomyError as e:
+        raise ApiError(422, e.message, e.code) from None
+    try:
         t = await lobby.create(
-            me.id, b.profile, b.players, b.bots, b.turn_seconds, b.hands, b.private
+            me.id,
+            b.profile,
+            b.players,
+            b.bots,
+            b.turn_seconds,
+            b.hands,
+            b.private,
+            stakes=asdict(stakes),
         )
     except TableError as e:
-        raise HTTPException(400, e.message) from None
-    async with store.write() as s:
-        await economy.set_stakes(
-            s, t.id, economy.make_stakes(b.stake, b.base, b.fee, b.cap, b.min_balance)
-        )
-    return TableOut(id=t.id, code=t.cfg.code)
+        raise ApiError(400, e.message, e.code) from None
+    return TableOut(id=t.id, code=t.cfg.code, stakes=StakesOut(**asdict(stakes)))
 
 
 @router.get("/api/tables")
 async def list_tables(lobby: LobbyDep) -> list[dict[str, Any]]:
+    """The open public tables, each with its ``stakes`` (null: points only)."""
     return lobby.open_tables()
 
 
-@router.get("/api/tables/{ref}")
-async def table_detail(
-    ref: str, request: Request, store: StoreDep, lobby: LobbyDep, dispatcher: DispatcherDep
-) -> dict[str, Any]:
-    addr = request.client.host if request.client else "?"
+def _check_misses(dispatcher: Dispatcher, ref: str, addr: str) -> None:
     try:
         if dispatcher.code_like(ref):
             dispatcher.check_misses(addr)
     except TableError as e:
-        raise HTTPException(429, e.message) from None
+        raise ApiError(429, e.message, e.code, {"Retry-After": "60"}) from None
+
+
+@router.get("/api/tables/{ref}", responses=errors(404, 422, 429, 503))
+async def table_detail(
+    ref: TableRef,
+    request: Request,
+    store: StoreDep,
+    lobby: LobbyDep,
+    dispatcher: DispatcherDep,
+) -> dict[str, Any]:
+    """One table with its ``stakes``. A private table by id: only for its creator and its
+    seated players (its code is the key to it; ids are sequential)."""
+    addr = request.client.host if request.client else "?"
+    _check_misses(dispatcher, ref, addr)
     viewer: int | None = None
     if request.headers.get("authorization"):
         with contextlib.suppress(HTTPException):
             viewer = (await bearer_player(request, store)).id
     try:
-        # a private table by id: only for its creator and seated players (its code is the
-        # key to it; ids are sequential and could be enumerated)
-        return lobby.find(ref, viewer).summary()
+        return lobby.describe(lobby.find(ref, viewer))
     except TableError:
         pass
-    if ref.isdigit():
-        row = await store.get_table(int(ref))
+    tid = id_of(ref)
+    if tid is not None:
+        row = await store.get_table(tid)
         if row is not None and (not row.private or row.creator_id == viewer):
             return {
                 "id": row.id,
@@ -98,27 +155,42 @@ async def table_detail(
                 "private": row.private,
                 "creator_id": row.creator_id,
                 "status": row.status,
+                "stakes": await store.table_stakes(row.id),
             }
     if dispatcher.code_like(ref):
         dispatcher.misses.hit(addr)
-    raise HTTPException(404, f"no table {ref[:20]!r}")
+    raise ApiError(404, f"no table {ref[:20]!r}", "no_table")
 
 
-async def _bots(lobby: Lobby, ref: str, me: Player, add: bool) -> dict[str, Any]:
+async def _bots(
+    lobby: Lobby, dispatcher: Dispatcher, request: Request, ref: str, me: Player, add: bool
+) -> dict[str, Any]:
+    addr = request.client.host if request.client else "?"
+    _check_misses(dispatcher, ref, addr)
     try:
-        t = lobby.find(ref)
+        # by id a private table is there only for its creator and its players
+        t = dispatcher.find(ref, me.id, addr)
         fn = t.add_bot if add else t.remove_bot
         return await t.call(lambda: fn(me.id))  # type: ignore[no-any-return]
     except TableError as e:
-        code = {"forbidden": 403, "no_table": 404}.get(e.code, 409)
-        raise HTTPException(code, e.message) from None
+        status = {"forbidden": 403, "no_table": 404, "rate_limited": 429}.get(e.code, 409)
+        raise ApiError(status, e.message, e.code) from None
 
 
-@router.post("/api/tables/{ref}/bots")
-async def add_bot(ref: str, me: Me, lobby: LobbyDep) -> dict[str, Any]:
-    return await _bots(lobby, ref, me, True)
+_BOT_ERRORS = errors(401, 403, 404, 409, 422, 429, 503)
 
 
-@router.delete("/api/tables/{ref}/bots")
-async def remove_bot(ref: str, me: Me, lobby: LobbyDep) -> dict[str, Any]:
-    return await _bots(lobby, ref, me, False)
+@router.post("/api/tables/{ref}/bots", responses=_BOT_ERRORS)
+async def add_bot(
+    ref: TableRef, request: Request, me: Me, lobby: LobbyDep, dispatcher: DispatcherDep
+) -> dict[str, Any]:
+    """The creator adds a bot (before the match starts); answers the table."""
+    return await _bots(lobby, dispatcher, request, ref, me, True)
+
+
+@router.delete("/api/tables/{ref}/bots", responses=_BOT_ERRORS)
+async def remove_bot(
+    ref: TableRef, request: Request, me: Me, lobby: LobbyDep, dispatcher: DispatcherDep
+) -> dict[str, Any]:
+    """The creator removes a bot (before the match starts); answers the table."""
+    return await _bots(lobby, dispatcher, request, ref, me, False)

@@ -286,7 +286,12 @@ class Store:
         hands: int,
         private: bool,
         bots: list[int],
+        stakes: dict[str, int] | None = None,
     ) -> int:
+        """A new table, its bot seats and (R11) its stakes row, in ONE transaction: no
+        join can find the table before its minimum balance is there to check."""
+        from fujian_mahjong.server.store.economy_models import TableStakes
+
         async with self.write() as s:
             t = TableRow(
                 code=code,
@@ -303,6 +308,8 @@ class Store:
             await s.flush()
             for seat in bots:
                 s.add(SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True))
+            if stakes is not None:
+                s.add(TableStakes(table_id=t.id, **stakes))
             return t.id
 
     async def code_taken(self, code: str) -> bool:
@@ -501,9 +508,92 @@ class Store:
                 return h, []
             return h, await get_hand_events(s, hand_id)
 
+    async def table_stakes(self, table_id: int) -> dict[str, int] | None:
+        """A table's stakes row as a dict (R11), or None (a points-only table)."""
+        from fujian_mahjong.server.store.economy_models import TableStakes
+
+        async with self.sessions() as s:
+            row = await s.get(TableStakes, table_id)
+        if row is None:
+            return None
+        return {k: int(getattr(row, k)) for k in ("stake", "base", "fee", "cap", "min_balance")}
+
+    async def delete_idle_guests(
+        self, idle_days: float, now: datetime | None = None, batch: int = 1000
+    ) -> int:
+        """Delete guests that can never come back and left nothing behind: made more than
+        ``idle_days`` ago, with no token still usable (every one expired or revoked: a
+        guest cannot log in again), and never seated — no seat, no table of their own, no
+        hand (``hands.seat_players``, ``hand_results``), no account, no ledger row. Their
+        tokens go with them (ON DELETE CASCADE). At most ``batch`` per call; returns how
+        many were deleted."""
+        from sqlalchemy import exists
+
+        from fujian_mahjong.server.store.economy_models import (
+            Account,
+            HandResultRow,
+            LedgerRow,
+        )
+
+        now = now or datetime.now(UTC)
+        cutoff = now - timedelta(days=idle_days)
+        live_token = exists().where(
+            Token.player_id == Player.id,
+            Token.revoked.is_(False),
+            Token.expires_at > now,
+        )
+        q = (
+            select(Player.id, Player.created_at)
+            .where(
+                Player.kind == "guest",
+                Player.created_at < cutoff,
+                ~live_token,
+                ~exists().where(SeatRow.player_id == Player.id),
+                ~exists().where(TableRow.creator_id == Player.id),
+                ~exists().where(HandResultRow.player_id == Player.id),
+                ~exists().where(Account.player_id == Player.id),
+                ~exists().where(LedgerRow.player_id == Player.id),
+            )
+            .order_by(Player.id)
+            .limit(batch)
+        )
+        async with self.sessions() as s:
+            rows = (await s.execute(q)).all()
+            if not rows:
+                return 0
+            ids = {int(r[0]) for r in rows}
+            # a guest who sat through a hand appears in its seat list even after leaving
+            # the seat: look through the hands made since the oldest candidate was
+            oldest = min(r[1] for r in rows)
+            hands = await s.stream(
+                select(HandRow.seat_players)
+                .where(HandRow.created_at >= oldest)
+                .execution_options(yield_per=500)
+            )
+            async for (seat_players,) in hands:
+                ids.difference_update(p for p in seat_players or () if p is not None)
+                if not ids:
+                    return 0
+        async with self.write() as s:
+            # the same conditions again, inside the write (a guest may have sat meanwhile)
+            res = await s.execute(
+                delete(Player)
+                .where(
+                    Player.id.in_(sorted(ids)),
+                    Player.kind == "guest",
+                    ~live_token,
+                    ~exists().where(SeatRow.player_id == Player.id),
+                    ~exists().where(TableRow.creator_id == Player.id),
+                )
+                .execution_options(synchronize_session=False)
+            )
+        return int(getattr(res, "rowcount", 0) or 0)
+
     async def load_live_tables(self) -> list[dict[str, Any]]:
         """Every table not closed, with its seats, its current match (finished hands' logs)
         and its unfinished hand with the stored events — what a restart needs."""
+        from fujian_mahjong.server.store.economy_models import TableStakes
+
         out: list[dict[str, Any]] = []
         async with self.sessions() as s:
             tables = (
@@ -528,6 +618,15 @@ class Store:
                     name = player.name if player is not None else f"Bot {seat.seat + 1}"
                     seats[seat.seat] = (seat.player_id, name, seat.bot)
                 entry: dict[str, Any] = {"table": t, "seats": seats, "match": None, "hand": None}
+                stake_row = await s.get(TableStakes, t.id)
+                entry["stakes"] = (
+                    None
+                    if stake_row is None
+                    else {
+                        k: int(getattr(stake_row, k))
+                        for k in ("stake", "base", "fee", "cap", "min_balance")
+                    }
+                )
                 m = (
                     (
                         await s.execute(
