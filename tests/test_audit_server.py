@@ -593,7 +593,6 @@ def test_guessing_table_codes_is_rate_limited(tmp_path: Path) -> None:
 
     async def main() -> None:
         async with running(tmp_path) as h:
-            h.dispatcher.misses.clock = h.clock.now
             g = await h.guest("guesser")
             r = await h.http.post("/api/tables", json={"private": True}, headers=_bearer(g))
             priv = r.json()

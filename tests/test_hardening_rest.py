@@ -535,7 +535,6 @@ def test_logout_closes_the_tokens_sockets_with_4001(tmp_path: Path) -> None:
 def test_a_private_tables_hands_are_not_readable_by_id(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path) as h:
-            h.dispatcher.misses.clock = h.clock.now
             owner, stranger = await h.guest("owner"), await h.guest("stranger")
             r = await h.http.post(
                 "/api/tables",

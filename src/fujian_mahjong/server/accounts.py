@@ -98,10 +98,13 @@ def _limiters(request: Request) -> dict[str, RateLimiter]:
     if lim is None:
         cfg = st.settings
         window = float(getattr(cfg, "login_window_s", 300.0))
+        now = st.lobby.clock.now  # the server's clock (the fake one in tests)
         lim = {
-            "name": RateLimiter(int(getattr(cfg, "login_fails_per_name", 5)), window),
-            "addr": RateLimiter(int(getattr(cfg, "login_fails_per_address", 30)), window),
-            "register": RateLimiter(int(getattr(cfg, "registrations_per_address", 30)), 3600.0),
+            "name": RateLimiter(int(getattr(cfg, "login_fails_per_name", 5)), window, now),
+            "addr": RateLimiter(int(getattr(cfg, "login_fails_per_address", 30)), window, now),
+            "register": RateLimiter(
+                int(getattr(cfg, "registrations_per_address", 30)), 3600.0, now
+            ),
         }
         st.account_limiters = lim
     return lim

@@ -113,7 +113,8 @@ def create_app(
         settlement=EconomySettlement(),  # R11: the store settles through the economy
     )
     lobby = Lobby(settings, store, clock=clock, deals=deals)
-    misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0)
+    # rate limits count on the server's clock (the fake one in tests)
+    misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0, clock=lobby.clock.now)
     dispatcher = Dispatcher(store, lobby, misses)
 
     @contextlib.asynccontextmanager

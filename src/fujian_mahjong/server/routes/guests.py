@@ -35,7 +35,11 @@ class GuestOut(BaseModel):
 def _limiter(request: Request, settings: Settings) -> RateLimiter:
     lim: RateLimiter | None = getattr(request.app.state, "guest_limiter", None)
     if lim is None:
-        lim = RateLimiter(max(1, settings.guests_per_address), max(1.0, settings.guests_window_s))
+        lim = RateLimiter(
+            max(1, settings.guests_per_address),
+            max(1.0, settings.guests_window_s),
+            clock=request.app.state.lobby.clock.now,  # the server's clock (fake in tests)
+        )
         request.app.state.guest_limiter = lim
     return lim
 
