@@ -1,21 +1,29 @@
-"""Adversarial review of the browser client (issue 13 item 3, R12 rev 2): the server sends a
-public ``discard`` notice at once and the next ``state`` only after the claim pause; the
-client ignored the notice, so for the whole pause the discarded tile stayed in the hand (a
-second tap could try to discard again) and the river did not show it. Now the notice is
-shown at once. Real ``fjmj serve`` + Debian's Chromium; any console error fails."""
+"""Adversarial review of the browser client (R12 rev 2): the server sends a public
+``discard`` notice at once and the next ``state`` only after the claim pause; the client
+ignored the notice, so for the whole pause the discarded tile stayed in the hand (a second
+tap could try to discard again) and the river did not show it. Now the notice is shown at
+once. The real app in its own process (tests/serve_test_server.py) on MAIN_WALL, where the
+human deals, + Debian's Chromium; any console error fails."""
 
 from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.test_server_support import Server as RealServer
-from tests.test_web import CHROMIUM, Watched, browser, hand_tiles  # noqa: F401
+from tests.test_web import (  # noqa: F401
+    CHROMIUM,
+    MAIN_WALL,
+    Server,
+    Watched,
+    browser,
+    hand_tiles,
+    serving,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -24,54 +32,30 @@ PAUSE_MS = 1500
 
 
 @pytest.fixture(scope="module")
-def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
-    s = RealServer(tmp_path_factory.mktemp("audit-web"), claim_pause_ms=PAUSE_MS).start()
-    yield s
-    s.stop()
-
-
-def _post(base: str, path: str, body: dict[str, object], token: str | None = None) -> dict:
-    req = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode())
-    req.add_header("Content-Type", "application/json")
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return dict(json.loads(r.read()))
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("audit-web"), [MAIN_WALL], claim_pause_ms=PAUSE_MS) as s:
+        yield s
 
 
 def test_a_discard_shows_at_once_inside_the_claim_pause(
-    slow_server: RealServer,
+    slow_server: Server,
     browser: Browser,  # noqa: F811
 ) -> None:
-    base = slow_server.base
-    g = _post(base, "/api/guests", {"name": "快手"})
+    s = slow_server
+    g = s.http("POST", "/api/guests", {"name": "快手"})
+    tid = s.table(g["token"], bots=3, hands=1, turn_seconds=60)
     w = Watched(browser, "en-US")
     pg = w.page
-    river = ""
-    for _attempt in range(4):  # a new table when a bot wins before this seat discards
-        t = _post(base, "/api/tables", {"bots": 3, "hands": 1, "turn_seconds": 60}, g["token"])
-        pg.goto(f"{base}/?token={g['token']}&table={t['id']}")
-        pg.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
-        pg.click("[data-action=ready]")
-        url = f"{base}/api/tables/{t['id']}"
-        info = json.loads(urllib.request.urlopen(url, timeout=10).read())
-        seat = next(s["seat"] for s in info["seats"] if s["player_id"] == g["player_id"])
-        river = f"[data-seat='{seat}'] [data-role=river] [data-tile]"
-        end = time.time() + 40
-        while time.time() < end:
-            if pg.locator("[data-role=hand-end]").count():
-                break
-            if pg.locator("[data-action=discard]").count() and len(hand_tiles(pg)) % 3 == 2:
-                break
-            if pg.locator("[data-action=pass]").count():  # a claim prompt first: decline
-                pg.locator("[data-action=pass]").first.click()
-            pg.wait_for_timeout(100)
-        else:
-            pytest.fail("no turn to discard in 40 s")
-        if not pg.locator("[data-role=hand-end]").count():
-            break
-    else:
-        pytest.fail("bots won before this seat discarded at 4 tables in a row")
+    pg.goto(f"{s.base}/?token={g['token']}&table={tid}")
+    pg.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
+    pg.click("[data-action=ready]")
+    info = s.http("GET", f"/api/tables/{tid}")
+    seat = next(x["seat"] for x in info["seats"] if x["player_id"] == g["player_id"])
+    assert seat == 0  # the creator's seat, the dealer's in MAIN_WALL
+    river = f"[data-seat='{seat}'] [data-role=river] [data-tile]"
+    # we deal: our turn to discard at once
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    assert len(hand_tiles(pg)) == 17
     before = len(hand_tiles(pg))
     in_river = pg.locator(river).count()
     tile = pg.locator("[data-role=hand] [data-tile]:not(.disabled)").last
@@ -88,7 +72,10 @@ def test_a_discard_shows_at_once_inside_the_claim_pause(
     assert len(hand_tiles(pg)) == before - 1
     assert pg.locator(river).last.get_attribute("data-tile") == kind
     assert pg.locator("[data-action=discard]").count() == 0  # nothing to act on meanwhile
-    pg.wait_for_timeout(PAUSE_MS + 300)  # the state after the pause agrees (a claimed
-    # discard leaves the river again; the hand keeps its count until our next draw)
-    assert len(hand_tiles(pg)) == before - 1 or pg.locator("[data-role=hand-end]").count()
+    # the state after the pause agrees: seat 1 draws (nobody claims our tile in MAIN_WALL),
+    # our tile stays in the river, and our hand keeps its count until our next draw
+    pg.locator(".seat.turn[data-seat='1']").wait_for(timeout=PAUSE_MS + 20_000)
+    assert time.monotonic() - t0 >= PAUSE_MS / 1000 * 0.5  # not before the pause (jitter)
+    assert len(hand_tiles(pg)) == before - 1
+    assert pg.locator(river).count() == in_river + 1
     w.close()  # fails on any console error

@@ -41,7 +41,10 @@ export function h(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") el.className = v;
-    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "dataset") {
+      // an absent value sets no attribute (not data-x="undefined")
+      for (const [dk, dv] of Object.entries(v)) if (dv !== undefined && dv !== null) el.dataset[dk] = dv;
+    }
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : v);
