@@ -15,6 +15,7 @@ MODULES = [
     "bench.bench_cli",
     "bench.bench_rl",
     "bench.bench_server",
+    "bench.bench_claims",
 ]
 
 

@@ -1,14 +1,16 @@
 """How a table's hands and match end (R9, R11): the hand over (recorded, settled, its
-``hand_end``), a leaver (the hand void, the escape penalty, ``hand_void``), the match over
-(``match_end``) and the table closed. Of the table's parts, only this one calls the store's
-end-of-hand writes and the economy. Each step may be run again after a store fault: a
-hand is recorded once, voided once, and a match left once."""
+``hand_end``), a leaver (the hand void, the escape penalty, ``hand_void`` — or, when the
+hand's end was decided before the leave, that end: D-24), the match over (``match_end``)
+and the table closed. Of the table's parts, only this one calls the store's end-of-hand
+writes and the economy. Each step may be run again after a store fault: a hand is
+recorded once, voided once, and a match left once."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.server import economy
+from fujian_mahjong.server import visibility as vis
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.table import HandState, TableActor
@@ -64,6 +66,9 @@ class Finisher:
         t.sched.clear_acts()
         if match_over:
             await self.finish_match(None)
+        elif t.pending_leave is not None:
+            # D-24: the hand decided before a player left has ended; now the match ends
+            await self.finish_match(t.pending_leave)
         else:
             t.status = "between"
             for s in t.seats:
@@ -75,31 +80,51 @@ class Finisher:
                 await t.start_hand()  # a table of bots only plays its match through
 
     async def end_match(self, leaver: int | None) -> None:
-        """R9/R11: a leaver voids the hand in progress and ends the match."""
+        """R9/R11: a leaver voids the hand in progress and ends the match — unless the
+        hand's end was decided before the leave (D-24): then it ends as decided, and the
+        match after it (``hand_over``)."""
         t = self.t
         h = t.hand
-        if h is not None and h.game.is_over() and not h.end_sent:
-            # the hand ended before the leave (its end was only held by the claim pause): it
-            # is settled and recorded, and its hand_end goes out, once; no escape penalty
-            if len(h.game.events) > h.persisted:
-                await t.flush(h)
-            await self.hand_over(h)
-            if t.status == "closed":
-                return
-            h = None
+        if h is not None and not h.end_sent and leaver is not None and await self._stands(leaver):
+            return
+        first = t.pending_leave if t.pending_leave is not None else leaver
         if h is not None and not h.game.is_over():
             await t.flush(h)
             if not h.voided:
-                await t.store.void_hand(h.id, leaver)  # R11: the escape penalty, once
+                await t.store.void_hand(h.id, first)  # R11: the escape penalty, once
                 h.voided = True
             async with t.store.sessions() as db:
                 extra = await economy.hand_end_fields(db, h.id)
             t.broadcast(
-                {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": leaver, **extra}
+                {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": first, **extra}
             )
         t.hand = None
         t.sched.clear_acts()
-        await self.finish_match(leaver)
+        await self.finish_match(first)
+
+    async def _stands(self, leaver: int) -> bool:
+        """D-24 (docs/decisions.md): the hand's end was decided before ``leaver`` left — it
+        is over already (its ``hand_end`` only held by the claim pause), or a win has been
+        declared in the open claim window (R6: one answer each; a declared win is
+        binding). Then the leaver's pending answer becomes a pass, the window resolves as
+        it would have (R6 priority among the winners), the hand ends and is settled
+        normally after the pause, and ``hand_over`` ends the match for the leave; the
+        leaver pays no escape penalty (no hand was voided). True: the match ends later."""
+        t = self.t
+        h = t.hand
+        assert h is not None
+        g = h.game
+        if not g.is_over():
+            if not (vis.in_window(g.phase) and vis.win_declared(g.events[h.window_key :])):
+                return False
+            if leaver in g.to_act():
+                answer = next((a for a in g.legal_actions(leaver) if a.type == "pass"), None)
+                if answer is None:  # every asked seat may pass (R6); never reached
+                    return False
+                await t.apply_for(leaver, answer)
+        # the rest happens as it would have without the leave: the other asked seats answer,
+        # the pause ends, the pump sends hand_end (hand_over), then the match ends
+        return True
 
     async def finish_match(self, leaver: int | None) -> None:
         t = self.t

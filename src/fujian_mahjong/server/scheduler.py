@@ -2,10 +2,19 @@
 human's deadline, the bots' and 托管 seats' delays, the end of the claim pause, a
 disconnected player's grace period (R11) and the retry after a store fault. A timer never
 runs anything itself: it posts a command to the table's queue, so everything still happens
-inside the actor, one thing at a time."""
+inside the actor, one thing at a time.
+
+Also here: how long a claim pause holds (``ClaimPace``: the ``fast`` and ``fixed`` claim
+windows, R12) and the turns bot-only tables take on the event loop (``BotPacer``), so that
+they never hold up a table with humans."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
+import weakref
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
@@ -81,7 +90,9 @@ class Scheduler:
         d = self.deadlines.get(seat)
         if d is None or d[0] != key:
             return None
-        return max(0, int((d[1] - self.clock.now()) * 1000))
+        # rounded, not truncated: a deadline set now reads turn_seconds exactly, whatever
+        # the clock's float value (else 29999 or 30000 by the time's last bits)
+        return max(0, round((d[1] - self.clock.now()) * 1000))
 
     def ensure_deadline(
         self, seat: int, s: SeatLike, key: int, phase: str, window_key: int, turn_seconds: float
@@ -147,3 +158,163 @@ class Scheduler:
                 if a.type == "win":
                     return a
         return self.bot.act(g.seat_view(seat)).action
+
+
+# ---------------------------------------------------------------------- the claim pause's length
+
+CLAIM_WINDOWS = ("fast", "fixed", "auto")
+
+
+def claim_window_mode(setting: str, humans: int) -> str:
+    """The claim window a table plays: ``fast`` or ``fixed``; ``auto`` (the default) is
+    ``fixed`` at a table with two or more humans (someone who could learn from the pause's
+    length what another player holds) and ``fast`` otherwise."""
+    if setting == "auto":
+        return "fixed" if humans >= 2 else "fast"
+    if setting not in CLAIM_WINDOWS:
+        raise ValueError(f"claim window must be one of {', '.join(CLAIM_WINDOWS)}, not {setting!r}")
+    return setting
+
+
+class ClaimPace:
+    """How long the claim pause after a discard (or a deal) holds (R12; docs/architecture.md,
+    "How long the claim pause lasts").
+
+    ``fast``: the pause (``claim_pause_ms``) and then as long as the asked seats take to
+    answer. A human who deliberates longer than the pause shows everyone that someone was
+    asked.
+
+    ``fixed``: every pause lasts ``W + E``, drawn from one law whether or not anyone was
+    asked. An asked window's ``W`` is ``max(pause, the last answer)``; a pause where nobody
+    was asked draws ``W`` from this table's recent asked windows (the last ``POOL``, each
+    capped at ``CAP_S``; each real one replaces a value of a fixed prior until the prior is
+    gone), so both kinds of pause follow the law of the real windows. ``E`` is uniform in
+    [0, ``JITTER_S``] in both, so a drawn ``W`` never repeats a past pause to the
+    millisecond. The draws are HMAC-SHA256 under a key derived from the match seed (which
+    is never published; only its hands' seeds are), never the ``random`` module: the same
+    deal plays the same way in tests, and nobody can predict them.
+    """
+
+    POOL = 32
+    CAP_S = 4.0
+    JITTER_S = 0.2
+    # until a table has real windows: answer times of people deciding on a claim (seconds)
+    PRIOR_S = (0.0, 0.4, 0.6, 0.8, 1.0, 1.3, 1.7, 2.4)
+
+    def __init__(self, mode: str, pause_s: float, key: bytes) -> None:
+        if mode not in ("fast", "fixed"):
+            raise ValueError(f"claim pace must be fast or fixed, not {mode!r}")
+        self.mode = mode
+        self.pause_s = pause_s
+        self._key = key
+        self._n = 0
+        self.pool: deque[float] = deque(
+            (min(self.CAP_S, max(pause_s, p)) for p in self.PRIOR_S), maxlen=self.POOL
+        )
+        self._prior_left = len(self.pool)  # each real window replaces one prior value first
+
+    @staticmethod
+    def key_for(match_seed: str, table_id: int) -> bytes:
+        return hmac.new(
+            str(match_seed).encode("utf-8"), f"claim-window:{table_id}".encode(), hashlib.sha256
+        ).digest()
+
+    def uniform(self) -> float:
+        """The next draw in [0, 1) (HMAC-SHA256 of a counter under the table's key)."""
+        self._n += 1
+        d = hmac.new(self._key, self._n.to_bytes(8, "big"), hashlib.sha256).digest()
+        return int.from_bytes(d[:7], "big") / float(1 << 56)
+
+    def begin(self, asked: bool) -> tuple[float, float | None]:
+        """A pause starts: how long it holds from now, and — for a window someone was asked
+        in, at a ``fixed`` table — the jitter to add when the window closes (``end``)."""
+        if self.mode == "fast":
+            return self.pause_s, None
+        jitter = self.uniform() * self.JITTER_S
+        if asked:
+            return self.pause_s, jitter  # at least the pause; settled when the window closes
+        w = self.pool[min(len(self.pool) - 1, int(self.uniform() * len(self.pool)))]
+        return w + jitter, None
+
+    def end(self, elapsed: float, jitter: float) -> float:
+        """An asked window closed ``elapsed`` seconds into its pause: the pause's whole
+        length from its start (its ``W`` joins the pool the unasked pauses draw from)."""
+        w = max(self.pause_s, elapsed)
+        if self._prior_left:
+            self._prior_left -= 1
+            self.pool.popleft()
+        self.pool.append(min(self.CAP_S, w))
+        return w + jitter
+
+
+# ---------------------------------------------------------------------- bot-only tables' turns
+
+
+class BotPacer:
+    """Bot-only tables take turns (shared by every bot-only table of one event loop), so a
+    table with humans — its socket's frame, its commit, its messages — never waits behind a
+    run of bot work:
+
+    * at most ``per_tick`` bot-table commands start per loop iteration, each after the loop
+      has had a turn (its sockets, its timers, the other tables), and
+    * at most ``in_flight`` bot-table commands run at once: a command that waits for the
+      store (a hand's end, the next hand's row) holds its slot meanwhile, so the store's
+      single writer never has more than ``in_flight`` bot transactions queued before a
+      human table's commit.
+
+    Alone on the loop, bot tables still run at full speed (one select per iteration)."""
+
+    def __init__(self, per_tick: int = 1, in_flight: int = 1) -> None:
+        self.per_tick = max(1, per_tick)
+        self.in_flight = max(1, in_flight)
+        self.waiters: deque[asyncio.Future[None]] = deque()
+        self._tick_scheduled = False
+        self._slots: asyncio.Semaphore | None = None
+        self.turns = 0  # commands let through (tests, the benchmark)
+
+    @property
+    def slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.in_flight)
+        return self._slots
+
+    async def turn(self) -> None:
+        """Wait for this table's turn: granted at the loop's next iteration at the soonest,
+        after whatever the loop had ready (a socket's frame, a commit, a timer)."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self.waiters.append(fut)
+        if not self._tick_scheduled:
+            self._tick_scheduled = True
+            loop.call_soon(self._tick, loop)
+        await fut
+        self.turns += 1
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        """One loop iteration's budget, handed to the tables waiting longest; the rest
+        wait for the next iteration (the loop polls its sockets in between)."""
+        self._tick_scheduled = False
+        granted = 0
+        while self.waiters and granted < self.per_tick:
+            fut = self.waiters.popleft()
+            if not fut.done():  # a table stopped while waiting
+                fut.set_result(None)
+                granted += 1
+        if self.waiters:
+            self._tick_scheduled = True
+            loop.call_soon(self._tick, loop)
+
+
+_pacers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BotPacer] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def bot_pacer() -> BotPacer:
+    """The pacer of the running event loop (one per process in a server; one per test's
+    ``asyncio.run``)."""
+    loop = asyncio.get_running_loop()
+    p = _pacers.get(loop)
+    if p is None:
+        p = _pacers[loop] = BotPacer()
+    return p

@@ -4,7 +4,9 @@ queue, the typed commands the socket layer and REST post (join, ready, act, hint
 leave, bots), and the pump — and it delegates to three parts with files of their own:
 
 * ``visibility.py`` (pure): who may see what now, the claim pause (R12 rev 2);
-* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock;
+* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock; the
+  claim pause's length (``ClaimPace``: ``fast`` or ``fixed``) and bot-only tables' turns on
+  the event loop (``BotPacer``: they never hold up a table with humans);
 * ``finisher.py``: the hand over, a leaver, the match over; it alone calls the economy.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
@@ -27,7 +29,7 @@ from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.finisher import Finisher
-from fujian_mahjong.server.scheduler import Scheduler
+from fujian_mahjong.server.scheduler import ClaimPace, Scheduler, bot_pacer, claim_window_mode
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
 if TYPE_CHECKING:
@@ -50,6 +52,11 @@ __all__ = [
 ]
 
 Command = Callable[[], Awaitable[None]]
+
+# the claim window of a table that chooses none when the server's Settings has no
+# ``claim_window`` field (the product default there is "auto": fixed with two or more
+# humans; test harnesses that time the pause exactly set "fast")
+DEFAULT_CLAIM_WINDOW = "fast"
 
 
 class TableError(Exception):
@@ -96,6 +103,9 @@ class TableConfig:
     turn_seconds: float
     hands: int
     private: bool
+    # "fast" | "fixed" | "auto" (fixed with two or more humans); None: the server's default
+    # (Settings.claim_window). docs/architecture.md, "How long the claim pause lasts"
+    claim_window: str | None = None
 
 
 @dataclass
@@ -108,6 +118,10 @@ class HandState:
     persisted: int = 0
     hold_until: float = 0.0
     hold_from_send: bool = False  # start the pause when the notice is sent
+    pause_start: float = 0.0  # when the current pause began (its notice went out)
+    # a fixed claim window someone was asked in: its jitter, until the window closes and
+    # the pause's length is known (ClaimPace.end); None otherwise
+    pause_jitter: float | None = None
     window_key: int = -1  # len(events) when the current window opened
     window_asked: frozenset[int] = frozenset()
     notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
@@ -153,6 +167,8 @@ class TableActor:
         self.degraded = False
         self.failures = 0
         self.pending_leave: int | None = None
+        self.pace: ClaimPace | None = None  # the match's claim pause (made at its start)
+        self._pace_match: Match | None = None
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -175,7 +191,16 @@ class TableActor:
                 return
             self.busy = True
             try:
-                await cmd()
+                if self.has_humans:
+                    await cmd()
+                else:
+                    # a table of bots waits for its turn on the event loop before each
+                    # command, and runs it in one of a few slots (its store writes
+                    # included): tables with humans never wait behind a run of bot work
+                    pacer = bot_pacer()
+                    await pacer.turn()
+                    async with pacer.slots:
+                        await cmd()
             except Exception as e:
                 # no exception may leave the table without a next step: the failed step is
                 # retried (a store fault), and until then nothing about it is shown
@@ -344,6 +369,8 @@ class TableActor:
             "hand": self.hand.id if self.hand else None,
             "hands_played": self.match.hands_played if self.match else 0,
             "totals": list(self.match.totals) if self.match else None,
+            # how long a claim pause lasts here (docs/architecture.md): fast or fixed
+            "claim_window": self.claim_window,
         }
 
     def conns(self) -> list[Conn]:
@@ -387,6 +414,9 @@ class TableActor:
             seat = None
         else:
             seat = self.seat_of(conn.player_id)
+            if seat is not None and seat == self.pending_leave:
+                # D-24: it left; the hand ends as declared, then the match (no way back)
+                raise TableError("not_now", "you left this match; it ends with this hand")
             if seat is None:
                 if self.status != "open":
                     raise TableError(
@@ -505,8 +535,11 @@ class TableActor:
             return
         if self.status in ("playing", "between"):
             # R9/R11: a leaver voids the hand in progress and ends the match (retried as a
-            # whole after a store fault)
-            self.pending_leave = seat
+            # whole after a store fault) — unless the hand's end was decided before the leave
+            # (D-24: a win declared stands; the match ends after that hand)
+            if self.pending_leave is None:
+                self.pending_leave = seat
+            self.seats_dirty = True
             await self.finisher.end_match(leaver=seat)
 
     async def add_bot(self, player_id: int) -> dict[str, Any]:
@@ -607,6 +640,32 @@ class TableActor:
         self.seats_dirty = True
         await self._pump()
 
+    @property
+    def claim_window(self) -> str:
+        """``fast`` or ``fixed``: the table's ``claim_window`` (default: the server's;
+        ``auto`` is fixed with two or more humans), for the match being played if any."""
+        if self.pace is not None and self._pace_match is self.match:
+            return self.pace.mode
+        setting = self.cfg.claim_window or str(
+            getattr(self.settings, "claim_window", DEFAULT_CLAIM_WINDOW)
+        )
+        return claim_window_mode(setting, sum(1 for s in self.seats if s.human))
+
+    def _claim_pace(self) -> ClaimPace:
+        """The claim pause of this match (R12; scheduler.ClaimPace): ``fast`` or ``fixed``
+        (``claim_window``), its draws keyed by the match seed."""
+        m = self.match
+        if self.pace is None or self._pace_match is not m:
+            seed = m.seed if m is not None else f"table:{self.id}"
+            mode = self.claim_window
+            self.pace = ClaimPace(
+                mode,
+                self.settings.claim_pause_ms / 1000.0,
+                ClaimPace.key_for(seed, self.id),
+            )
+            self._pace_match = m
+        return self.pace
+
     def _window_check(self, h: HandState) -> None:
         """After an action (or the deal): start the claim pause and note who was asked."""
         g = h.game
@@ -680,6 +739,11 @@ class TableActor:
             stream=False,
         )
 
+    async def apply_for(self, seat: int, a: Action) -> None:
+        """A decision made for a seat by the table itself (D-24: a leaver's pending answer
+        becomes a pass): applied, logged and shown like any other."""
+        await self._apply(seat, a)
+
     async def _apply(self, seat: int, a: Action) -> None:
         h = self.hand
         assert h is not None
@@ -721,7 +785,16 @@ class TableActor:
             if h.hold_from_send:
                 # the pause runs from the moment the notice goes out (after the commit)
                 h.hold_from_send = False
-                h.hold_until = now + self.settings.claim_pause_ms / 1000.0
+                h.pause_start = now
+                asked = vis.in_window(g.phase) and bool(h.window_asked)
+                hold, h.pause_jitter = self._claim_pace().begin(asked)
+                h.hold_until = now + hold
+            if h.pause_jitter is not None and not vis.in_window(g.phase):
+                # a fixed window closed: its pause lasts max(pause, the answers) + jitter
+                h.hold_until = h.pause_start + self._claim_pace().end(
+                    now - h.pause_start, h.pause_jitter
+                )
+                h.pause_jitter = None
             held = now < h.hold_until
             window = vis.in_window(g.phase)
             if h.notices_sent < len(h.notices):
@@ -896,6 +969,7 @@ class TableActor:
         )
         if vis.in_window(game.phase):
             self.hand.window_asked = frozenset(game.to_act())
+            self.hand.window_key = vis.window_start(game.events)
         self.last_hand_id = hand["id"]
         self.status = "playing"
         self.post(self._pump)

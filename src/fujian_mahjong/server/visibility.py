@@ -22,6 +22,9 @@ WINDOW_PHASES = ("claims", "window_a")
 # the actions after which a claim window may open (R6 claims, R8 window B, sanming 抢杠)
 WINDOW_EVENTS = ("discard", "add_kong_declared")
 
+# the answers to a window that win the hand (a discard win, 三金倒, 抢金)
+WIN_ANSWERS = ("win", "three_golds", "rob_gold")
+
 Show = Literal["new", "last", "nothing"]
 
 
@@ -58,6 +61,25 @@ def may_refresh(seat: int | None, asked: bool, held: bool, window: bool) -> bool
 def quiet(playing: bool, now: float, hold_until: float, phase: str) -> bool:
     """The seat list must not change for others now (a pause or an open window)."""
     return playing and (now < hold_until or in_window(phase))
+
+
+def window_start(events: Sequence[dict[str, Any]]) -> int:
+    """Where the open window began: after the last event that is not an answer (``act``)
+    — its discard, added kong or deal (a restored table's window)."""
+    i = len(events)
+    while i > 0 and events[i - 1].get("type") == "act":
+        i -= 1
+    return i
+
+
+def win_declared(answers: Sequence[dict[str, Any]]) -> bool:
+    """Some seat has answered the open window with a win (R6: one answer each, binding):
+    the hand's end is decided whatever the others answer (D-24). ``answers``: the window's
+    events so far (``act`` events, the engine's log)."""
+    return any(
+        e.get("type") == "act" and (e.get("action") or {}).get("type") in WIN_ANSWERS
+        for e in answers
+    )
 
 
 def opens_window(events: Sequence[dict[str, Any]]) -> bool:
