@@ -39,7 +39,14 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--db", default="")
     a = ap.parse_args()
-    st = Settings(data_dir=a.data_dir, db_url=a.db, port=a.port, claim_pause_ms=0, bot_delay_ms=0)
+    st = Settings(
+        data_dir=a.data_dir,
+        db_url=a.db,
+        port=a.port,
+        claim_pause_ms=0,
+        claim_window="fast",
+        bot_delay_ms=0,
+    )
     a.data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(st, faults=CrashAt(a.crash_at))
     uvicorn.run(app, host="127.0.0.1", port=a.port, log_level="warning", lifespan="on")

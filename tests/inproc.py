@@ -124,6 +124,7 @@ class Harness:
             data_dir=data_dir,
             db_url=db_url,
             claim_pause_ms=600,
+            claim_window="fast",  # exact pauses; the fixed window is tested on its own
             bot_delay_ms=300,
             grace_s=120.0,
         )

@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         port=args.port,
         claim_pause_ms=args.claim_pause_ms,
+        claim_window="fast",  # the journeys time the pause; the fixed window has its own tests
         bot_delay_ms=args.bot_delay_ms,
         grace_s=args.grace_s,
         turn_seconds=args.turn_seconds,

@@ -193,7 +193,7 @@ class EconServer:
         self.port = free_port()
         if crash_at is None:
             cmd = [FJMJ, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
-            cmd += ["--claim-pause-ms", "0", "--bot-delay-ms", "0"]
+            cmd += ["--claim-pause-ms", "0", "--claim-window", "fast", "--bot-delay-ms", "0"]
         else:
             cmd = [sys.executable, "-m", "tests.crash_server", "--crash-at", crash_at]
             cmd += ["--port", str(self.port), "--data-dir", str(self.data_dir)]

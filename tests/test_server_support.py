@@ -44,6 +44,8 @@ class Server:
         self.opts = [
             "--claim-pause-ms",
             str(claim_pause_ms),
+            "--claim-window",
+            "fast",
             "--bot-delay-ms",
             str(bot_delay_ms),
             "--grace-s",

@@ -27,32 +27,50 @@ def _db_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    # the options below default to None: then the --config file's [server] value, else the
+    # Settings default (the one in the help) applies
     p = sub.add_parser("serve", help="run the online table server (HTTP + WebSocket)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="a TOML settings file: [server] settings, [[rooms]] (the rooms by stake), "
+        "[relief] (救济金), [tables] (private tables' stake bounds); docs/economy.md. "
+        "Options given on the command line win over the file",
+    )
+    p.add_argument("--host", default=None, help="default 127.0.0.1")
+    p.add_argument("--port", type=int, default=None, help="default 8000")
     _db_options(p)
     p.add_argument(
         "--claim-pause-ms",
         type=int,
-        default=600,
+        default=None,
         help="minimum pause after every discard at tables with humans (R12; default 600)",
+    )
+    p.add_argument(
+        "--claim-window",
+        choices=("auto", "fast", "fixed"),
+        default=None,
+        help="how long a claim pause lasts at tables that do not choose; fixed draws every "
+        "pause from one law so a deliberation does not show (default auto: fixed with two "
+        "or more humans)",
     )
     p.add_argument(
         "--bot-delay-ms",
         type=int,
-        default=300,
+        default=None,
         help="bots act this long after the claim pause (default 300)",
     )
     p.add_argument(
         "--grace-s",
         type=float,
-        default=120.0,
+        default=None,
         help="seconds a disconnected player may take to come back (default 120)",
     )
     p.add_argument(
         "--starting-grant",
         type=int,
-        default=10_000,
+        default=None,
         help="silver a new account starts with (R11; default 10000)",
     )
     p.add_argument(
@@ -65,13 +83,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--guests-per-address",
         type=int,
-        default=60,
+        default=None,
         help="new guests per client address per 10 minutes (default 60)",
     )
     p.add_argument(
         "--max-fee-ratio",
         type=float,
-        default=1.0,
+        default=None,
         help="a table's fee may be at most this many times its stake (R11; default 1)",
     )
     p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
@@ -100,15 +118,32 @@ def _operator_token(path: str) -> str:
     return token
 
 
+def _config(args: argparse.Namespace) -> dict[str, Any]:
+    """The Settings fields the ``--config`` file sets (OptionError: one line)."""
+    path = getattr(args, "config", None)
+    if not path:
+        return {}
+    from fujian_mahjong.server.rooms import ConfigError, load_config
+
+    try:
+        return load_config(path, getattr(args, "max_fee_ratio", None))
+    except ConfigError as e:
+        raise OptionError(f"--config {path}: {e}") from None
+
+
 def _settings(args: argparse.Namespace) -> object:
     from fujian_mahjong.server.settings import Settings, default_data_dir
 
-    data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = _config(args)
+    data_dir_cfg = extra.pop("data_dir", None)
+    db_url_cfg = extra.pop("db_url", "")
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else data_dir_cfg
+    db_url = args.db or db_url_cfg
     for name in (
         "host",
         "port",
         "claim_pause_ms",
+        "claim_window",
         "bot_delay_ms",
         "grace_s",
         "starting_grant",
@@ -119,14 +154,32 @@ def _settings(args: argparse.Namespace) -> object:
             extra[name] = getattr(args, name)
     if getattr(args, "operator_token_file", None):
         extra["operator_token"] = _operator_token(args.operator_token_file)
-    return Settings(data_dir=data_dir, db_url=args.db, **extra)
+    if "rooms" not in extra and "max_fee_ratio" in extra:
+        # the default rooms must respect the fee ratio too
+        _check_default_rooms(float(extra["max_fee_ratio"]))
+    return Settings(data_dir=data_dir or default_data_dir(), db_url=db_url, **extra)
+
+
+def _check_default_rooms(ratio: float) -> None:
+    from fujian_mahjong.server.rooms import default_rooms
+
+    for r in default_rooms():
+        if r.fee > ratio * r.stake:
+            raise OptionError(
+                f"--max-fee-ratio {ratio:g}: the default room {r.id} has fee {r.fee} at stake "
+                f"{r.stake}; give rooms of your own with --config"
+            )
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import upgrade
 
-    st = _settings(args)
+    try:
+        st = _settings(args)
+    except OptionError as e:
+        print(f"fjmj: db upgrade: {e}", file=sys.stderr)
+        return 2
     assert isinstance(st, Settings)
     try:
         asyncio.run(upgrade(st.database_url))

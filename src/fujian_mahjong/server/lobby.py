@@ -1,15 +1,19 @@
-"""The lobby: the table actors living in this process, found by id or by code."""
+"""The lobby: the table actors living in this process, found by id or by code, and the
+rooms by stake with their quick match (server/rooms.py)."""
 
 from __future__ import annotations
 
 import logging
 import secrets
+import time
 from typing import Any
 
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.server.clock import Clock, LoopClock
 from fujian_mahjong.server.deals import DealSource, SecretDeals
+from fujian_mahjong.server.economy import escape_penalty
+from fujian_mahjong.server.rooms import RoomService
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Store
 from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
@@ -37,7 +41,20 @@ class Lobby:
         self.codes: dict[str, int] = {}
         # R11: each live table's stakes as shown by the REST lobby (None: points only)
         self.stakes: dict[int, dict[str, int] | None] = {}
+        # the room of each live quick-match table (server/rooms.py)
+        self.table_rooms: dict[int, str] = {}
+        self.rooms = RoomService(self)
         self.closed_actions = 0  # decisions applied at tables that have closed since
+        self._wall: tuple[float, float] | None = None  # (wall time, clock time) at first use
+
+    def wall_time(self) -> float:
+        """Seconds since the epoch, moved by the injected clock: the wall time when first
+        asked plus the clock's time since (a fake clock's day passes with ``advance``).
+        Days (relief) are counted on this."""
+        now = self.clock.now()
+        if self._wall is None:
+            self._wall = (time.time(), now)
+        return self._wall[0] + (now - self._wall[1])
 
     @property
     def actions(self) -> int:
@@ -87,8 +104,15 @@ class Lobby:
         return len(r) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in r)
 
     def describe(self, t: TableActor) -> dict[str, Any]:
-        """A live table as REST shows it: its summary and its stakes (R11)."""
-        return {**t.summary(), "stakes": self.stakes.get(t.id)}
+        """A live table as REST shows it: its summary, its stakes and escape penalty (R11)
+        and its room (null: not a quick-match table)."""
+        stakes = self.stakes.get(t.id)
+        return {
+            **t.summary(),
+            "stakes": stakes,
+            "escape_penalty": escape_penalty(stakes),
+            "room": self.table_rooms.get(t.id),
+        }
 
     def open_tables(self) -> list[dict[str, Any]]:
         return [
@@ -114,9 +138,14 @@ class Lobby:
         hands: int = 8,
         private: bool = False,
         stakes: dict[str, int] | None = None,
+        room: str | None = None,
+        max_balance: int | None = None,
+        claim_window: str | None = None,
     ) -> TableActor:
         """A new table. Its row, its bot seats and its ``stakes`` are stored in one
-        transaction before the actor exists, so no join can come before the stakes."""
+        transaction before the actor exists, so no join can come before the stakes.
+        ``room``: the quick-match room it belongs to, ``max_balance`` its upper bound on
+        an account's balance to sit down (economy.can_sit)."""
         if profile not in BUILTIN:
             raise TableError(
                 "bad_profile", f"unknown profile {profile!r}; expected one of {', '.join(BUILTIN)}"
@@ -133,10 +162,24 @@ class Lobby:
         code = await self._new_code()
         bot_seats = list(range(players - bots, players))
         tid = await self.store.create_table(
-            code, creator_id, profile, players, ts, hands, private, bot_seats, stakes
+            code,
+            creator_id,
+            profile,
+            players,
+            ts,
+            hands,
+            private,
+            bot_seats,
+            stakes,
+            room,
+            max_balance if stakes is not None else None,
         )
         self.stakes[tid] = dict(stakes) if stakes is not None else None
-        cfg = TableConfig(tid, code, creator_id, profile, players, ts, hands, private)
+        if room is not None:
+            self.table_rooms[tid] = room
+        cfg = TableConfig(
+            tid, code, creator_id, profile, players, ts, hands, private, claim_window=claim_window
+        )
         actor = self._spawn(cfg)
         for seat in bot_seats:
             actor.seats[seat] = Seat(bot=True, name=f"Bot {seat + 1}", ready=True)
@@ -158,6 +201,8 @@ class Lobby:
             self.closed_actions += actor.actions
         self.codes.pop(actor.cfg.code, None)
         self.stakes.pop(actor.id, None)
+        self.table_rooms.pop(actor.id, None)
+        self.rooms.forget(actor.id)
 
     async def restore(self) -> int:
         """Bring back every table that was live when the server stopped (crash restore)."""
@@ -168,6 +213,9 @@ class Lobby:
                 t.id, t.code, t.creator_id, t.profile, t.players, t.turn_seconds, t.hands, t.private
             )
             self.stakes[t.id] = entry.get("stakes")
+            room = getattr(t, "room", None)
+            if room is not None:
+                self.table_rooms[t.id] = room
             actor = self._spawn(cfg)
             try:
                 await actor.restore(entry)
@@ -177,9 +225,14 @@ class Lobby:
                 continue
             if all(s.bot for s in actor.seats) and actor.status in ("open", "between"):
                 actor.post(actor._maybe_start)
+            if room is not None and actor.status == "open":
+                # a quick-match table still waiting: its bots come after a fresh wait
+                self.rooms.schedule_fill(actor)
             n += 1
         return n
 
     async def shutdown(self) -> None:
+        for tid in list(self.rooms.timers):
+            self.rooms.forget(tid)
         for t in list(self.tables.values()):
             await t.stop()

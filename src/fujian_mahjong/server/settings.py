@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fujian_mahjong.server.rooms import Room, default_rooms
+
 
 def default_data_dir() -> Path:
     """``$FJMJ_DATA_DIR`` or ``~/.local/share/fujian-mahjong``."""
@@ -30,6 +32,9 @@ class Settings:
     port: int = 8000
     # R12 rev 2 item 6: the minimum pause after every discard at a table with humans
     claim_pause_ms: int = 600
+    # how long a claim pause lasts at a table that does not choose (docs/architecture.md):
+    # "auto" (fixed with two or more humans, else fast), "fast" or "fixed"
+    claim_window: str = "auto"
     # heuristic bots act this long after the claim pause ends (0 in tests and benchmarks):
     # with the 600 ms pause a bot's turn takes about 0.9 s, a human-like pace
     bot_delay_ms: int = 300
@@ -65,6 +70,20 @@ class Settings:
     table_misses_per_minute: int = 60
     # tables with nobody connected commit their events in batches of at most this many
     max_unflushed_events: int = 256
+    # rooms by stake (server/rooms.py; ``fjmj serve --config FILE``, [[rooms]]): the tiers of
+    # every profile, and how long a quick-match table waits for humans before bots fill it
+    rooms: tuple[Room, ...] = field(default_factory=default_rooms)
+    quickmatch_wait_s: float = 10.0
+    # 救济金 (docs/economy.md): an account below relief_threshold silver may claim
+    # relief_amount, relief_per_day times a day; the day starts at midnight UTC+offset
+    # (8: Beijing). amount or per_day 0: no relief
+    relief_threshold: int = 1_000
+    relief_amount: int = 1_000
+    relief_per_day: int = 3
+    relief_utc_offset_h: float = 8.0
+    # the stake a table made with POST /api/tables may have (the operator's bounds)
+    table_stake_min: int = 0
+    table_stake_max: int = 10**9
 
     @property
     def database_url(self) -> str:

@@ -56,7 +56,7 @@ Command = Callable[[], Awaitable[None]]
 # the claim window of a table that chooses none when the server's Settings has no
 # ``claim_window`` field (the product default there is "auto": fixed with two or more
 # humans; test harnesses that time the pause exactly set "fast")
-DEFAULT_CLAIM_WINDOW = "fast"
+DEFAULT_CLAIM_WINDOW = "auto"
 
 
 class TableError(Exception):

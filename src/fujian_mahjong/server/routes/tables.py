@@ -4,7 +4,8 @@ private table's code are rate-limited per address (the dispatcher's misses), sha
 the WebSocket ``join``.
 
 A table and its stakes are stored in one transaction before the table can take a join
-(``Lobby.create``), and the stakes are bounded (docs/economy.md): the fee by
+(``Lobby.create``), and the stakes are bounded (docs/economy.md): the stake by the operator's
+``table_stake_min``–``table_stake_max`` (``[tables]`` of ``fjmj serve --config``), the fee by
 ``Settings.max_fee_ratio`` × the stake, the minimum balance from below by what one hand can
 cost at the table (``economy.min_balance_floor``)."""
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,6 +59,8 @@ class TableIn(BaseModel):
     turn_seconds: float = Field(default=15, ge=0.2, le=600)
     hands: int = Field(default=8, ge=1, le=64)
     private: bool = False
+    # how long a claim pause lasts (docs/protocol.md); default: the server's --claim-window
+    claim_window: Literal["auto", "fast", "fixed"] | None = None
     # R11 (server/economy.py): silver per point, base, fee (at most max_fee_ratio × stake),
     # loss cap in points (0: the profile's own, if any), the minimum balance to sit down
     # (default 20 × stake; never below what one hand can cost)
@@ -72,6 +75,8 @@ class TableOut(BaseModel):
     id: int
     code: str
     stakes: StakesOut | None = None
+    # R11 逃跑: what leaving mid-hand costs here (8 × base × stake + fee)
+    escape_penalty: int | None = None
 
 
 @router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 422, 503))
@@ -79,6 +84,13 @@ async def new_table(
     me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
 ) -> TableOut:
     b = body or TableIn()
+    if not settings.table_stake_min <= b.stake <= settings.table_stake_max:
+        raise ApiError(
+            422,
+            f"stake: this server allows {settings.table_stake_min}-{settings.table_stake_max}"
+            f", got {b.stake}",
+            "stake_out_of_bounds",
+        )
     try:
         stakes = economy.make_stakes(
             b.stake,
@@ -101,10 +113,16 @@ async def new_table(
             b.hands,
             b.private,
             stakes=asdict(stakes),
+            claim_window=b.claim_window,
         )
     except TableError as e:
         raise ApiError(400, e.message, e.code) from None
-    return TableOut(id=t.id, code=t.cfg.code, stakes=StakesOut(**asdict(stakes)))
+    return TableOut(
+        id=t.id,
+        code=t.cfg.code,
+        stakes=StakesOut(**asdict(stakes)),
+        escape_penalty=economy.escape_penalty(stakes),
+    )
 
 
 @router.get("/api/tables")
@@ -129,8 +147,10 @@ async def table_detail(
     lobby: LobbyDep,
     dispatcher: DispatcherDep,
 ) -> dict[str, Any]:
-    """One table with its ``stakes``. A private table by id: only for its creator and its
-    seated players (its code is the key to it; ids are sequential)."""
+    """One table with its ``stakes``, its ``escape_penalty`` (8 × base × stake + fee, R11;
+    null: points only) and its ``room`` (null: not a quick-match table). A private table by
+    id: only for its creator and its seated players (its code is the key to it; ids are
+    sequential)."""
     addr = request.client.host if request.client else "?"
     _check_misses(dispatcher, ref, addr)
     viewer: int | None = None
@@ -145,6 +165,7 @@ async def table_detail(
     if tid is not None:
         row = await store.get_table(tid)
         if row is not None and (not row.private or row.creator_id == viewer):
+            stakes = await store.table_stakes(row.id)
             return {
                 "id": row.id,
                 "code": row.code,
@@ -155,7 +176,9 @@ async def table_detail(
                 "private": row.private,
                 "creator_id": row.creator_id,
                 "status": row.status,
-                "stakes": await store.table_stakes(row.id),
+                "stakes": stakes,
+                "escape_penalty": economy.escape_penalty(stakes),
+                "room": row.room,
             }
     if dispatcher.code_like(ref):
         dispatcher.misses.hit(addr)
