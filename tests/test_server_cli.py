@@ -1,6 +1,7 @@
 """`fjmj db upgrade` and `fjmj serve` from the command line: migrations on SQLite and
-PostgreSQL, the start banner (URL and database), a clean stop on Ctrl-C, the browser client
-served at /, hints and 托管 over the socket."""
+PostgreSQL; a real `fjmj serve` process on each database (the start banner, the browser
+client served at /, one hand over a real WebSocket, a clean stop on Ctrl-C). Hints, 托管 and
+other tables' play are tested in-process (tests/test_server_robust.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import signal
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import create_engine, inspect
 
-from tests.test_server_support import FJMJ, Client, Server, play
+from tests.test_server_support import FJMJ, Client, Server, fetch_log, play, spy, verify_with_cli
 
 TABLES = {"players", "tokens", "tables", "seats", "matches", "hands", "events"}
 
@@ -57,75 +59,47 @@ def test_db_upgrade_reports_a_bad_url_in_one_line(tmp_path: Path) -> None:
     assert len(r.stderr.strip().splitlines()) == 1 and "db upgrade" in r.stderr
 
 
-def test_serve_prints_url_and_database_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    s = Server(tmp_path).start()
+def test_serve_plays_a_hand_over_a_real_websocket_and_stops_on_ctrl_c(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The smoke test of `fjmj serve` itself, on SQLite and on PostgreSQL: the banner (URL
+    and database), the browser client at /, one human and three bots play a hand over a real
+    WebSocket (the spy on every message, the log verified by `fjmj replay`), and Ctrl-C
+    stops the server cleanly. Everything else about the server is tested in-process."""
+    s = Server(tmp_path, db=db_url).start()
     try:
         page = s.get("/")
         if (Path(__file__).parent.parent / "src/fujian_mahjong/web/index.html").exists():
             assert page.status_code == 200 and "<html" in page.text.lower()
-        assert s.get("/api/health").json()["database"] == "sqlite"
+        assert s.get("/api/health").json()["status"] == "ok"
+        g = s.guest("smoke")
+        t = s.table(g["token"], bots=3, hands=1, turn_seconds=30)
+
+        async def main() -> tuple[Client, dict[str, Any]]:
+            c = await Client(s.ws_url, g["token"]).connect()
+            await c.hello_join(t["id"], ready=True)
+            end = await play(c)  # any deal ends: the human's turns at once, the bots' own
+            assert end is not None
+            me = await c.expect("match_end")
+            assert me["hands_played"] == 1
+            await c.close()
+            return c, end
+
+        c, end = asyncio.run(main())
+        events = fetch_log(s, end["hand"])
+        assert events[-1]["seed"] == end["seed"]
+        assert spy(c, {end["hand"]: events}, c.seat) >= 1
+        verify_with_cli(s, end["hand"], tmp_path)
+        assert s.get(f"/api/tables/{t['id']}").json()["status"] == "closed"
     finally:
         assert s.proc is not None
         s.proc.send_signal(signal.SIGINT)
         code = s.proc.wait(timeout=20)
     banner = s.log.read_text()
     assert f"http://127.0.0.1:{s.port}/" in banner
-    assert f"sqlite+aiosqlite:///{tmp_path / 'fjmj.sqlite3'}" in banner
+    if db_url:
+        assert db_url.rsplit("/", 1)[1] in banner and "postgresql+asyncpg://" in banner
+    else:
+        assert f"sqlite+aiosqlite:///{tmp_path / 'fjmj.sqlite3'}" in banner
     assert code == 0
     assert "Traceback" not in banner
-
-
-def test_hint_and_auto_over_the_socket(tmp_path: Path) -> None:
-    s = Server(tmp_path).start()
-    try:
-        g = s.guest("hinted")
-
-        async def main() -> tuple[dict, dict, dict]:
-            while True:  # a bot may win (抢金, 天胡) before this seat ever decides: next table
-                t = s.table(g["token"], bots=3, hands=1, turn_seconds=60)
-                c = await Client(s.ws_url, g["token"]).connect()
-                await c.hello_join(t["id"], ready=True)
-                st = {}
-                while not st.get("view", {}).get("legal_actions"):
-                    st = await c.recv()
-                    if st["type"] == "hand_end":
-                        break
-                if st["type"] == "state":
-                    break
-                await c.close()
-            await c.send({"type": "hint"})
-            hint = await c.expect("hint")
-            assert hint["action"] in st["view"]["legal_actions"]
-            # 托管: the server now plays this seat to the end of the hand
-            await c.send({"type": "auto", "on": True})
-            end = await c.expect("hand_end", timeout=60)
-            seats = [r.msg for r in c.log if r.msg["type"] == "seats"]
-            await c.close()
-            return hint, end, seats[-1] if seats else {}
-
-        hint, end, seats = asyncio.run(main())
-        assert hint["reason"] and hint["reason_zh"]
-        assert end["hand"]
-        assert seats and seats["seats"][0]["auto"] is True
-    finally:
-        s.stop()
-
-
-def test_a_second_table_plays_to_its_end_with_play_helper(tmp_path: Path) -> None:
-    """A short smoke test of a sanming table for 3 players (2 bots), the profile's 2-4."""
-    s = Server(tmp_path).start()
-    try:
-        g = s.guest("three")
-        t = s.table(g["token"], profile="sanming", players=3, bots=2, hands=1)
-
-        async def main() -> dict:
-            c = await Client(s.ws_url, g["token"]).connect()
-            await c.hello_join(t["id"], ready=True)
-            end = await play(c)
-            await c.close()
-            return end
-
-        end = asyncio.run(main())
-        assert len(end["totals"]) == 3 and sum(end["totals"]) == 0
-    finally:
-        s.stop()

@@ -804,14 +804,17 @@ class TableActor:
                         for n in h.notices[h.notices_sent :]:
                             c.send(dict(n))
                 h.notices_sent = len(h.notices)
-            if fresh is not None and h.notices and (held or window):
-                for n in h.notices:
-                    fresh.send(dict(n))
+            # a (re)joining client inside a pause: the last state it may see, then the
+            # pending notices (docs/protocol.md, "Reconnecting")
+            pending = list(h.notices) if fresh is not None and (held or window) else []
             if not held and not window:
                 h.notices.clear()
                 h.notices_sent = 0
             for c in self.conns():
                 self._send_state(c, h, held, window, force=c is fresh)
+            if fresh is not None:
+                for n in pending:
+                    fresh.send(dict(n))
             if held:
                 self.sched.later("hold", h.hold_until - now, self._pump)
             if over and not held and not h.end_sent:
