@@ -87,7 +87,7 @@ async def _after_upgrade(url: str) -> None:
             ).scalar_one()
             assert (await c.execute(text("SELECT count(*) FROM accounts"))).scalar_one() == 0
         assert n_events == len(real_hands()[0][0])
-        assert version == "0002"
+        assert version == "0003"
         sessions = async_sessionmaker(engine, expire_on_commit=False)
         async with sessions() as s:
             assert await economy.get_stakes(s, 1) is None  # an old table: points only

@@ -9,7 +9,9 @@ server runs (every change is one transaction with the same locks the server take
 - ``list``: every account with its balance and rating;
 - ``ledger PLAYER``: a player's ledger, oldest first;
 - ``audit``: recompute every balance from the ledger and every hand's settlement from its
-  stored log; exit 1 on any mismatch.
+  stored log, check the relief rows against the relief claims counted per day, and the
+  conservation law (balances + fees and escapes burned = grants + admin + relief); exit 1
+  on any mismatch.
 
 PLAYER is a player id or an account name. ``--json`` prints machine-readable output.
 """
@@ -274,6 +276,7 @@ async def _audit(sessions: Any, args: argparse.Namespace) -> int:
         "silver": rep.silver,
         "grants": rep.grants,
         "admin": rep.admin,
+        "relief": rep.relief,
         "fees_burned": rep.fees_burned,
         "escapes_burned": rep.escapes_burned,
         "hands": rep.hands,
@@ -281,7 +284,8 @@ async def _audit(sessions: Any, args: argparse.Namespace) -> int:
     }
     summary = (
         f"{rep.accounts} accounts, {rep.silver} silver; grants {rep.grants}, admin "
-        f"{rep.admin:+d}, fees burned {rep.fees_burned}, escapes burned {rep.escapes_burned}; "
+        f"{rep.admin:+d}, relief {rep.relief}, fees burned {rep.fees_burned}, escapes burned "
+        f"{rep.escapes_burned}; "
         f"{rep.hands} hands and {rep.voids} void hands settled"
     )
     text = "\n".join(

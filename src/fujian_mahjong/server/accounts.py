@@ -9,7 +9,9 @@
 - ``POST /api/logout`` revokes the bearer token (``{"all": true}``: every token of the
   player). Tokens expire after the server's ``token_ttl_days``.
 - ``GET /api/me`` → ``{"player_id", "name", "silver", "rating", "level"}``.
-- ``GET /api/players/{id}``, ``GET /api/players/{id}/hands``, ``GET /api/leaderboard``.
+- ``GET /api/players/{id}`` (the profile: level and progress, statistics and the skill
+  rating per profile, recent hands), ``GET /api/players/{id}/hands``,
+  ``GET /api/leaderboard?profile=P&by=level|skill&page=N&per_page=M``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import asyncio
 import contextlib
 import secrets
 import unicodedata
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -30,13 +32,20 @@ from sqlalchemy.exc import IntegrityError
 
 from fujian_mahjong.rules import BUILTIN
 from fujian_mahjong.scoring import level_for
+from fujian_mahjong.scoring.settlement import LEVELS
 from fujian_mahjong.server import economy
+from fujian_mahjong.server import rating as skill
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
 from fujian_mahjong.server.routes.errors import ApiError, DbId, errors, id_of
 from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
-from fujian_mahjong.server.store.economy_models import Account, HandResultRow, ProfileStatRow
+from fujian_mahjong.server.store.economy_models import (
+    Account,
+    HandResultRow,
+    ProfileStatRow,
+    SkillRow,
+)
 from fujian_mahjong.server.store.models import utcnow
 
 router = APIRouter(tags=["accounts"])
@@ -284,11 +293,32 @@ async def me(request: Request, _doc: BearerDoc) -> dict[str, Any]:
     }
 
 
+def _progress(rating: int) -> dict[str, Any]:
+    """Progress to the next R11 level: ``{"from", "next", "fraction"}`` (the rating where this
+    level starts, where the next one starts — null at the top — and how far along, 0–1)."""
+    rating = max(0, rating)
+    lv = level_for(rating)
+    # level 1 starts at 0, level n at level n-1's "next" (R11's table)
+    start = 0 if lv.level == 1 else int(LEVELS[lv.level - 2][3])
+    if lv.next_at is None:
+        return {"from": start, "next": None, "fraction": 1.0}
+    span = lv.next_at - start
+    return {"from": start, "next": lv.next_at, "fraction": round((rating - start) / span, 4)}
+
+
+RECENT_HANDS = 10
+
+
 @router.get("/api/players/{player_id}", responses=errors(404, 422, 503))
-async def player_profile(player_id: DbId, request: Request) -> dict[str, Any]:
-    """A public profile: name, level, rating, hands played and win rate per profile (no
-    balance, no token, no password hash)."""
+async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> dict[str, Any]:
+    """A public profile: name, the R11 level (title and rank) with the progress to the
+    next, hands, wins, win rate and mean points per profile, the skill rating per profile
+    (``{"rating", "uncertainty"}``, server/rating.py) and the recent hands with their log and
+    replay links. The balance (``silver``) only for the player themselves (bearer token)."""
     store: Store = request.app.state.store
+    token = _bearer(request)
+    viewer = await store.player_for_token(token) if token else None
+    own = viewer is not None and viewer.id == player_id
     async with store.sessions() as s:
         p = await s.get(Player, player_id)
         if p is None:
@@ -300,6 +330,7 @@ async def player_profile(player_id: DbId, request: Request) -> dict[str, Any]:
                     HandResultRow.profile,
                     func.count(),
                     func.sum(case((HandResultRow.won, 1), else_=0)),
+                    func.sum(HandResultRow.points),
                 )
                 .where(HandResultRow.player_id == player_id)
                 .group_by(HandResultRow.profile)
@@ -315,30 +346,85 @@ async def player_profile(player_id: DbId, request: Request) -> dict[str, Any]:
                 )
             ).all()
         )
+        skills = {
+            prof: (float(mu), float(sg), int(n))
+            for prof, mu, sg, n in await s.execute(
+                select(SkillRow.profile, SkillRow.mu, SkillRow.sigma, SkillRow.hands).where(
+                    SkillRow.player_id == player_id
+                )
+            )
+        }
+        recent_rows = (
+            await s.execute(
+                select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
+                .join(HandRow, HandRow.id == HandResultRow.hand_id)
+                .where(HandResultRow.player_id == player_id, HandRow.status == "over")
+                .order_by(HandResultRow.hand_id.desc())
+                .limit(RECENT_HANDS)
+            )
+        ).all()
     rating = acc[2] if acc is not None else 0
+
+    def skill_of(prof: str) -> dict[str, Any]:
+        mu, sg, _n = skills.get(prof, (skill.MU, skill.SIGMA, 0))
+        return skill.skill_json(mu, sg)
+
     profiles = [
         {
             "profile": prof,
             "hands": int(n),
             "wins": int(w or 0),
             "win_rate": round(int(w or 0) / int(n), 4) if n else 0.0,
+            "mean_points": round(int(pts or 0) / int(n), 2) if n else 0.0,
             "rating": int(ratings.get(prof, 0)),
+            "level": _stats_level(int(ratings.get(prof, 0))),
+            "skill": skill_of(prof),
         }
-        for prof, n, w in per
+        for prof, n, w, pts in per
     ]
     hands = sum(x["hands"] for x in profiles)
     wins = sum(x["wins"] for x in profiles)
-    return {
+    main = max(profiles, key=lambda x: (x["hands"], x["profile"]), default=None)
+    recent = [
+        {
+            "hand": r.hand_id,
+            "table": table_id,
+            "number": number,
+            "profile": r.profile,
+            "seat": r.seat,
+            "points": r.points,
+            "won": r.won,
+            "silver": r.silver,
+            "balance_after": r.balance_after if own else None,
+            "ended_at": ended.isoformat() if ended is not None else None,
+            "log_url": f"/api/hands/{r.hand_id}/log",
+            "replay_url": f"/api/hands/{r.hand_id}/replay",
+            "review_url": f"/api/hands/{r.hand_id}/review?seat={r.seat}",
+            "watch_url": f"/?replay={r.hand_id}&seat={r.seat}",
+        }
+        for r, table_id, number, ended in recent_rows
+    ]
+    out: dict[str, Any] = {
         "player_id": p.id,
         "name": p.name,
         "registered": acc is not None,
         "rating": rating,
         "level": _stats_level(rating),
+        "progress": _progress(rating),
         "hands": hands,
         "wins": wins,
         "win_rate": round(wins / hands, 4) if hands else 0.0,
+        "mean_points": round(sum(x["mean_points"] * x["hands"] for x in profiles) / hands, 2)
+        if hands
+        else 0.0,
+        "skill": main["skill"] if main is not None else None,
+        "skill_profile": main["profile"] if main is not None else None,
         "profiles": profiles,
+        "recent": recent,
     }
+    if own:
+        out["silver"] = acc[1] if acc is not None else None
+    return out
 
 
 @router.get("/api/players/{player_id}/hands", responses=errors(404, 422, 503))
@@ -392,9 +478,17 @@ async def player_hands(
 
 @router.get("/api/leaderboard", responses=errors(422, 503))
 async def leaderboard(
-    request: Request, profile: str | None = Query(None, max_length=40)
+    request: Request,
+    profile: str | None = Query(None, max_length=40),
+    by: Literal["level", "skill"] = Query("level"),
+    page: int = Query(1, ge=1, le=100_000),
+    per_page: int = Query(100, ge=1, le=100),
 ) -> dict[str, Any]:
-    """The top 100 accounts by rating (overall, or in one profile with ``?profile=``)."""
+    """Registered players ranked ``by=level`` (the R11 rating points: overall, or in one
+    profile with ``?profile=``) or ``by=skill`` (the skill rating of one profile:
+    ``profile`` is then required), ``page`` by ``page`` of ``per_page`` (1–100, default
+    100). Each entry: rank, player, R11 rating and level, skill ``{"rating",
+    "uncertainty"}`` (of the profile; null overall) and hands."""
     store: Store = request.app.state.store
     if profile is not None and profile not in BUILTIN:
         raise ApiError(
@@ -402,32 +496,92 @@ async def leaderboard(
             f"profile: unknown {profile[:40]!r}; expected one of {', '.join(BUILTIN)}",
             "bad_profile",
         )
+    if by == "skill" and profile is None:
+        raise ApiError(
+            422, "profile: required with by=skill (skill is rated per profile)", "bad_profile"
+        )
+    offset = (page - 1) * per_page
     async with store.sessions() as s:
         if profile is None:
-            q = (
-                select(Player.id, Player.name, Account.rating)
-                .join(Account, Account.player_id == Player.id)
-                .order_by(Account.rating.desc(), Player.id)
-                .limit(100)
+            base = select(Player.id, Player.name, Account.rating).join(
+                Account, Account.player_id == Player.id
             )
-        else:
-            q = (
+            total = (await s.execute(select(func.count()).select_from(Account))).scalar_one()
+            q = base.order_by(Account.rating.desc(), Player.id)
+        elif by == "level":
+            base = (
                 select(Player.id, Player.name, ProfileStatRow.rating)
                 .join(ProfileStatRow, ProfileStatRow.player_id == Player.id)
+                .join(Account, Account.player_id == Player.id)
                 .where(ProfileStatRow.profile == profile)
-                .order_by(ProfileStatRow.rating.desc(), Player.id)
-                .limit(100)
             )
-        rows = (await s.execute(q)).all()
+            total = (
+                await s.execute(select(func.count()).select_from(base.subquery()))
+            ).scalar_one()
+            q = base.order_by(ProfileStatRow.rating.desc(), Player.id)
+        else:
+            base = (
+                select(Player.id, Player.name, ProfileStatRow.rating)
+                .join(SkillRow, SkillRow.player_id == Player.id)
+                .join(Account, Account.player_id == Player.id)
+                .outerjoin(
+                    ProfileStatRow,
+                    (ProfileStatRow.player_id == Player.id) & (ProfileStatRow.profile == profile),
+                )
+                .where(SkillRow.profile == profile)
+            )
+            total = (
+                await s.execute(select(func.count()).select_from(base.subquery()))
+            ).scalar_one()
+            q = base.order_by(
+                SkillRow.rating.desc(), (SkillRow.mu - 3 * SkillRow.sigma).desc(), Player.id
+            )
+        rows = (await s.execute(q.limit(per_page).offset(offset))).all()
+        ids = [int(r[0]) for r in rows]
+        skills: dict[int, tuple[float, float, int]] = {}
+        if profile is not None and ids:
+            skills = {
+                int(pid): (float(mu), float(sg), int(n))
+                for pid, mu, sg, n in await s.execute(
+                    select(SkillRow.player_id, SkillRow.mu, SkillRow.sigma, SkillRow.hands).where(
+                        SkillRow.profile == profile, SkillRow.player_id.in_(ids)
+                    )
+                )
+            }
+        hands: dict[int, int] = {}
+        if ids:
+            hq = select(HandResultRow.player_id, func.count()).where(
+                HandResultRow.player_id.in_(ids)
+            )
+            if profile is not None:
+                hq = hq.where(HandResultRow.profile == profile)
+            hands = {
+                int(pid): int(n) for pid, n in await s.execute(hq.group_by(HandResultRow.player_id))
+            }
+
+    def skill_of(pid: int) -> dict[str, Any] | None:
+        if profile is None:
+            return None
+        mu, sg, _n = skills.get(pid, (skill.MU, skill.SIGMA, 0))
+        return skill.skill_json(mu, sg)
+
+    pages = max(1, -(-int(total) // per_page))
     return {
         "profile": profile,
+        "by": by,
+        "page": page,
+        "per_page": per_page,
+        "total": int(total),
+        "pages": pages,
         "players": [
             {
-                "rank": i + 1,
+                "rank": offset + i + 1,
                 "player_id": int(pid),
                 "name": name,
-                "rating": int(r),
-                "level": _stats_level(int(r)),
+                "rating": int(r or 0),
+                "level": _stats_level(int(r or 0)),
+                "skill": skill_of(int(pid)),
+                "hands": hands.get(int(pid), 0),
             }
             for i, (pid, name, r) in enumerate(rows)
         ],

@@ -3,7 +3,7 @@ the WebSocket at /ws, and the browser client's static files at / when they are i
 
 ``create_app`` builds the shared objects (store, lobby, dispatcher), puts them on
 ``app.state``, and includes one ``APIRouter`` per concern: ``server/routes/`` (health,
-guests, tables, hands, the socket), ``server/web_api.py`` (replay, review, summary) and
+guests, tables, rooms and quick match and relief, hands, the socket), ``server/web_api.py`` (replay, review, summary) and
 ``server/accounts.py`` (accounts and the public economy). Routes reach the shared objects
 through the dependencies in ``server/routes/deps.py``."""
 
@@ -31,7 +31,7 @@ from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import EconomySettlement
 from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.ratelimit import RateLimiter
-from fujian_mahjong.server.routes import guests, hands, health, socket, tables
+from fujian_mahjong.server.routes import guests, hands, health, rooms, socket, tables
 from fujian_mahjong.server.routes.deps import Me, current_player
 from fujian_mahjong.server.routes.errors import http_error
 from fujian_mahjong.server.settings import Settings
@@ -162,7 +162,7 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, http_error)
 
     # the order is the OpenAPI's order (and the matching order)
-    for module in (health, guests, tables, hands, socket):
+    for module in (health, guests, tables, rooms, hands, socket):
         app.include_router(module.router)
     try:
         web_api = importlib.import_module("fujian_mahjong.server.web_api")

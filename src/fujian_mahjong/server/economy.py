@@ -19,7 +19,10 @@ Money rules (docs/economy.md):
   lost;
 - only accounts hold silver (R11; docs/economy.md, bots and guests): a bot's or a guest's share of a
   payment is neither paid nor received (:func:`account_payments`), so silver moves only
-  between registered players; ratings move by the full points.
+  between registered players; ratings move by the full points;
+- the skill rating (server/rating.py) moves with the settlement, in the same transaction;
+- 救济金 relief (:func:`grant_relief`) is the one other source of silver besides grants and
+  admin changes: a ``relief`` row, at most ``per_day`` times a day, only below a threshold.
 """
 
 from __future__ import annotations
@@ -35,12 +38,14 @@ from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import Level, level_for, settle, settle_leaver
 from fujian_mahjong.scoring.settlement import update_rating
+from fujian_mahjong.server import rating as skill
 from fujian_mahjong.server.store.economy_models import (
     LEDGER_KINDS,
     Account,
     HandResultRow,
     LedgerRow,
     ProfileStatRow,
+    ReliefClaim,
     SettlementRow,
     TableStakes,
 )
@@ -56,7 +61,9 @@ __all__ = [
     "audit",
     "can_sit",
     "create_account",
+    "escape_penalty",
     "get_stakes",
+    "grant_relief",
     "hand_end_fields",
     "level_json",
     "make_stakes",
@@ -142,6 +149,15 @@ def min_balance_floor(profile: str, stakes: Stakes) -> int:
     the fee."""
     cap = _cap(profile, stakes)
     return stakes.stake * max(cap, 8 * stakes.base) + stakes.fee
+
+
+def escape_penalty(stakes: Stakes | dict[str, int] | None) -> int | None:
+    """R11 逃跑: what leaving mid-hand costs at a table with these stakes, 8 × base × stake
+    plus the fee (None: a points-only table)."""
+    if stakes is None:
+        return None
+    d = asdict(stakes) if isinstance(stakes, Stakes) else stakes
+    return 8 * int(d["base"]) * int(d["stake"]) + int(d["fee"])
 
 
 async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
@@ -273,6 +289,59 @@ async def admin_adjust(s: AsyncSession, player_id: int, amount: int, reason: str
     return bal + amount
 
 
+# ---------------------------------------------------------------------------- relief
+
+
+async def relief_used(s: AsyncSession, player_id: int, day: int) -> int:
+    """How many times this player claimed relief on ``day``."""
+    row = (
+        await s.execute(
+            select(ReliefClaim.times).where(
+                ReliefClaim.player_id == player_id, ReliefClaim.day == day
+            )
+        )
+    ).first()
+    return 0 if row is None else int(row[0])
+
+
+async def grant_relief(
+    s: AsyncSession, player_id: int, day: int, threshold: int, amount: int, per_day: int
+) -> tuple[int, int]:
+    """救济金: grant ``amount`` silver to an account whose balance is below ``threshold``,
+    at most ``per_day`` times on ``day`` (a ``relief`` ledger row and the day's count, under
+    the account's lock, so concurrent claims cannot exceed the limit). Returns (granted,
+    new balance). Refusals: ``no_account`` (guests and bots), ``not_eligible`` (relief is
+    off, or the balance is not below the threshold), ``limit_reached``."""
+    await _write_first(s)
+    acc = await _lock(s, [player_id])
+    if player_id not in acc:
+        raise EconomyError("no_account", "relief is for registered players only")
+    if amount <= 0 or per_day <= 0:
+        raise EconomyError("not_eligible", "this server offers no relief")
+    bal = acc[player_id][0]
+    if bal >= threshold:
+        raise EconomyError(
+            "not_eligible", f"relief is for balances below {threshold} silver; you have {bal}"
+        )
+    used = await relief_used(s, player_id, day)
+    if used >= per_day:
+        raise EconomyError(
+            "limit_reached", f"relief was already claimed {used} time(s) today (at most {per_day})"
+        )
+    if used:
+        await s.execute(
+            update(ReliefClaim)
+            .where(ReliefClaim.player_id == player_id, ReliefClaim.day == day)
+            .values(times=used + 1)
+        )
+    else:
+        await s.execute(insert(ReliefClaim).values(player_id=player_id, day=day, times=1))
+    new = bal + amount
+    await s.execute(update(Account).where(Account.player_id == player_id).values(silver=new))
+    await _post(s, player_id, "relief", amount, new, reason=f"relief, day {day}")
+    return amount, new
+
+
 # ---------------------------------------------------------------------------- settlement
 
 
@@ -336,14 +405,18 @@ async def settle_hand(
         return None
     hand = (
         await s.execute(
-            select(HandRow.table_id, HandRow.profile, HandRow.players, HandRow.seat_players).where(
-                HandRow.id == hand_id
-            )
+            select(
+                HandRow.table_id,
+                HandRow.profile,
+                HandRow.players,
+                HandRow.seat_players,
+                HandRow.bot_kinds,
+            ).where(HandRow.id == hand_id)
         )
     ).first()
     if hand is None:
         raise EconomyError("no_hand", f"no hand {hand_id}")
-    table_id, profile, n, seat_players = hand
+    table_id, profile, n, seat_players, bot_kinds = hand
     seat_players = list(seat_players)
     payments = [int(x) for x in (score or {}).get("payments") or [0] * n]
     if len(payments) != n or len(seat_players) != n:
@@ -396,6 +469,8 @@ async def settle_hand(
                 created_at=utcnow(),
             )
         )
+    # the skill rating by placement (bots fixed), after the accounts' locks (rating.py)
+    skills = await skill.rate_hand(s, profile, seat_players, bot_kinds, payments)
     detail = {
         "table_id": table_id,
         "profile": profile,
@@ -411,6 +486,7 @@ async def settle_hand(
         "ratings_before": ratings,
         "ratings_after": new_ratings,
         "level_ups": level_ups,
+        "skill": skills,
     }
     await s.execute(
         insert(SettlementRow).values(
@@ -545,21 +621,39 @@ async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
                 "balance": d["balances_after"][i],
             }
         )
-    return {"silver": silver, "level_ups": d["level_ups"], "stakes": d["stakes"]}
+    return {
+        "silver": silver,
+        "level_ups": d["level_ups"],
+        "stakes": d["stakes"],
+        "skill": d.get("skill"),
+    }
 
 
 async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
     """Why this player may not sit at this table (None if they may): an account whose
-    balance is below the table's minimum. Guests play for points only and may sit."""
-    stakes = await get_stakes(s, table_id)
-    if stakes is None or not stakes.min_balance:
+    balance is below the table's minimum, or above its room's maximum (server/rooms.py).
+    Guests play for points only and may sit."""
+    bounds = (
+        await s.execute(
+            select(TableStakes.min_balance, TableStakes.max_balance).where(
+                TableStakes.table_id == table_id
+            )
+        )
+    ).first()
+    if bounds is None:
+        return None
+    lo, hi = int(bounds[0] or 0), bounds[1]
+    if not lo and hi is None:
         return None
     row = (await s.execute(select(Account.silver).where(Account.player_id == player_id))).first()
-    if row is None or int(row[0]) >= stakes.min_balance:
+    if row is None:
         return None
-    return (
-        f"this table needs at least {stakes.min_balance} silver to sit down; you have {int(row[0])}"
-    )
+    have = int(row[0])
+    if have < lo:
+        return f"this table needs at least {lo} silver to sit down; you have {have}"
+    if hi is not None and have > int(hi):
+        return f"this table takes at most {int(hi)} silver to sit down; you have {have}"
+    return None
 
 
 # ---------------------------------------------------------------------------- audit
@@ -572,6 +666,7 @@ class AuditReport:
     silver: int = 0
     grants: int = 0
     admin: int = 0
+    relief: int = 0
     fees_burned: int = 0
     escapes_burned: int = 0
     hands: int = 0
@@ -582,8 +677,12 @@ class AuditReport:
         return not self.problems
 
     def conserved(self) -> bool:
-        """Silver is never created: balances + burned = grants + admin changes."""
-        return self.silver + self.fees_burned + self.escapes_burned == self.grants + self.admin
+        """Silver is created only by grants, admin changes and relief: balances + burned =
+        grants + admin changes + relief."""
+        return (
+            self.silver + self.fees_burned + self.escapes_burned
+            == self.grants + self.admin + self.relief
+        )
 
 
 async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
@@ -600,6 +699,7 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
     rep.accounts = len(balances)
     rep.silver = sum(balances.values())
     running: dict[int, int] = {}
+    relief_rows: dict[int, int] = {}  # player -> relief rows in the ledger
     # (hand, player, kind) -> rows; balance before each hand row, from the chain
     by_hand: dict[int, dict[int, dict[str, tuple[int, int]]]] = {}
     rows = await s.execute(
@@ -627,6 +727,13 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
             rep.grants += amount
         elif kind == "admin":
             rep.admin += amount
+        elif kind == "relief":
+            rep.relief += amount
+            relief_rows[pid] = relief_rows.get(pid, 0) + 1
+            if amount <= 0:
+                bad.append(f"ledger row {lid} (player {pid}): relief of {amount}")
+            if hid is not None:
+                bad.append(f"ledger row {lid} (player {pid}): a relief row with a hand")
         elif kind == "fee":
             rep.fees_burned -= amount
         elif kind == "escape":
@@ -644,6 +751,20 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
             bad.append(f"player {pid}: balance {bal} but the ledger sums to {running.get(pid, 0)}")
     for pid in running.keys() - balances.keys():
         bad.append(f"player {pid}: ledger rows but no account")
+    claimed = {
+        int(p): int(n or 0)
+        for p, n in await s.execute(
+            select(ReliefClaim.player_id, func.sum(ReliefClaim.times)).group_by(
+                ReliefClaim.player_id
+            )
+        )
+    }
+    for pid in sorted(claimed.keys() | relief_rows.keys()):
+        if claimed.get(pid, 0) != relief_rows.get(pid, 0):
+            bad.append(
+                f"player {pid}: {relief_rows.get(pid, 0)} relief row(s) in the ledger but "
+                f"{claimed.get(pid, 0)} claim(s) counted"
+            )
     settled: set[int] = set()
     for hid, kind, d in await s.execute(
         select(SettlementRow.hand_id, SettlementRow.kind, SettlementRow.detail).order_by(
@@ -686,7 +807,8 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
     if not rep.conserved():
         bad.append(
             f"silver created or lost: balances {rep.silver} + fees {rep.fees_burned} + "
-            f"escapes {rep.escapes_burned} != grants {rep.grants} + admin {rep.admin}"
+            f"escapes {rep.escapes_burned} != grants {rep.grants} + admin {rep.admin} + "
+            f"relief {rep.relief}"
         )
     return rep
 

@@ -9,6 +9,7 @@
   counters, behind the operator's token);
 - ``guests``: ``POST /api/guests``;
 - ``tables``: table creation, listing, lookup and bots;
+- ``rooms``: rooms by stake, quick match and 救济金 relief (server/rooms.py);
 - ``hands``: a hand's record and its event log;
 - ``socket``: the ``/ws`` endpoint (one receive loop and one writer task per socket).
 

@@ -287,9 +287,13 @@ class Store:
         private: bool,
         bots: list[int],
         stakes: dict[str, int] | None = None,
+        room: str | None = None,
+        max_balance: int | None = None,
     ) -> int:
         """A new table, its bot seats and (R11) its stakes row, in ONE transaction: no
-        join can find the table before its minimum balance is there to check."""
+        join can find the table before its minimum balance is there to check. ``room``:
+        the quick-match room it belongs to (server/rooms.py), ``max_balance`` the room's
+        upper bound on the balance to sit down."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         async with self.write() as s:
@@ -303,13 +307,14 @@ class Store:
                 private=private,
                 status="open",
                 created_at=utcnow(),
+                room=room,
             )
             s.add(t)
             await s.flush()
             for seat in bots:
                 s.add(SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True))
             if stakes is not None:
-                s.add(TableStakes(table_id=t.id, **stakes))
+                s.add(TableStakes(table_id=t.id, max_balance=max_balance, **stakes))
             return t.id
 
     async def code_taken(self, code: str) -> bool:
@@ -393,7 +398,11 @@ class Store:
         seed: str,
         seed_sha256: str,
         seat_players: list[int | None],
+        bot_kinds: list[str | None] | None = None,
     ) -> int:
+        """A new hand's row. ``bot_kinds``: the bot kind of each seat (None for a human;
+        the list None: every bot is the server's default), which anchors the skill rating
+        (server/rating.py)."""
         async with self.write() as s:
             h = HandRow(
                 match_id=match_id,
@@ -407,6 +416,7 @@ class Store:
                 seed_sha256=seed_sha256,
                 status="playing",
                 seat_players=seat_players,
+                bot_kinds=bot_kinds,
                 created_at=utcnow(),
             )
             s.add(h)

@@ -1,7 +1,8 @@
 """SQLAlchemy models of the platform economy (R11, docs/economy.md), on the server's metadata:
 registered accounts with their silver and rating, the append-only silver ledger, each
 table's stakes, each hand's settlement (its idempotency key is the hand id), per-seat hand
-results (history) and per-profile statistics (leaderboards).
+results (history), per-profile statistics (leaderboards), the skill rating per player and
+profile (openskill, server/rating.py) and the 救济金 relief claimed per player and day.
 
 Money-grade invariants kept by the database itself: a balance and every ``balance_after`` is
 never negative (CHECK), a ledger kind is one of :data:`LEDGER_KINDS` (CHECK), a hand is
@@ -17,6 +18,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -26,7 +28,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from fujian_mahjong.server.store.models import Base, utcnow
 
-LEDGER_KINDS = ("starting_grant", "hand", "fee", "escape", "admin")
+LEDGER_KINDS = ("starting_grant", "hand", "fee", "escape", "admin", "relief")
+# the ledger's CHECK on its kind (the same text in the model and in migration 0003)
+LEDGER_KIND_CHECK = "kind IN (" + ", ".join(f"'{k}'" for k in LEDGER_KINDS) + ")"
 
 
 class Account(Base):
@@ -52,9 +56,7 @@ class LedgerRow(Base):
 
     __tablename__ = "ledger"
     __table_args__ = (
-        CheckConstraint(
-            "kind IN ('starting_grant', 'hand', 'fee', 'escape', 'admin')", name="kind_known"
-        ),
+        CheckConstraint(LEDGER_KIND_CHECK, name="kind_known"),
         CheckConstraint("balance_after >= 0", name="balance_nonnegative"),
         Index("ix_ledger_player_id_id", "player_id", "id"),
     )
@@ -89,6 +91,8 @@ class TableStakes(Base):
     fee: Mapped[int] = mapped_column(BigInteger)
     cap: Mapped[int] = mapped_column(BigInteger)
     min_balance: Mapped[int] = mapped_column(BigInteger)
+    # a room's upper bound on the balance to sit down (server/rooms.py); null: none
+    max_balance: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class SettlementRow(Base):
@@ -137,3 +141,37 @@ class ProfileStatRow(Base):
     rating: Mapped[int] = mapped_column(BigInteger, default=0)
     hands: Mapped[int] = mapped_column(Integer, default=0)
     wins: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SkillRow(Base):
+    """A player's skill rating in one profile (openskill Plackett-Luce, server/rating.py):
+    ``mu`` and ``sigma`` (the uncertainty), and the displayed ``rating`` (an integer made
+    from them, stored to order leaderboards). Humans only: bots have fixed ratings."""
+
+    __tablename__ = "skill_ratings"
+    __table_args__ = (
+        CheckConstraint("sigma > 0 AND hands >= 0", name="skill_valid"),
+        Index("ix_skill_ratings_profile_rating", "profile", "rating"),
+    )
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    profile: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[int] = mapped_column(BigInteger, default=0)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ReliefClaim(Base):
+    """救济金 (docs/economy.md): how many times a player claimed relief on one day (the
+    day number on the server's clock, days since 1970-01-01 in the operator's time zone).
+    Written with the ``relief`` ledger row, under the account's lock."""
+
+    __tablename__ = "relief_claims"
+    __table_args__ = (CheckConstraint("times >= 1", name="times_positive"),)
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[int] = mapped_column(Integer, primary_key=True)
+    times: Mapped[int] = mapped_column(Integer)

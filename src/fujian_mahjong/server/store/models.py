@@ -74,6 +74,9 @@ class TableRow(Base):
     private: Mapped[bool] = mapped_column(Boolean, default=False)
     status: Mapped[str] = mapped_column(String(16), default="open", index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # the room (tier and profile, server/rooms.py) a quick-match table belongs to; null for
+    # tables made with POST /api/tables
+    room: Mapped[str | None] = mapped_column(String(64), nullable=True)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
@@ -126,6 +129,9 @@ class HandRow(Base):
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     score: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     seat_players: Mapped[list[Any]] = mapped_column(JSON)  # player id per seat (null = bot)
+    # the bot kind per seat (null for a human; the whole list null: every bot was the
+    # server's default kind): the skill rating anchors on bots' fixed ratings (rating.py)
+    bot_kinds: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
