@@ -546,36 +546,10 @@ class RoomService:
     async def _reserve(self, t: TableActor, player_id: int, name: str) -> bool:
         """Seat the player at ``t`` (inside its actor); False when it has no free seat or
         has started meanwhile."""
-        from fujian_mahjong.server.table import Seat, TableError
+        from fujian_mahjong.server.table import TableError
 
-        async def seat_me() -> str | None:
-            # inside the table's actor: the seat is the player's as if they had joined and
-            # lost their connection; a /ws join takes it (and ends the grace period), and a
-            # player who never comes is freed after the grace period like any leaver.
-            # Answers None (seated), "busy" or why the player may not sit (never raises:
-            # an exception here would count as a fault of the table)
-            if t.status != "open":
-                return "busy"
-            free = next((i for i, s in enumerate(t.seats) if not s.taken), None)
-            if free is None:
-                return "busy"
-            why = await t.finisher.can_sit(player_id)
-            if why is not None:
-                return why
-            await t.store.set_seat(t.id, free, player_id, bot=False)  # stored first
-            t.seats[free] = Seat(player_id=player_id, name=name, disconnected_at=t.clock.now())
-            t.sched.later(("grace", free), t.settings.grace_s, t._grace_cmd(free))
-            t.seats_dirty = True
-            await t._pump()
-            return None
-
-        # the table's own method when it has one (the same contract), else the steps above
-        own = getattr(t, "reserve", None)
         try:
-            if own is not None:
-                why = await t.call(lambda: own(player_id, name))
-            else:
-                why = await t.call(seat_me)
+            why = await t.call(lambda: t.reserve(player_id, name))
         except TableError:
             return False
         if why == "busy":

@@ -458,6 +458,28 @@ class TableActor:
         self.seats_dirty = True
         await self._pump(fresh=conn)
 
+    async def reserve(self, player_id: int, name: str) -> str | None:
+        """Quick match (server/rooms.py): seat ``player_id`` now, as if it had joined and lost
+        its connection — a /ws join takes the seat (and ends the grace period); a player who
+        never comes is freed after the grace period like any leaver. None: seated; "busy":
+        not open or full; else why the player may not sit (R11)."""
+        if self.status != "open":
+            return "busy"
+        if self.seat_of(player_id) is not None:
+            return None
+        free = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+        if free is None:
+            return "busy"
+        why = await self.finisher.can_sit(player_id)
+        if why is not None:
+            return why
+        await self.store.set_seat(self.id, free, player_id, bot=False)  # stored first
+        self.seats[free] = Seat(player_id=player_id, name=name, disconnected_at=self.clock.now())
+        self.sched.later(("grace", free), self.settings.grace_s, self._grace_cmd(free))
+        self.seats_dirty = True
+        await self._pump()
+        return None
+
     def _detach(self, conn: Conn) -> None:
         self.spectators.discard(conn)
         for s in self.seats:
