@@ -43,13 +43,10 @@ lint: $(DEV)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
-# The suites that run real servers, browsers, Ray clusters or signal timing run one at a time
-# (timing-sensitive: two of them side by side on a 2-core machine starve each other);
-# everything else runs on both cores.
-SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_server_play.py \
-	tests/test_server_robust.py tests/test_server_persist.py tests/test_server_cli.py \
-	tests/test_audit_server.py tests/test_economy_crash.py tests/test_cli_faults.py \
-	tests/test_ray.py tests/test_accounts.py
+# The browser journeys, the Ray clusters and the signal-timing CLI tests run one at a time
+# after the rest (a browser or a Ray cluster beside another on a 2-core machine starves it);
+# everything else — the server suites run in-process on a fake clock — runs on both cores.
+SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_ray.py tests/test_cli_faults.py
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.
