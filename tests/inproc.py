@@ -149,9 +149,14 @@ class Harness:
     def dispatcher(self) -> Any:
         return self.app.state.dispatcher
 
-    async def settle(self, limit: int = 100_000) -> None:
-        """Until every actor and the store's writer are idle (work, not time)."""
-        for _ in range(limit):
+    async def settle(self, give_up_s: float = 300.0) -> None:
+        """Until every actor and the store's writer are idle: it waits for work to finish,
+        never for time to pass (``give_up_s`` only stops a server that never settles; a
+        slow database on a loaded machine needs many turns of the loop)."""
+        import time
+
+        start = time.monotonic()
+        while time.monotonic() - start < give_up_s:
             await asyncio.sleep(0)
             store = self.store
             if store._pending or store._wake.is_set() or store._side:
