@@ -56,6 +56,19 @@ def stacked(
     )
 
 
+class TimedTransport(RecordingTransport):
+    """A recording transport that also notes the fake clock's time of every message."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.times: list[float] = []
+
+    def send(self, text: str) -> bool:
+        self.times.append(self.clock.now())
+        return super().send(text)
+
+
 class Client:
     """One WebSocket client, in memory: what it sends goes through the real dispatcher."""
 

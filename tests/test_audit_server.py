@@ -31,11 +31,9 @@ from hypothesis import strategies as st
 
 from fujian_mahjong.analysis import is_ready
 from fujian_mahjong.engine import Action, Game
-from fujian_mahjong.server.clock import FakeClock
-from fujian_mahjong.server.conn import RecordingTransport
 from fujian_mahjong.server.table import WINDOW_PHASES, seat_waits
 from fujian_mahjong.tiles import counts_of, parse, parse_kind
-from tests.inproc import Client, Harness, StackedDeals, running, stacked
+from tests.inproc import Client, Harness, StackedDeals, TimedTransport, running, stacked
 
 PAUSE = 0.6  # the harness's claim pause (600 ms)
 TURN = 10.0  # turn_seconds of the tables below
@@ -97,17 +95,7 @@ def heaven_wall() -> list[int]:
 # ------------------------------------------------------------------ local helpers
 
 
-class TimedTransport(RecordingTransport):
-    """A recording transport that also notes the fake clock's time of every message."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__()
-        self.clock = clock
-        self.times: list[float] = []
-
-    def send(self, text: str) -> bool:
-        self.times.append(self.clock.now())
-        return super().send(text)
+TimedTransport = TimedTransport  # tests/inproc.py
 
 
 def timed(c: Client) -> Client:

@@ -24,28 +24,24 @@ from pathlib import Path
 from typing import Any
 
 from fujian_mahjong.engine import Action, Game
-from fujian_mahjong.server.clock import FakeClock
-from fujian_mahjong.server.conn import RecordingTransport
 from fujian_mahjong.server.scheduler import BotPacer, ClaimPace, bot_pacer, claim_window_mode
 from fujian_mahjong.tiles import parse
-from tests.inproc import Client, Harness, StackedDeals, game_of_wall, running, stacked
+from tests.inproc import (
+    Client,
+    Harness,
+    StackedDeals,
+    TimedTransport,
+    game_of_wall,
+    running,
+    stacked,
+)
 
 PAUSE_MS = 600
 PAUSE = PAUSE_MS / 1000
 WINDOW = ("claims", "window_a")
 
 
-class Timed(RecordingTransport):
-    """A recording transport that also notes the fake clock's time of every message."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__()
-        self.clock = clock
-        self.times: list[float] = []
-
-    def send(self, text: str) -> bool:
-        self.times.append(self.clock.now())
-        return super().send(text)
+Timed = TimedTransport  # tests/inproc.py
 
 
 async def guest(h: Harness, name: str) -> Client:

@@ -18,27 +18,15 @@ from typing import Any
 from fujian_mahjong.cli.main import main as fjmj
 from fujian_mahjong.engine import Action, Game
 from fujian_mahjong.engine.replay import fresh_game
-from fujian_mahjong.server.clock import FakeClock
-from fujian_mahjong.server.conn import RecordingTransport
 from fujian_mahjong.server.protocol import server_message
 from fujian_mahjong.server.table import WINDOW_PHASES, public_view
-from tests.inproc import Client, Harness
+from tests.inproc import Client, Harness, TimedTransport
 from tests.test_server_support import naive
 
 Policy = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
 
-class TimedRecording(RecordingTransport):
-    """A recording transport that also notes the (fake) time each message went out."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__()
-        self.clock = clock
-        self.times: list[float] = []
-
-    def send(self, text: str) -> bool:
-        self.times.append(self.clock.now())
-        return super().send(text)
+TimedRecording = TimedTransport  # tests/inproc.py
 
 
 def timed(c: Client) -> Client:

@@ -3,7 +3,7 @@ log (``GET /api/hands/{id}/log``, R12). The replay, review and summary screens b
 the log are in ``server/web_api.py``.
 
 A hand of a **private** table is shown only to its players, the table's creator and those
-who give the table's code (``?code=XXXXX``); to anyone else it answers the same 404 as a
+who give the table's code (``?code=ABCDE``); to anyone else it answers the same 404 as a
 hand that does not exist (hand ids are sequential and could be enumerated). Wrong codes
 count as misses of the address's table lookups (rate limited like ``GET /api/tables``)."""
 
