@@ -1,5 +1,9 @@
 """Determinism baseline (issue 16): SHA-256 of the event logs of seeded heuristic-bot hands.
 
+The recorded games are played by ``heuristic-v1`` (bots/heuristic_v1.py: the heuristic bot
+as it was when they were recorded, frozen when the improved ``heuristic`` of the difficulty
+ladder replaced it) and by ``random``.
+
 For each profile (and sanming also with 3 players; and each profile with random bots) hand ``i`` uses the explicit seed
 ``golden-{profile}-{i}`` (``golden-{profile}-3p-{i}`` for three players), dealer ``i mod n``
 and four (three) heuristic (or random) bots seeded ``{seed}:{seat}``. The log is hashed exactly as
@@ -39,7 +43,7 @@ def groups() -> list[tuple[str, str, int]]:
 def hand_log(group: str, profile: str, players: int, i: int) -> str:
     """The JSONL event log of golden hand ``i`` of ``group``."""
     seed = f"golden-{group}-{i}"
-    kind = "random" if group.endswith("-random") else "heuristic"
+    kind = "random" if group.endswith("-random") else "heuristic-v1"
     bots = [make_bot(kind, f"{seed}:{s}") for s in range(players)]
     g = Game.new(profile, seed=seed, players=players, dealer=i % players)
     n = 0

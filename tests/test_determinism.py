@@ -1,7 +1,9 @@
 """Issue 16 determinism: the event logs of seeded heuristic-bot hands are byte-identical to
 the logs recorded before the speed work (``tests/data/golden_logs.json``, written by
 ``bench/golden.py --record`` at the baseline commit; R12: same seed + same decisions ->
-identical event log). ``python bench/golden.py --check`` checks all 1,000 per group."""
+identical event log). ``python bench/golden.py --check`` checks all 1,000 per group. The
+recorded heuristic games are played by the frozen ``heuristic-v1`` (bots/heuristic_v1.py), the
+heuristic of that time; the improved ``heuristic`` of the difficulty ladder plays differently."""
 
 from __future__ import annotations
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 # The hot modules (analysis, the engine's turn/claim loop, the seat view, the heuristic
-# bot's evaluation, the scorer). setup.py reads this tuple without importing the package.
+# bot's evaluation and its frozen reference heuristic-v1, the scorer). setup.py reads this
+# tuple without importing the package.
 COMPILED = (
     "fujian_mahjong.tiles",
     "fujian_mahjong.analysis.tables",
@@ -38,6 +39,7 @@ COMPILED = (
     "fujian_mahjong.engine.view",
     "fujian_mahjong.bots.base",
     "fujian_mahjong.bots.heuristic",
+    "fujian_mahjong.bots.heuristic_v1",
     "fujian_mahjong.scoring.situation",
     "fujian_mahjong.scoring.score",
 )

@@ -1,33 +1,77 @@
-"""One zh/en message table for user-facing text (STYLE.md)."""
+"""One message catalogue per language for user-facing text (STYLE.md).
+
+The catalogue is JSON, shipped inside the package and shared with the browser client:
+``fujian_mahjong/web/locale/<lang>/<part>.json``, one flat ``{"key": "text with
+{placeholders}"}`` object per part. Languages: :data:`LANGS`; parts: :data:`PARTS` (``web``
+and ``lobby`` for the browser, ``errors`` for the server's error codes — key
+``error.<code>`` —, ``engine`` for the narration of events, ``tui`` and ``cli``). Every key
+starts with its part (``cli.hand``, ``engine.discard``…).
+
+- :func:`msg` ``(key, lang, **kw)``: one message, formatted;
+- :func:`t` ``(key, lang, **kw)``: the CLI's messages by their short key (``t("hand")`` is
+  ``cli.hand``); any full key works too;
+- :func:`part` / :func:`catalogue`: a part, or all of a language's messages.
+
+A key missing from a language falls back to the other language, then to the key itself (a
+UI never crashes on a missing text; ``tests/test_vocabulary.py`` keeps the parts complete).
+"""
 
 from __future__ import annotations
 
-MESSAGES: dict[str, tuple[str, str]] = {
-    # analyze
-    "hand": ("手牌", "Hand"),
-    "gold": ("金", "Gold"),
-    "golds_in_hand": ("手中金数", "Golds in hand"),
-    "exposed": ("已有副露", "Exposed melds"),
-    "win": ("胡牌", "Winning hand"),
-    "waits": ("听牌", "Waits"),
-    "ready": ("听牌状态", "Ready"),
-    "any_tile_ready": ("闲金(听全部27种)", "Ready on any tile (闲金)"),
-    "shanten": ("向听数", "Shanten"),
-    "decompositions": ("拆分", "Decompositions"),
-    "pair": ("将", "pair"),
-    "yes": ("是", "yes"),
-    "no": ("否", "no"),
-    "none": ("无", "none"),
-    "gold_as": ("金作", "gold as"),
-    "chow": ("吃", "chow"),
-    "pong": ("碰", "pong"),
-    "kong": ("杠", "kong"),
-    "more": ("另有 {n} 种", "{n} more"),
-}
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+LANGS = ("zh", "en")
+PARTS = ("web", "lobby", "errors", "engine", "tui", "cli")
+_FULL = ("web.", "lobby.", "error.", "engine.", "tui.", "cli.")  # keys start with their part
+
+
+def norm_lang(lang: str | None) -> str:
+    """``zh`` for Chinese (``zh``, ``zh-CN``…), else ``en``."""
+    return "zh" if (lang or "").lower().startswith("zh") else "en"
+
+
+@cache
+def part(lang: str, name: str) -> dict[str, str]:
+    """One part of a language's catalogue (read once from the package's data)."""
+    if name not in PARTS:
+        raise KeyError(f"no catalogue part {name!r}; parts: {', '.join(PARTS)}")
+    f = resources.files("fujian_mahjong").joinpath("web", "locale", norm_lang(lang), name + ".json")
+    try:
+        data: Any = json.loads(f.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{lang}/{name}.json: not a JSON object")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    """Every message of a language (all parts)."""
+    out: dict[str, str] = {}
+    for p in PARTS:
+        out.update(part(lang, p))
+    return out
+
+
+def has(key: str, lang: str = "zh") -> bool:
+    return key in catalogue(norm_lang(lang))
+
+
+def msg(key: str, lang: str = "zh", **kw: object) -> str:
+    """The message ``key`` in ``lang`` with its ``{placeholders}`` filled from ``kw``."""
+    lang = norm_lang(lang)
+    text = catalogue(lang).get(key)
+    if text is None:
+        text = catalogue("en" if lang == "zh" else "zh").get(key, key)
+    return text.format(**kw) if kw else text
 
 
 def t(key: str, lang: str = "zh", **kw: object) -> str:
-    """Translate a message key."""
-    zh, en = MESSAGES[key]
-    text = zh if lang == "zh" else en
-    return text.format(**kw) if kw else text
+    """Translate a CLI message key (``"hand"`` → ``cli.hand``) or any full key."""
+    if not key.startswith(_FULL):
+        key = "cli." + key
+    return msg(key, lang, **kw)

@@ -1,15 +1,58 @@
-"""Bots: the protocol, RandomBot and HeuristicBot (they see only a seat view, R12)."""
+"""Bots (they see only a seat view, R12) and the difficulty ladder (docs/bots.md).
+
+Bot kinds, weakest first: ``random``, ``greedy`` (新手), ``heuristic`` (普通), ``strong``
+(高手, ``bots/strong.py``, imported when a strong bot is made), and the frozen reference
+``heuristic-v1`` (the heuristic before the
+ladder, never changed: the baseline of every "against today's heuristic" figure).
+"""
 
 from collections.abc import Callable
 
 from fujian_mahjong.bots.base import Bot, Decision, RandomBot
+from fujian_mahjong.bots.greedy import GreedyBot
 from fujian_mahjong.bots.heuristic import HeuristicBot
+from fujian_mahjong.bots.heuristic_v1 import HeuristicV1Bot
 
-BOT_KINDS: dict[str, Callable[[int | str], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
+
+def _strong(seed: int | str = 0) -> Bot:
+    """``strong``: ``fujian_mahjong.bots.strong.StrongBot``, imported on first use."""
+    from fujian_mahjong.bots.strong import StrongBot
+
+    bot: Bot = StrongBot(seed)
+    return bot
+
+
+BOT_KINDS: dict[str, Callable[[int | str], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "heuristic": HeuristicBot,
+    "strong": _strong,
+    "heuristic-v1": HeuristicV1Bot,
+}
+
+# The ladder in order of strength (the kinds a player chooses from; heuristic-v1 is a
+# reference, not a level).
+LADDER: tuple[str, ...] = ("random", "greedy", "heuristic", "strong")
+
+
+# A fixed rating per kind for the platform's skill rating (server/rating.py: openskill's
+# Plackett-Luce, mu 25, sigma 25/3): measured in duplicate by ``python bench/ladder.py``
+# (docs/bots.md, "The difficulty ladder"). heuristic is 25; another kind is
+# 25 + c·ln(P / (1 − P)), P the chance that one of its seats ends a hand above one of
+# heuristic's in their 2 v 2 match (fuzhou-tcy, 2,000 deals; strong 200), c = 2·√(β² + 1),
+# β = 25/6; sigma 1 (the bots are fixed anchors). strong measured slightly below heuristic
+# (−0.67 ± 0.64 points a hand): its rating says so.
+BOT_RATINGS: dict[str, tuple[float, float]] = {
+    "random": (16.8, 1.0),
+    "greedy": (23.5, 1.0),
+    "heuristic": (25.0, 1.0),
+    "strong": (24.9, 1.0),
+    "heuristic-v1": (24.7, 1.0),
+}
 
 
 def make_bot(kind: str, seed: int | str = 0) -> Bot:
-    """A bot by name (``random`` or ``heuristic``)."""
+    """A bot by name (a key of :data:`BOT_KINDS`)."""
     try:
         return BOT_KINDS[kind](seed)
     except KeyError:
@@ -20,4 +63,15 @@ def make_bot(kind: str, seed: int | str = 0) -> Bot:
         ) from None
 
 
-__all__ = ["BOT_KINDS", "Bot", "Decision", "HeuristicBot", "RandomBot", "make_bot"]
+__all__ = [
+    "BOT_KINDS",
+    "BOT_RATINGS",
+    "LADDER",
+    "Bot",
+    "Decision",
+    "GreedyBot",
+    "HeuristicBot",
+    "HeuristicV1Bot",
+    "RandomBot",
+    "make_bot",
+]

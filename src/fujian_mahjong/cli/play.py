@@ -19,7 +19,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--seed", default=None, help="replay a match (default: a fresh seed, printed at the end)"
     )
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
-    p.add_argument("--bots", choices=("heuristic", "random"), default="heuristic")
+    p.add_argument(
+        "--bots",
+        default="heuristic",
+        help="the bots' kind: random, greedy (新手), heuristic (普通), strong (高手) or "
+        "heuristic-v1; one for every bot, or one per bot seat, comma-separated "
+        "(e.g. greedy,heuristic,strong)",
+    )
     p.add_argument("--hands", default="0", help="hands in the match (0: until you quit)")
     p.add_argument(
         "--players", default=None, help="players at the table (sanming: 2-4; default: 4)"
@@ -28,13 +34,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def seat_kinds(text: str, players: int) -> list[str]:
+    """The bot kind of every seat from ``--bots``: one kind for all, or one per bot seat
+    (seats 1 to players - 1; seat 0 is the human, given the first kind)."""
     from fujian_mahjong.bots import BOT_KINDS
+    from fujian_mahjong.fileio import excerpt
+
+    kinds = [k.strip() for k in str(text).split(",")]
+    for k in kinds:
+        if k not in BOT_KINDS:
+            raise CliError(
+                f"--bots: unknown bot kind {excerpt(k, 30)!r} (expected {', '.join(BOT_KINDS)})"
+            )
+    if len(kinds) == 1:
+        return kinds * players
+    if len(kinds) != players - 1:
+        raise CliError(
+            f"--bots: one kind, or one per bot seat ({players - 1} with {players} players), "
+            f"got {len(kinds)}"
+        )
+    return [kinds[0], *kinds]
+
+
+def run(args: argparse.Namespace) -> int:
     from fujian_mahjong.cli.simulate import check_log_dir, check_profile, text_arg, whole_number
 
     prof = check_profile(args.profile)
-    if args.bots not in BOT_KINDS:
-        raise CliError(f"--bots: expected one of {', '.join(BOT_KINDS)}")
     players = (
         whole_number("--players", args.players, 2, 4)
         if args.players is not None
@@ -44,20 +69,28 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"--players: {prof.name} plays with {prof.players_min}-{prof.players_max} players"
         )
+    kinds = seat_kinds(text_arg("--bots", args.bots, 200), players)
     hands = whole_number("--hands", args.hands, 0, 10_000)
     seed = text_arg("--seed", args.seed, 200) if args.seed is not None else None
     log_dir = check_log_dir(args.log_dir) if args.log_dir else None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise CliError("play needs an interactive terminal (standard input and output)")
-    from fujian_mahjong.tui.app import run_app
+    from fujian_mahjong.bots import make_bot
+    from fujian_mahjong.tui.app import PlayApp
 
-    run_app(
+    app = PlayApp(
         profile=args.profile,
         seed=seed,
         lang=args.lang,
-        bots=args.bots,
+        bots=kinds[1],
         hands=hands,
         players=players,
         log_dir=log_dir,
     )
+    if len(set(kinds[1:])) > 1:  # one kind per bot seat (seeded as the app seeds its bots)
+        app.bots = [make_bot(k, f"{app.seed}:{s}") for s, k in enumerate(kinds)]
+    try:
+        app.run()
+    finally:
+        print(app.summary_text())  # as tui.app.run_app: the standings, logs and the seed
     return 0

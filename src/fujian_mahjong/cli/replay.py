@@ -64,20 +64,19 @@ def verify(events: list[dict[str, Any]]) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fujian_mahjong.i18n import t
+
     where = excerpt("standard input" if args.file == "-" else args.file, 120)
     events = parse_log(read_input(args.file), where)
     why = verify(events)
-    zh = args.lang == "zh"
     if why is not None:
-        label = "记录验证失败" if zh else "does not verify"
-        print(f"fjmj: error: {where}: {label}: {why}", file=sys.stderr)
+        print(f"fjmj: error: {where}: {t('replay.failed', args.lang)}: {why}", file=sys.stderr)
         return 1
     if not args.quiet:
-        from fujian_mahjong.engine.narrate import describe
+        from fujian_mahjong.engine.narrate import narrate
 
-        for ev in events:
-            line = describe(ev, args.lang)
-            if line:
-                print(line)
-    print(f"记录验证通过: {len(events)} 个事件" if zh else f"log verified: {len(events)} events")
+        # the outcomes in words; a claim that lost to a higher one is said as lost
+        for line in narrate(events, args.lang, hand_over=True):
+            print(line["text"])
+    print(t("replay.verified", args.lang, n=len(events)))
     return 0

@@ -1,50 +1,56 @@
 """Events in words (zh/en): the play-by-play for replay, scenario traces and clients.
 
+The text comes from the message catalogue's ``engine`` part
+(``web/locale/<lang>/engine.json``, :mod:`fujian_mahjong.i18n`), shared with the browser
+client. Seats are named by ``names`` (the table's names — players, ``Bot 2``… — or a
+client's own scheme, 上家/对家/下家); without names, ``N号位`` / ``seat N``. One vocabulary
+everywhere: 放胡 (点炮, "dealt in") is said of the **discarder**, never of the winner.
+
 Tiles are named in the player's language, honours included (``东``/``E``; playable in
 ``fuzhou-doudou``, flowers elsewhere — R1). With a ``viewer`` the text is what that seat may
 know (R12): other seats' draws, their answers in a claim window and the kind of their
-concealed kongs are not named until the hand is over."""
+concealed kongs are not named until the hand is over.
+
+Claims that lost (R6: several seats answer one discard, the highest claim is taken): the log
+holds every answer (``act``) of a window and then its one outcome (a ``claim`` or ``win``).
+:func:`narrate` says the answers that lost as such (kind ``claim-lost``: "2号位 碰未成 (被
+3号位 胡抢先)") at the outcome, instead of narrating them as if they had happened."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from fujian_mahjong.i18n import has, msg
 from fujian_mahjong.tiles import name, parse
 
-_WIN = {
-    "discard": ("放胡", "wins on a discard"),
-    "self_draw": ("自摸", "wins by self-draw"),
-    "rob_gold": ("抢金", "robs the gold"),
-    "heavenly": ("天胡", "wins with a heavenly hand"),
-    "three_golds": ("三金倒", "wins with three golds"),
-    "rob_kong": ("抢杠", "robs the kong"),
-    "last_group": ("最后一组胡", "wins in the last group"),
-}
-_MELD = {"chow": ("吃", "chows"), "pong": ("碰", "pongs"), "kong": ("明杠", "kongs")}
-_ACT = {
-    "pass": ("过", "passes"),
-    "win": ("胡", "declares a win"),
-    "three_golds": ("三金倒", "declares three golds"),
-    "rob_gold": ("抢金", "robs the gold"),
-    "pong": ("碰", "pongs"),
-    "kong": ("杠", "kongs"),
-    "chow": ("吃", "chows"),
-    "concealed_kong": ("暗杠", "declares a concealed kong"),
-    "added_kong": ("加杠", "adds a kong"),
-    "jin_kan": ("金坎", "declares jin kan"),
-}
+# the answers that claim something: when another outcome follows, they lost (R6, R8)
+CLAIM_ACTIONS = ("chow", "pong", "kong", "win", "three_golds", "rob_gold")
+# the events a window's answers resolve into (a claim, a win)
+OUTCOMES = ("claim", "win")
 
 
 def tiles_text(notation: str, lang: str) -> str:
     return " ".join(name(k, lang) for k in parse(notation)) if notation else ""
 
 
-def seat_name(s: int, lang: str) -> str:
-    return f"{s}号位" if lang == "zh" else f"seat {s}"
+def seat_name(s: int, lang: str, names: Sequence[str | None] | None = None) -> str:
+    """The seat's name: ``names[s]`` when given, else ``N号位`` / ``seat N``."""
+    if names is not None and 0 <= s < len(names) and names[s]:
+        return str(names[s])
+    return msg("engine.seat", lang, n=s)
+
+
+def _tile(t: str, lang: str) -> str:
+    return name(parse(t)[0], lang)
 
 
 def describe(
-    e: dict[str, Any], lang: str = "zh", viewer: int | None = None, hand_over: bool = False
+    e: dict[str, Any],
+    lang: str = "zh",
+    viewer: int | None = None,
+    hand_over: bool = False,
+    names: Sequence[str | None] | None = None,
 ) -> str | None:
     """One line for an event, or None for events not worth a line.
 
@@ -52,106 +58,166 @@ def describe(
     seats' decisions (``act`` events) are not shown at all — who was asked to answer a
     discard and what they answered is private, and the outcome has its own event (claim,
     kong, win); another seat's concealed kong is shown without its tiles unless
-    ``hand_over`` (the hand has ended and everything is revealed)."""
-    zh = lang == "zh"
+    ``hand_over`` (the hand has ended and everything is revealed). ``names``: the seats'
+    names (see :func:`seat_name`). A decision is said as a call ("2号位 选择碰"), never as
+    what it may lead to: a call can lose to a higher one (see :func:`narrate`)."""
     t = e.get("type")
     s = e.get("seat")
-    who = seat_name(s, lang) if isinstance(s, int) else ""
+    who = seat_name(s, lang, names) if isinstance(s, int) else ""
     hide = viewer is not None and s != viewer
+
+    def m(key: str, **kw: object) -> str:
+        return msg("engine." + key, lang, **kw)
+
     if t == "start":
-        return (
-            f"开局: {e['profile']}, {e['players']}人, 庄家 {e['dealer']}号位"
-            if zh
-            else f"Hand starts: {e['profile']}, {e['players']} players, dealer seat {e['dealer']}"
-        )
+        dealer = seat_name(int(e["dealer"]), lang, names)
+        return m("start", profile=e["profile"], players=e["players"], dealer=dealer)
     if t == "dice":
-        return f"掷骰 {e['dice']}" if zh else f"Dice {e['dice']}"
+        return m("dice", dice=e["dice"])
     if t == "deal":
         if viewer is not None:
-            mine = e["hands"].get(str(viewer), "")
-            return (
-                f"发牌, 你的牌: {tiles_text(mine, lang)}"
-                if zh
-                else f"Dealt; your tiles: {tiles_text(mine, lang)}"
-            )
-        return "发牌" if zh else "Deal"
+            return m("deal.mine", tiles=tiles_text(e["hands"].get(str(viewer), ""), lang))
+        return m("deal")
     if t == "flower":
-        fl = tiles_text(e["flowers"], lang)
-        return f"{who} 补花 {fl}" if zh else f"{who} sets aside flower(s) {fl}"
+        return m("flower", seat=who, tiles=tiles_text(e["flowers"], lang))
     if t == "gold":
-        g = tiles_text(e["gold"], lang)
+        txt = m("gold", tile=tiles_text(e["gold"], lang))
         extra = tiles_text(e.get("to_dealer", ""), lang)
-        txt = f"开金: {g}" if zh else f"Gold opened: {g}"
         if extra:
-            txt += (
-                f" (翻到花 {extra} 归庄家)"
-                if zh
-                else f" (flipped flowers {extra} go to the dealer)"
-            )
+            txt += m("gold.to_dealer", tiles=extra)
         return txt
     if t == "draw":
-        if hide:
-            return None
-        return (
-            f"{who} 摸 {name(parse(e['tile'])[0], lang)}"
-            if zh
-            else f"{who} draws {name(parse(e['tile'])[0], lang)}"
-        )
+        return None if hide else m("draw", seat=who, tile=_tile(e["tile"], lang))
     if t == "discard":
-        tile = name(parse(e["tile"])[0], lang)
-        txt = f"{who} 打 {tile}" if zh else f"{who} discards {tile}"
-        if e.get("rob_gold"):
-            txt += " 并抢金" if zh else " and robs the gold"
-        return txt
+        key = "discard.rob_gold" if e.get("rob_gold") else "discard"
+        return m(key, seat=who, tile=_tile(e["tile"], lang))
     if t == "claim":
-        m = _MELD[e["meld"]]
-        tl = tiles_text(e["tiles"], lang)
-        return f"{who} {m[0]} {tl}" if zh else f"{who} {m[1]} {tl}"
+        return m("claim." + e["meld"], seat=who, tiles=tiles_text(e["tiles"], lang))
     if t == "kong":
-        kind = {"concealed": ("暗杠", "concealed kong"), "added": ("加杠", "added kong")}[e["kind"]]
         if e["kind"] == "concealed" and hide and not hand_over:
             # R12: a concealed kong's kind stays hidden from the other seats
-            return f"{who} {kind[0]}" if zh else f"{who} declares a {kind[1]}"
-        tl = name(parse(e["tile"])[0], lang)
-        return f"{who} {kind[0]} {tl}" if zh else f"{who} {kind[1]} of {tl}"
+            return m("kong.concealed.hidden", seat=who)
+        return m("kong." + e["kind"], seat=who, tile=_tile(e["tile"], lang))
     if t == "add_kong_declared":
-        tl = name(parse(e["tile"])[0], lang)
-        return (
-            f"{who} 加杠 {tl} (可抢杠)" if zh else f"{who} adds a kong of {tl} (it may be robbed)"
-        )
+        return m("add_kong_declared", seat=who, tile=_tile(e["tile"], lang))
     if t == "act":
         a = e["action"]["type"]
-        if a in ("discard",):
-            return None
-        if a == "pass" and viewer is None:
-            return None
-        if hide:
+        if a == "discard" or (a == "pass" and viewer is None) or hide:
             return None  # R12: other seats' decisions are private; outcomes have events
-        words = _ACT.get(a, (a, a))
-        return f"{who} {words[0]}" if zh else f"{who} {words[1]}"
-    if t == "xian_jin":
-        return f"{who} 闲金" if zh else f"{who} is announced 闲金 (ready on any tile)"
-    if t == "xian_jin_end":
-        return f"{who} 闲金解除" if zh else f"{who} is no longer 闲金"
+        key = "engine.act." + a
+        return msg(key, lang, seat=who) if has(key, lang) else f"{who} {a}"
+    if t in ("xian_jin", "xian_jin_end"):
+        return m(t, seat=who)
     if t == "jin_kan":
-        return (
-            f"{who} 金坎, 亮 {tiles_text(e['shown'], lang)}"
-            if zh
-            else f"{who} declares 金坎, showing {tiles_text(e['shown'], lang)}"
-        )
+        return m("jin_kan", seat=who, tiles=tiles_text(e["shown"], lang))
     if t == "last_group":
-        return f"最后一组 (剩 {e['live']} 张)" if zh else f"Last group ({e['live']} live tiles)"
+        return m("last_group", live=e["live"])
     if t == "win":
-        w = _WIN[e["win"]]
-        txt = f"{who} {w[0]}" if zh else f"{who} {w[1]}"
+        txt = m("win." + e["win"], seat=who)
         if e.get("tile"):
-            txt += f" {name(parse(e['tile'])[0], lang)}"
-        pts = e.get("points")
-        txt += f", {pts} 分 {e.get('payments')}" if zh else f", {pts} points {e.get('payments')}"
+            txt += m("win.tile", tile=_tile(e["tile"], lang))
+        d = e.get("discarder")
+        if isinstance(d, int) and d != s:
+            # 放胡 / 点炮: the discarder dealt in (for 抢杠, the kong robbed)
+            key = "win.robbed" if e["win"] == "rob_kong" else "win.dealt_in"
+            txt += m(key, discarder=seat_name(d, lang, names))
+        txt += m("win.points", points=e.get("points"), payments=e.get("payments"))
         return txt
     if t == "draw_game":
-        return f"荒庄 (和局) {e.get('payments')}" if zh else f"Draw (no winner) {e.get('payments')}"
+        return m("draw_game", payments=e.get("payments"))
     if t == "end":
-        hands = ", ".join(f"{k}: {tiles_text(v, lang)}" for k, v in e["hands"].items())
-        return f"亮牌: {hands}" if zh else f"Hands: {hands}"
+        hands = ", ".join(
+            f"{seat_name(int(k), lang, names)}: {tiles_text(v, lang)}"
+            for k, v in e["hands"].items()
+        )
+        return m("end", hands=hands)
     return None
+
+
+def lost_claims(events: Sequence[dict[str, Any]], i: int) -> list[tuple[int, str]]:
+    """The answers that lost to the outcome ``events[i]``: ``(seat, action type)`` of every
+    claiming ``act`` in the run of answers just before it, by a seat other than the one
+    the outcome is for (R6: one outcome per window, the highest claim)."""
+    e = events[i]
+    if e.get("type") == "act":
+        return []
+    j = i
+    while j > 0 and events[j - 1].get("type") == "act":
+        j -= 1
+    out = []
+    for a in events[j:i]:
+        kind = (a.get("action") or {}).get("type")
+        if kind in CLAIM_ACTIONS and a.get("seat") != e.get("seat"):
+            out.append((int(a["seat"]), str(kind)))
+    return out
+
+
+def outcome_word(e: dict[str, Any], lang: str) -> str:
+    """What an outcome event took: 吃/碰/杠 (a claim), 胡 (a win)…"""
+    t = e.get("type")
+    if t == "claim":
+        return msg("engine.action." + str(e["meld"]), lang)
+    if t == "win":
+        kind = str(e.get("win"))
+        return msg(
+            "engine.action." + (kind if kind in ("three_golds", "rob_gold") else "win"), lang
+        )
+    return msg("engine.action." + str(t), lang) if t in CLAIM_ACTIONS else ""
+
+
+def narrate(
+    events: Sequence[dict[str, Any]],
+    lang: str = "zh",
+    viewer: int | None = None,
+    names: Sequence[str | None] | None = None,
+    hand_over: bool = False,
+    start: int = 0,
+    stop: int | None = None,
+) -> list[dict[str, Any]]:
+    """The lines of ``events[start:stop]`` (the events before ``start`` give the context:
+    a window's answers before its outcome). Each line: ``index`` (the event's), ``seat``
+    (absolute, or None), ``kind`` (the event's type, or ``claim-lost``) and ``text``;
+    a lost claim also has ``lost: true``, ``by`` (the seat that took the tile) and
+    ``claim`` (the action that lost).
+
+    Unlike :func:`describe`, a seat's decisions are not narrated as if they had happened:
+    the outcome event says what happened, and answers that lost to it are said as lost,
+    just before it. With a ``viewer``, only that seat's own lost claims are said (R12)."""
+    out: list[dict[str, Any]] = []
+    end = len(events) if stop is None else stop
+    for i in range(start, end):
+        e = events[i]
+        t = e.get("type")
+        seat = e.get("seat") if isinstance(e.get("seat"), int) else None
+        if t == "act":
+            a = (e.get("action") or {}).get("type")
+            if a != "pass":
+                continue  # its outcome (or its loss) is narrated when the window closes
+        if t in OUTCOMES:
+            by = seat_name(int(e["seat"]), lang, names) if isinstance(e.get("seat"), int) else ""
+            for s, kind in lost_claims(events, i):
+                if viewer is not None and s != viewer:
+                    continue  # R12: another seat's answers stay private
+                text = msg(
+                    "engine.claim_lost",
+                    lang,
+                    seat=seat_name(s, lang, names),
+                    claim=msg("engine.action." + kind, lang),
+                    by=by,
+                    outcome=outcome_word(e, lang),
+                )
+                out.append(
+                    {
+                        "index": i,
+                        "seat": s,
+                        "kind": "claim-lost",
+                        "text": text,
+                        "lost": True,
+                        "by": seat,
+                        "claim": kind,
+                    }
+                )
+        line = describe(e, lang, viewer=viewer, hand_over=hand_over, names=names)
+        if line:
+            out.append({"index": i, "seat": seat, "kind": str(t), "text": line})
+    return out

@@ -2,7 +2,9 @@
 (docs/web.md). Included by the app when this module exists.
 
 - ``GET /api/hands/{id}/replay``: every step of a finished hand — after each decision the
-  omniscient state (all hands visible) and the events it produced, narrated in zh/en;
+  omniscient state (all hands visible) and the events it produced, narrated in zh/en with
+  the seats named as at the table (players' names, ``Bot 2``…; ``names``); a claim that
+  lost to a higher one is a line of kind ``claim-lost`` (``lost: true``), not a claim;
 - ``GET /api/hands/{id}/review?seat=S``: at each decision of seat S, the heuristic bot's
   choice and reason beside what was played;
 - ``GET /api/hands/{id}/summary``: the winning hand's decomposition (what each gold stands
@@ -23,7 +25,7 @@ from fastapi import APIRouter, Query, Request
 from sqlalchemy import select
 
 from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
-from fujian_mahjong.engine.narrate import describe
+from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.review import review
@@ -46,25 +48,43 @@ def omniscient(g: Game) -> dict[str, Any]:
     return state
 
 
-def _narrate(events: list[dict[str, Any]]) -> list[dict[str, str]]:
+def bot_name(seat: int) -> str:
+    """A bot's name as the table gives it (server/table.py, server/lobby.py: ``Bot 2``)."""
+    return f"Bot {seat + 1}"
+
+
+def _narrate(
+    events: list[dict[str, Any]], start: int, stop: int, names: list[str | None] | None
+) -> list[dict[str, Any]]:
+    """The lines of ``events[start:stop]`` in zh and en (``engine.narrate``): each
+    ``{"zh", "en", "seat", "kind"}``, and for a claim that lost ``lost: true`` and ``by``
+    (the seat that took the tile)."""
+    zh = narrate(events, "zh", names=names, hand_over=True, start=start, stop=stop)
+    en = narrate(events, "en", names=names, hand_over=True, start=start, stop=stop)
     out = []
-    for e in events:
-        zh = describe(e, "zh")
-        en = describe(e, "en")
-        if zh or en:
-            out.append({"zh": zh or en or "", "en": en or zh or ""})
+    for a, b in zip(zh, en, strict=True):
+        line: dict[str, Any] = {"zh": a["text"], "en": b["text"], "seat": a["seat"]}
+        line["kind"] = a["kind"]
+        if a.get("lost"):
+            line["lost"] = True
+            line["by"] = a["by"]
+            line["claim"] = a["claim"]
+        out.append(line)
     return out
 
 
-def build_replay(events: list[dict[str, Any]]) -> dict[str, Any]:
+def build_replay(
+    events: list[dict[str, Any]], names: list[str | None] | None = None
+) -> dict[str, Any]:
     """Frames of a finished hand: frame 0 is the table after the deal and the gold; frame i
-    is the state after the i-th decision (``actor``, ``action``) with the events it caused."""
+    is the state after the i-th decision (``actor``, ``action``) with the events it caused,
+    in words (``text``; seats named by ``names``)."""
     g = fresh_game(events)
     frames: list[dict[str, Any]] = [
         {
             "actor": None,
             "action": None,
-            "text": _narrate(g.events),
+            "text": _narrate(events, 0, len(g.events), names),
             "state": omniscient(g),
         }
     ]
@@ -75,7 +95,8 @@ def build_replay(events: list[dict[str, Any]]) -> dict[str, Any]:
             {
                 "actor": int(e["seat"]),
                 "action": e["action"],
-                "text": _narrate(game.events[i:]),
+                # the whole log gives the context: a window's answers before its outcome
+                "text": _narrate(events, i, len(game.events), names),
                 "state": omniscient(game),
             }
         )
@@ -159,7 +180,8 @@ async def _finished_events(
 
 
 async def _names(request: Request, hand: Any) -> list[str | None]:
-    """Players' names per seat (bots: None) from the hand's seat list."""
+    """The seats' names as the table showed them: players' names, bots ``Bot 2``… (a
+    player whose row is gone: None) from the hand's seat list."""
     from fujian_mahjong.server.store import Player
 
     ids = [p for p in (hand.seat_players or []) if p is not None]
@@ -168,7 +190,10 @@ async def _names(request: Request, hand: Any) -> list[str | None]:
         async with request.app.state.store.sessions() as s:
             rows = await s.execute(select(Player.id, Player.name).where(Player.id.in_(ids)))
             names = {int(i): str(n) for i, n in rows.all()}
-    return [names.get(p) if p is not None else None for p in (hand.seat_players or [])]
+    return [
+        names.get(p) if p is not None else bot_name(s)
+        for s, p in enumerate(hand.seat_players or [])
+    ]
 
 
 @router.get("/api/hands/{hand_id}/replay", responses=_ERRORS)
@@ -177,9 +202,10 @@ async def hand_replay(
 ) -> dict[str, Any]:
     """Every step of a finished hand with all hands visible (404 before the end)."""
     events, hand, _g = await _finished_events(request, hand_id, code)
-    out = build_replay(events)
+    names = await _names(request, hand)
+    out = build_replay(events, names)
     out["id"] = hand_id
-    out["names"] = await _names(request, hand)
+    out["names"] = names
     return out
 
 

@@ -24,14 +24,13 @@ from textual.widgets import Static
 
 from fujian_mahjong.bots import HeuristicBot, make_bot
 from fujian_mahjong.engine import Action, Game, Match, to_jsonl
-from fujian_mahjong.engine.narrate import describe
+from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.tiles import parse, parse_kind
 from fujian_mahjong.tui.render import (
     MIN_H,
     MIN_W,
     OPTION_KEYS,
     SLOT,
-    L,
     OnSelected,
     Option,
     fit,
@@ -39,7 +38,6 @@ from fujian_mahjong.tui.render import (
     hand_order,
     help_lines,
     option_label,
-    rename_seats,
     seat_lines,
     seat_name,
     slot_starts,
@@ -48,22 +46,28 @@ from fujian_mahjong.tui.render import (
     tile,
     tile_names,
     totals_text,
+    tr,
     wrap,
     wrap_text,
+    you_verbs,
 )
 
 HUMAN = 0
 
-# R8/R10 win kinds as the win line says them
-WIN_WORDS = {
-    "discard": ("胡", "wins on"),
-    "self_draw": ("自摸", "self-draws"),
-    "rob_gold": ("抢金", "robs the gold"),
-    "heavenly": ("天胡", "heavenly win"),
-    "three_golds": ("三金倒", "three golds"),
-    "rob_kong": ("抢杠胡", "robs the kong"),
-    "last_group": ("最后一组胡", "wins in the last group"),
-}
+# R8/R10 win kinds as the win line says them: tui.win.<kind> in the message catalogue
+WIN_KINDS = (
+    "discard",
+    "self_draw",
+    "rob_gold",
+    "heavenly",
+    "three_golds",
+    "rob_kong",
+    "last_group",
+)
+
+
+def win_word(kind: str, lang: str) -> str:
+    return tr("win." + kind, lang) if kind in WIN_KINDS else kind
 
 
 class Panel(Static):
@@ -230,9 +234,7 @@ class PlayApp(App[None]):
             write_atomic(path, to_jsonl(g.events))
             self.log_files.append(path)
         except OSError as e:
-            self.message = L(self.lang, "无法保存记录: ", "cannot save the log: ") + str(
-                e.strerror or e
-            )
+            self.message = tr("log_not_saved", self.lang, why=e.strerror or e)
 
     def place_cursor(self) -> None:
         """At the start of each of the human's turns: on the drawn tile, else the first
@@ -297,11 +299,7 @@ class PlayApp(App[None]):
             real = Action(a.type, tile_k)
             if real not in self.game.legal_actions(HUMAN):
                 ok = " ".join(tile(k, self.lang) for k in self.tiles_for(a.type))
-                self.message = L(
-                    self.lang,
-                    f"选中的牌不能这样打; 可以打: {ok}",
-                    f"not with the selected tile; these work: {ok}",
-                )
+                self.message = tr("not_with_selected", self.lang, ok=ok)
                 self.refresh_view()
                 return
             a = real
@@ -334,11 +332,9 @@ class PlayApp(App[None]):
             return
         a = Action("discard", self.selected_tile())
         if a not in g.legal_actions(HUMAN):
-            self.message = L(self.lang, "这张牌现在不能打", "that tile cannot be discarded now")
+            self.message = tr("cannot_discard", self.lang)
             if a.tile == g.gold:
-                self.message = L(
-                    self.lang, "金不能打 (本规则禁止)", "a gold cannot be discarded here"
-                )
+                self.message = tr("gold_not_discardable", self.lang)
             self.refresh_view()
             return
         if a.tile == g.gold:
@@ -359,8 +355,8 @@ class PlayApp(App[None]):
     def action_help_quit(self) -> None:
         # Textual's own hint for ctrl+c, in the UI language
         self.notify(
-            L(self.lang, "按 q 或 ctrl+q 退出", "Press q or ctrl+q to quit"),
-            title=L(self.lang, "要退出吗?", "Do you want to quit?"),
+            tr("quit_keys", self.lang),
+            title=tr("quit_title", self.lang),
         )
 
     def on_key(self, event: events.Key) -> None:
@@ -434,16 +430,14 @@ class PlayApp(App[None]):
                 last = len(order) - 1
                 self.selected = last if order[last] == a.tile else order.index(a.tile)
         if a.type == "discard":
-            pointer = L(
-                lang, f"打 {tile(a.tile, lang)} (回车)", f"discard {tile(a.tile, lang)} (Enter)"
-            )
+            pointer = tr("hint.discard", lang, tile=tile(a.tile, lang))
         else:
             opts = self.compute_options()
             for i, o in enumerate(opts):
                 if o == a or (isinstance(o, OnSelected) and o.type == a.type):
                     pointer = f"[{OPTION_KEYS[i]}] {option_label(a, lang, g.phase)}"
                     break
-        self.message = L(lang, "提示: ", "Hint: ") + pointer + " — " + d.explain(lang)
+        self.message = tr("hint", lang, pointer=pointer, reason=d.explain(lang))
         self.refresh_view()
 
     # ------------------------------------------------------------------ texts
@@ -458,17 +452,16 @@ class PlayApp(App[None]):
         lang = self.lang
         w = g.win
         if not w:
-            return L(lang, "荒庄: 没有人胡", "Draw: nobody won")
+            return tr("draw_nobody_won", lang)
         ev = next(e for e in reversed(g.events) if e["type"] == "win")
         winner = int(w["winner"])
         tile_k = parse_kind(ev["tile"]) if ev.get("tile") else -1
-        kind = WIN_WORDS.get(str(w["win"]), (str(w["win"]), str(w["win"])))
-        line = f"{self.who(winner)} {L(lang, *kind)}"
+        line = f"{self.who(winner)} {win_word(str(w['win']), lang)}"
         if tile_k >= 0:
             line += f" {tile(tile_k, lang)}"
         d = w.get("discarder")
         if d is not None:
-            line += L(lang, f"（{self.who(int(d))} 放胡）", f" ({self.who(int(d))} dealt in)")
+            line += tr("dealt_in", lang, seat=self.who(int(d)))  # 放胡: the discarder
         return line
 
     def reveal_lines(self, width: int) -> list[str]:
@@ -479,7 +472,7 @@ class PlayApp(App[None]):
         v = g.view(HUMAN)
         gold = g.gold
         hands = v.get("hands", {})
-        out = [L(lang, "亮牌:", "Hands:")]
+        out = [tr("hands", lang)]
         w = g.win
         win_tile = -1
         if w:
@@ -509,11 +502,11 @@ class PlayApp(App[None]):
                 txt = "".join(tile(k, lang) for k in grp.tiles)
                 if grp.golds:
                     stands = ",".join(tile(k, lang) for k in grp.golds)
-                    txt += L(lang, f"(金作{stands})", f"(gold as {stands})")
+                    txt += tr("gold_as", lang, tiles=stands)
                 if grp.type == "pair":
-                    txt = L(lang, "将", "pair ") + txt
+                    txt = tr("pair", lang, tiles=txt)
                 parts.append(txt)
-            out.extend(wrap([L(lang, "胡牌拆分:", "Winning shape:"), *parts], width, 4))
+            out.extend(wrap([tr("winning_shape", lang), *parts], width, 4))
         return out
 
     def result_text(self) -> str:
@@ -530,18 +523,18 @@ class PlayApp(App[None]):
             ]
             lines.extend(
                 x.replace("\u00a0", " ")
-                for x in wrap([L(lang, "计分:", "Score:"), *terms], width, 4, sep="  ")
+                for x in wrap([tr("score", lang), *terms], width, 4, sep="  ")
             )
         if sc is not None and any(sc.payments):
             lines.extend(
                 wrap_text(
-                    L(lang, "本盘: ", "This hand: ") + totals_text(sc.payments, HUMAN, lang), width
+                    tr("this_hand", lang, totals=totals_text(sc.payments, HUMAN, lang)), width
                 )
             )
         lines.extend(self.reveal_lines(width))
         lines.extend(
             wrap_text(
-                L(lang, "总分: ", "Match: ") + totals_text(self.match.totals, HUMAN, lang), width
+                tr("match_totals", lang, totals=totals_text(self.match.totals, HUMAN, lang)), width
             )
         )
         lines.extend(wrap_text(self.seed_line(), width))
@@ -550,11 +543,7 @@ class PlayApp(App[None]):
         return "\n".join(lines)
 
     def seed_line(self) -> str:
-        return L(
-            self.lang,
-            f"种子: {self.seed} (重玩: fjmj play --seed {self.seed})",
-            f"Seed: {self.seed} (replay with: fjmj play --seed {self.seed})",
-        )
+        return tr("seed", self.lang, seed=self.seed)
 
     def standings_lines(self, width: int = MIN_W) -> list[str]:
         """Final standings with ranks, then every hand's result."""
@@ -562,38 +551,24 @@ class PlayApp(App[None]):
         n = self.match.players
         totals = self.match.totals
         ranked = sorted(range(n), key=lambda s: (-totals[s], s))
-        out = [
-            L(
-                lang,
-                f"比赛结束 ({self.match.hands_played} 盘) 最终排名:",
-                f"Match over ({self.match.hands_played} hands). Final standings:",
-            )
-        ]
-        rank = 0
+        out = [tr("standings", lang, n=self.match.hands_played)]
+        rank = 0  # tied totals share a rank (1, 2, 2, 4)
         for i, s in enumerate(ranked):
             if i == 0 or totals[s] != totals[ranked[i - 1]]:
                 rank = i + 1
             out.append(f"  {rank}. {seat_name(HUMAN, s, n, lang)} {totals[s]:+d}")
-        out.append(L(lang, "每盘:", "Hands:"))
+        out.append(tr("per_hand", lang))
         for h in self.match.history:
             winner = h.get("winner")
             if winner is None:
-                res = L(lang, "荒庄", "draw")
+                res = tr("draw", lang)
             else:
-                word = WIN_WORDS.get(str(h.get("win")), (str(h.get("win")),) * 2)
-                res = f"{seat_name(HUMAN, int(winner), n, lang)} {L(lang, *word)}"
+                word = win_word(str(h.get("win")), lang)
+                res = f"{seat_name(HUMAN, int(winner), n, lang)} {word}"
             pays = h.get("payments", [0] * n)
             mine = f"{seat_name(HUMAN, HUMAN, n, lang)} {pays[HUMAN]:+d}"
             out.extend(
-                wrap_text(
-                    L(
-                        lang,
-                        f"第{h['hand'] + 1}盘: {res} ({mine})",
-                        f"hand {h['hand'] + 1}: {res} ({mine})",
-                    ),
-                    width,
-                    4,
-                )
+                wrap_text(tr("hand_result", lang, n=h["hand"] + 1, res=res, mine=mine), width, 4)
             )
         return out
 
@@ -602,26 +577,23 @@ class PlayApp(App[None]):
         lines = (
             self.standings_lines(MIN_W)
             if self.match.hands_played
-            else [L(self.lang, "没有打完的盘。", "No hand was finished.")]
+            else [tr("no_hand_finished", self.lang)]
         )
         if self.log_files:
-            lines.append(
-                L(
-                    self.lang,
-                    f"记录: {len(self.log_files)} 盘保存在 {self.log_dir}",
-                    f"Logs: {len(self.log_files)} hands saved in {self.log_dir}",
-                )
-            )
+            lines.append(tr("logs_saved", self.lang, n=len(self.log_files), dir=self.log_dir))
         lines.append(self.seed_line())
         return "\n".join(lines)
 
     def log_lines(self, limit: int, width: int) -> list[str]:
-        out = []
+        """The play-by-play as this seat may know it (R12), seats named as everywhere in
+        the client; a claim of ours that lost to a higher one is said as lost."""
         n = self.game.n
-        for e in self.game.events:
-            line = describe(e, self.lang, viewer=HUMAN)
-            if line and e.get("type") not in ("end",):
-                out.append(fit(rename_seats(line, HUMAN, n, self.lang), width))
+        names = [seat_name(HUMAN, s, n, self.lang) for s in range(n)]
+        out = [
+            fit(you_verbs(ln["text"], self.lang), width)
+            for ln in narrate(self.game.events, self.lang, viewer=HUMAN, names=names)
+            if ln["kind"] != "end"
+        ]
         return out[-limit:]
 
     def last_discarder(self) -> int | None:
@@ -638,14 +610,14 @@ class PlayApp(App[None]):
         g = self.game
         lang = self.lang
         if g.phase == "window_a":
-            return L(lang, "开局: ", "Opening: ")
+            return tr("prompt.opening", lang)
         ld = v.get("last_discard")
         if g.phase == "claims" and ld:
             t = tile(parse_kind(ld["tile"]), lang)
             robbing = any(e.get("type") == "add_kong_declared" for e in g.events[-3:])
-            verb = L(lang, "加杠", "adds a kong of") if robbing else L(lang, "打", "discards")
-            return f"{self.who(int(ld['seat']))} {verb} {t}: "
-        return L(lang, "选择: ", "Choose: ")
+            key = "prompt.added_kong" if robbing else "prompt.discard"
+            return tr(key, lang, seat=self.who(int(ld["seat"])), tile=t)
+        return tr("prompt.choose", lang)
 
     # ------------------------------------------------------------------ rendering
 
@@ -662,13 +634,7 @@ class PlayApp(App[None]):
             self.panel("seats").display = False
         if small:
             w, h = self.size
-            self.panel("small").show(
-                L(
-                    self.lang,
-                    f"终端太小 ({w}×{h}): 至少需要 {MIN_W}×{MIN_H}。请放大窗口; q 退出。",
-                    f"Terminal too small ({w}×{h}): at least {MIN_W}×{MIN_H} needed. Enlarge it; q quits.",
-                )
-            )
+            self.panel("small").show(tr("too_small", self.lang, w=w, h=h, min_w=MIN_W, min_h=MIN_H))
             return
         g = self.game
         lang = self.lang
@@ -693,51 +659,24 @@ class PlayApp(App[None]):
         text = Text()
         spans: list[tuple[int, int, int, int]] = []
         if self.confirm_quit:
-            quit_msg = L(
-                lang,
-                "确定退出? 退出后打印比赛结果 (y 退出 / 其他键继续)",
-                "Quit the match? The summary is printed (y quits / any other key goes on)",
-            )
+            quit_msg = tr("confirm_quit", lang)
             text.append("\n".join(wrap_text(quit_msg, width)), style="bold red")
         elif self.confirm_gold is not None:
-            msg = L(
-                lang,
-                f"确定打金 ({tile(g.gold, lang)})? ",
-                f"Discard a gold ({tile(g.gold, lang)})? ",
-            )
+            msg = tr("confirm_gold", lang, tile=tile(g.gold, lang))
             if g.profile.gold_discard == "self_draw_only":
-                msg += L(
-                    lang,
-                    "打金后本盘只能自摸, 不能胡别人打的牌。",
-                    "After that you can only win by self-draw this hand. ",
-                )
-            msg += L(lang, "(y 确定 / 其他键取消)", "(y yes / any other key cancels)")
+                msg += tr("confirm_gold.self_draw_only", lang)
+            msg += tr("confirm_gold.keys", lang)
             text.append("\n".join(wrap_text(msg, width)), style="bold red")
         elif over:
-            msg = (
-                L(
-                    lang,
-                    "比赛结束 (q 退出并打印结果)",
-                    "Match over (q quits and prints the summary)",
-                )
-                if self.match_over
-                else L(lang, "n 下一盘  q 退出  ? 帮助", "n: next hand  q: quit  ?: help")
-            )
+            msg = tr("match_over_keys" if self.match_over else "hand_over_keys", lang)
             text.append(msg, style="bold")
         else:
             if g.phase == "turn" and g.turn == HUMAN and not g.last_group:
-                text.append(
-                    L(
-                        lang,
-                        "出牌: 选牌后回车 (h 提示, ? 帮助) ",
-                        "Discard: select, Enter (h hint, ? help) ",
-                    ),
-                    style="dim",
-                )
+                text.append(tr("prompt.turn", lang), style="dim")
             elif HUMAN in g.to_act():
                 text.append(self.prompt_prefix(v), style="bold")
             else:
-                text.append(L(lang, "等待…", "waiting…"), style="dim")
+                text.append(tr("waiting", lang), style="dim")
             y, x = 0, text.cell_len
             for i, a in enumerate(self.options):
                 label = f"[{OPTION_KEYS[i]}]{option_label(a, lang, g.phase)}"

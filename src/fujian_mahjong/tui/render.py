@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.i18n import msg
 from fujian_mahjong.tiles import name, parse, parse_kind
 
 SLOT = 4  # cells per tile in the hand row
@@ -29,8 +30,9 @@ OPTION_KEYS = "abcdefgijl"  # never h (hint), k, m, n (next hand), q (quit), y (
 _EN_SHORT_HONOUR = ("E", "S", "W", "N", "Rd", "Gn", "Wh")
 
 
-def L(lang: str, zh: str, en: str) -> str:
-    return zh if lang == "zh" else en
+def tr(key: str, lang: str, **kw: object) -> str:
+    """The client's text ``tui.<key>`` from the message catalogue (``web/locale``)."""
+    return msg("tui." + key, lang, **kw)
 
 
 def tile(k: int, lang: str) -> str:
@@ -58,20 +60,19 @@ def relation(me: int, s: int, n: int, lang: str) -> str:
     """R2: 下家 plays after me, 上家 before me; 对家 across (4 players) or the only other."""
     d = (s - me) % n
     if d == 0:
-        return L(lang, "你", "You")
+        return tr("you", lang)
     if n == 2 or (n == 4 and d == 2):
-        return L(lang, "对家", "across")
+        return tr("across", lang)
     if d == 1:
-        return L(lang, "下家", "right")
-    return L(lang, "上家", "left")
+        return tr("right", lang)
+    return tr("left", lang)
 
 
 def seat_name(me: int, s: int, n: int, lang: str) -> str:
     """``你`` / ``下家1号`` (zh), ``You`` / ``P1 right`` (en) — the one naming scheme."""
     if s == me:
-        return L(lang, "你", "You")
-    rel = relation(me, s, n, lang)
-    return f"{rel}{s}号" if lang == "zh" else f"P{s} {rel}"
+        return tr("you", lang)
+    return tr("seat", lang, rel=relation(me, s, n, lang), n=s)
 
 
 _SEAT_RE = {
@@ -91,12 +92,17 @@ def _you_verb(m: re.Match[str]) -> str:
     return f"You {v[:-1]}" if v.endswith("s") and not v.endswith("ss") else m.group(0)
 
 
+def you_verbs(line: str, lang: str) -> str:
+    """English narration names this seat ``You``: "You draws" becomes "You draw"."""
+    return line if lang == "zh" else _YOU_VERB.sub(_you_verb, line)
+
+
 def rename_seats(line: str, me: int, n: int, lang: str) -> str:
-    """Event lines name seats ``3号位``/``seat 3``; rewrite them in the client's scheme
-    (and in English, "seat 0 draws" becomes "You draw")."""
+    """Lines that name seats ``3号位``/``seat 3`` rewritten in the client's scheme (and in
+    English, "seat 0 draws" becomes "You draw"). The narration takes the names itself
+    (``engine.narrate``); this is for text that comes without them."""
     pat = _SEAT_RE["zh" if lang == "zh" else "en"]
-    out = pat.sub(lambda m: seat_name(me, int(m.group(1)), n, lang), line)
-    return out if lang == "zh" else _YOU_VERB.sub(_you_verb, out)
+    return you_verbs(pat.sub(lambda m: seat_name(me, int(m.group(1)), n, lang), line), lang)
 
 
 # ---------------------------------------------------------------------------- wrapping
@@ -202,20 +208,11 @@ def hand_bar(view: dict[str, Any], selected: int, lang: str) -> Text:
 # ---------------------------------------------------------------------------- seats
 
 
-_MELD_WORDS = {
-    "chow": ("吃", "chow"),
-    "pong": ("碰", "pong"),
-    "kong_exposed": ("明杠", "kong"),
-    "kong_added": ("加杠", "added kong"),
-    "kong_concealed": ("暗杠", "concealed kong"),
-}
-
-
 def meld_text(m: dict[str, Any], lang: str) -> str:
     """``碰 2万2万2万`` / ``pong 2m 2m 2m``; another seat's concealed kong stays ``??``."""
-    word = L(lang, *_MELD_WORDS[m["type"]])
+    word = tr("meld." + m["type"], lang)
     if m["tiles"] is None:
-        return f"{word}{L(lang, '(未亮)', ' (hidden)')}"
+        return word + tr("meld.hidden", lang)
     names = tile_names(m["tiles"], lang)
     return f"{word} {''.join(names) if lang == 'zh' else ' '.join(names)}"
 
@@ -224,8 +221,8 @@ def gold_restriction(view: dict[str, Any], lang: str) -> str:
     """What discarding a gold costs in this profile (R5, D-4)."""
     rule = view.get("gold_discard_rule", "self_draw_only")
     if rule == "self_draw_only":
-        return L(lang, "打过金: 本盘只能自摸", "discarded a gold: self-draw only")
-    return L(lang, "打过金", "discarded a gold")
+        return tr("gold_discarded.self_draw_only", lang)
+    return tr("gold_discarded", lang)
 
 
 def seat_lines(
@@ -240,34 +237,28 @@ def seat_lines(
     order = [(me + d) % n for d in range(1, n)] + [me]
     for s in order:
         head = [
-            seat_name(me, s, n, lang) + (L(lang, "[庄]", "[dealer]") if s == view["dealer"] else "")
+            seat_name(me, s, n, lang) + (tr("dealer_mark", lang) if s == view["dealer"] else "")
         ]
-        head.append(L(lang, f"{view['hand_sizes'][s]}张", f"{view['hand_sizes'][s]} tiles"))
+        head.append(tr("tiles_held", lang, n=view["hand_sizes"][s]))
         if s in view.get("xian_jin", []):
-            head.append(L(lang, "闲金", "xian-jin(any tile wins)"))
+            head.append(tr("xian_jin", lang))
         jk = view.get("jin_kan", {}).get(str(s))
         if jk is not None:
-            head.append(
-                L(
-                    lang,
-                    f"金坎(已锁定) 亮:{tiles_text(jk, lang)}",
-                    f"jin-kan(locked) shows: {tiles_text(jk, lang)}",
-                )
-            )
+            head.append(tr("jin_kan_shows", lang, tiles=tiles_text(jk, lang)))
         if s in view.get("gold_discarded", []):
             head.append("⚠" + gold_restriction(view, lang))
         fl = tile_names(view["flowers"][s], lang)
-        head.append(L(lang, f"花({len(fl)}):", f"flowers({len(fl)}):"))
+        head.append(tr("flowers", lang, n=len(fl)))
         head.extend(fl or ["-"])
         melds = [meld_text(m, lang) for m in view["melds"][s]]
         if melds:
-            head.append(L(lang, "副露:", "melds:"))
+            head.append(tr("melds", lang))
             head.extend(m.replace(" ", "\u00a0") for m in melds)
         out.extend(x.replace("\u00a0", " ") for x in wrap(head, width, 4))
         river = tile_names(view["discards"][s], lang)
         if river and last_discard == s:
             river[-1] = f"‹{river[-1]}›"
-        out.extend(wrap([L(lang, "  河:", "  river:"), *(river or ["-"])], width, 8))
+        out.extend(wrap(["  " + tr("river", lang), *(river or ["-"])], width, 8))
     return out
 
 
@@ -286,15 +277,19 @@ def status_lines(
     g = tile(parse_kind(gold), lang) if gold else "-"
     me, n = view["seat"], view["players"]
     dealer = seat_name(me, view["dealer"], n, lang)
-    words = L(
+    words = tr(
+        "status",
         lang,
-        f"第{hand_no}盘 {view['profile']} 金:{g} 庄:{dealer} 连庄:{view['streak']} "
-        f"余牌:{view['live']} 留牌:{view['reserve']}",
-        f"Hand {hand_no} {view['profile']} gold:{g} dealer:{dealer} streak:{view['streak']} "
-        f"live:{view['live']} reserve:{view['reserve']}",
+        hand=hand_no,
+        profile=view["profile"],
+        gold=g,
+        dealer=dealer,
+        streak=view["streak"],
+        live=view["live"],
+        reserve=view["reserve"],
     ).split(" ")
     words.append("│")
-    words.append(L(lang, "总分:", "Match:"))
+    words.append(tr("match_total", lang))
     words.extend(
         totals_text(totals, me, lang).replace(" +", "\u00a0+").replace(" -", "\u00a0-").split("  ")
     )
@@ -318,63 +313,42 @@ Option = Action | OnSelected
 def option_label(a: Option, lang: str, phase: str = "") -> str:
     t = a.type
     if isinstance(a, OnSelected):
-        word = L(lang, "抢金", "rob the gold") if t == "rob_gold" else L(lang, "金坎", "jin-kan")
-        return word + L(lang, "(并打出选中的牌)", " (discards the selected tile)")
+        return tr("option." + t, lang) + tr("option.discards_selected", lang)
     if t == "win" and phase == "window_a":
-        return L(lang, "天胡", "heavenly win")
+        return tr("option.heavenly", lang)
     if t == "chow":
-        return L(lang, "吃 ", "chow ") + "".join(tile(k, lang) for k in a.tiles)
-    words = {
-        "discard": ("打", "discard"),
-        "win": ("胡", "win"),
-        "pass": ("过", "pass"),
-        "pong": ("碰", "pong"),
-        "kong": ("杠", "kong"),
-        "three_golds": ("三金倒", "three golds"),
-        "rob_gold": ("抢金", "rob the gold"),
-        "concealed_kong": ("暗杠 ", "concealed kong "),
-        "added_kong": ("加杠 ", "add to kong "),
-        "jin_kan": ("金坎", "jin-kan"),
-    }[t]
-    label = L(lang, words[0], words[1])
+        return tr("option.chow", lang) + " " + "".join(tile(k, lang) for k in a.tiles)
+    label = tr("option." + t, lang)
     if t in ("concealed_kong", "added_kong", "discard"):
-        label += (" " if t == "discard" else "") + tile(a.tile, lang)
+        label += " " + tile(a.tile, lang)
     if t in ("rob_gold", "jin_kan") and a.tile >= 0:
         # these also discard a tile (庄家抢金 with the first discard; 金坎): say so
-        label += L(lang, f"(并打出{tile(a.tile, lang)})", f" (discards {tile(a.tile, lang)})")
+        label += tr("option.discards", lang, tile=tile(a.tile, lang))
     return label
 
 
-HELP_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("←/→, 1-9, 0", "选牌", "select a tile"),
-    ("Enter / 空格", "打出选中的牌 (打金要确认)", "discard the selected tile (a gold asks first)"),
-    ("鼠标", "点一下选中, 再点打出", "click selects, a second click discards"),
-    (
-        "a b c …",
-        "选择提示行里的选项 (胡/杠/碰/吃/过…)",
-        "choose an offered option (win/kong/pong/chow/pass…)",
-    ),
-    (
-        "h",
-        "提示 (电脑的建议, 指向选项字母)",
-        "hint (the bot's advice, pointing at the option letter)",
-    ),
-    ("n", "一盘结束后开始下一盘", "start the next hand once a hand is over"),
-    ("?", "显示/隐藏本帮助", "show/hide this help"),
-    (
-        "q, ctrl+q",
-        "退出 (要确认; 退出后打印比赛结果)",
-        "quit (asks first; prints the match summary)",
-    ),
+# the keys and what they do (``tui.help.<name>`` in the catalogue; the key's own label is
+# ``tui.help.<name>.key`` where it has words, e.g. 空格 / Space)
+HELP_KEYS: tuple[tuple[str, str], ...] = (
+    ("select", "←/→, 1-9, 0"),
+    ("discard", ""),
+    ("mouse", ""),
+    ("options", "a b c …"),
+    ("hint", "h"),
+    ("next", "n"),
+    ("help", "?"),
+    ("quit", "q, ctrl+q"),
 )
 
 
 def help_lines(lang: str) -> list[str]:
-    head = L(lang, "按键 (按任意键关闭):", "Keys (any key closes):")
-    # pad by display cells, not characters (空格 is two cells wide per character)
-    return [head] + [
-        f"  {k}{' ' * max(1, 16 - cell_len(k))}{L(lang, zh, en)}" for k, zh, en in HELP_KEYS
-    ]
+    head = tr("help.head", lang)
+    out = [head]
+    for name_, key in HELP_KEYS:
+        k = key or tr(f"help.{name_}.key", lang)
+        # pad by display cells, not characters (空格 is two cells wide per character)
+        out.append(f"  {k}{' ' * max(1, 16 - cell_len(k))}{tr('help.' + name_, lang)}")
+    return out
 
 
 def fit(line: str, width: int = MIN_W) -> str:
