@@ -8,7 +8,7 @@ from typing import Any
 from fujian_mahjong.errors import IllegalAction, MahjongError
 from fujian_mahjong.tiles import KIND_STR, NUM_KINDS, fmt, parse, parse_kind
 
-# R6/R8 decision types. ``win`` is whatever win the moment offers (自摸, 放胡, 抢杠, 天胡).
+# R6/R8 decision types. ``win`` is whatever win the moment offers (自摸, 点炮胡 on a discard, 抢杠, 天胡).
 ACTION_TYPES = (
     "discard",  # tile
     "pass",
