@@ -1,11 +1,12 @@
-"""Bot benchmarks (issues bots/simulator, 16): complete hands per second of CPU time
-(``time.process_time``, one core) through the bot protocol (seat views), with 4 random bots
-and with 4 heuristic bots, per profile. The heuristic row starts in a fresh state of this
-process (its first hands include the analysis caches' warm-up, like a cold worker).
+"""Bot benchmarks: complete hands per second of CPU time (``time.process_time``, one core)
+through the bot protocol (seat views), with 4 random bots and with 4 heuristic bots, per
+profile, then every kind of the difficulty ladder (docs/bots.md) on fuzhou-tcy and the
+高手's think time per decision (bench/strong.py). The heuristic row starts in a fresh state
+of this process (its first hands include the analysis caches' warm-up, like a cold worker).
 
-The last two rows measure the same fuzhou-tcy hands in a child process with
-``FJMJ_PURE_PYTHON=1`` (the modules' pure-Python sources instead of the mypyc-compiled
-ones), so one run shows what compilation gains (issue 16 step 3)."""
+Two rows measure the same fuzhou-tcy hands in a child process with ``FJMJ_PURE_PYTHON=1``
+(the modules' pure-Python sources instead of the mypyc-compiled ones), so one run shows what
+compilation gains (docs/engine.md)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,13 @@ def _pure_rate(kind: str, n: int) -> float:
 
 def run() -> list[tuple[str, float, str, float]]:
     out = []
+    p0 = "fuzhou-tcy"
     for p in BUILTIN:
         out.append(
             (f"bots: 4 random bots hands/s, CPU time ({p})", _rate(p, "random", 1500), "/s", 1000)
         )
     for p in BUILTIN:
-        # issue 16 target: >= 700/s for fuzhou-tcy (2.5x the 270-450/s before it)
+        # target: >= 700/s for fuzhou-tcy (2.5x the 270-450/s of the first heuristic)
         out.append(
             (
                 f"bots: 4 heuristic bots hands/s, CPU time ({p})",
@@ -58,10 +60,18 @@ def run() -> list[tuple[str, float, str, float]]:
                 700,
             )
         )
+    # the ladder's other kinds (4 bots of one kind, fuzhou-tcy); heuristic-v1 is the frozen
+    # reference the 普通 heuristic must stay within 0.7x of
+    for kind, n in (("greedy", 400), ("heuristic-v1", 400)):
+        out.append(
+            (f"bots: 4 {kind} bots hands/s, CPU time (fuzhou-tcy)", _rate(p0, kind, n), "/s", 0)
+        )
     out.append(
         ("bots: random hands/s, pure Python (fuzhou-tcy)", _pure_rate("random", 1500), "/s", 0)
     )
     out.append(
         ("bots: heuristic hands/s, pure Python (fuzhou-tcy)", _pure_rate("heuristic", 400), "/s", 0)
     )
-    return out
+    from bench.strong import run as strong_rows  # the 高手: one core, mean and p99 think time
+
+    return out + strong_rows()
