@@ -8,7 +8,7 @@ DEV := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run play test lint bench venv clean
+.PHONY: run play test lint bench venv clean screenshots
 
 # The hot modules compiled with mypyc when a C compiler is present (setup.py): a change to
 # one of them rebuilds them (about two minutes). pip's output goes to .venv/install.log.
@@ -43,19 +43,27 @@ lint: $(DEV)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
-# The browser journeys, the Ray clusters and the signal-timing CLI tests run one at a time
+# The browser journeys, the Ray clusters, the signal-timing CLI tests and the multi-process
+# server tests (real processes on PostgreSQL + Redis) run one at a time
 # after the rest (a browser or a Ray cluster beside another on a 2-core machine starves it);
 # everything else — the server suites run in-process on a fake clock — runs on both cores.
-SERIAL := tests/test_web.py tests/test_audit_web.py tests/test_ray.py tests/test_cli_faults.py
+SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_lobby.py tests/test_audit_web.py \
+	tests/test_ray.py tests/test_cli_faults.py tests/test_cluster.py
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.
 PURE := tests/test_determinism.py tests/test_compiled.py tests/test_views.py
 
 test: lint
+	node --test tests/js/
 	$(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
 	FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
 	$(BIN)/pytest $(SERIAL)
+
+# browser screenshots of the table (desktop and phone) into docs/screenshots/ (not run by test)
+screenshots: $(DEV)
+	$(BIN)/python tests/screenshots.py
+	$(BIN)/python -m tests.screenshots_lobby
 
 bench: $(DEV)
 	$(BIN)/python bench/run.py

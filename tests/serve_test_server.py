@@ -58,6 +58,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--grace-s", type=float, default=120.0)
     ap.add_argument("--turn-seconds", type=float, default=15.0)
     ap.add_argument("--log-level", default="warning")
+    lobby_options(ap)
     return ap
 
 
@@ -83,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         grace_s=args.grace_s,
         turn_seconds=args.turn_seconds,
     )
+    settings = lobby_settings(args, settings)
     app = create_app(settings, deals=deal_source(args))
     print(f"serve_test_server: http://{args.host}:{args.port}/", flush=True)
     # the app's lifespan creates or migrates the database (Store.open)
@@ -95,6 +97,29 @@ def main(argv: list[str] | None = None) -> int:
         lifespan="on",
     )
     return 0
+
+
+# --------------------------------------------------------------------------- lobby options
+# (tests/test_web_lobby.py: rooms, quick match, relief and stake bounds from a
+# `fjmj serve --config` file, read as `fjmj serve` reads it)
+
+
+def lobby_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--rooms-config",
+        type=Path,
+        help="a `fjmj serve --config` TOML file: [server], [relief], [tables], [[rooms]]",
+    )
+
+
+def lobby_settings(args: argparse.Namespace, settings: Settings) -> Settings:
+    if args.rooms_config is None:
+        return settings
+    from dataclasses import replace
+
+    from fujian_mahjong.server.rooms import load_config
+
+    return replace(settings, **load_config(args.rooms_config))
 
 
 if __name__ == "__main__":

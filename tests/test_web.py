@@ -10,7 +10,8 @@ every wait is on DOM state (Playwright's auto-waiting ``expect``/``wait_for``); 
 page cannot show whose move it is (R12 hides who was asked to answer a discard), the
 engine replays the same hand beside the browsers and says whose page to wait on.
 
-Every page fails its test on any console error. Screenshots go to docs/screenshots/.
+Every page fails its test on any console error. The screenshots in docs/screenshots/ are
+taken by ``make screenshots`` (tests/screenshots.py), not by these tests.
 Without /usr/bin/chromium these tests are skipped with the reason, unless
 FJMJ_REQUIRE_BROWSER=1 (CI), where they fail."""
 
@@ -269,6 +270,8 @@ ACTION_ORDER = (
     "pass",
 )
 ACTIONS = "[data-role=actions] button"
+# the seat panels (log entries and bubbles carry data-seat too)
+SEATS = "section.seat[data-seat]"
 HAND_END = "[data-role=hand-end]"
 
 
@@ -432,8 +435,6 @@ def newcomer_turn(pg: Page, turn: int) -> None:
         # the hint: the heuristic bot's choice and reason, in the UI language
         pg.click("[data-role=hint-button]")
         expect(pg.locator("[data-role=hint]")).to_contain_text("建议")
-    if turn == 4:  # mid-hand
-        pg.screenshot(path=str(SHOTS / "hand-desktop.png"))
 
 
 def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Browser) -> None:
@@ -448,7 +449,6 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     pg.wait_for_selector("[data-action=create]")
     pg.select_option("select[name=bots]", "3")
     pg.select_option("select[name=hands]", "1")
-    pg.screenshot(path=str(SHOTS / "lobby.png"))
     pg.click("[data-action=create]")
     pg.wait_for_selector("[data-role=waiting-room] [data-action=ready]")
     pg.click("[data-action=ready]")
@@ -480,7 +480,6 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
         assert end.locator("[data-role=breakdown] tr").count() >= 3
         expect(end.locator("[data-role=decomposition]")).to_be_visible()
     expect(end.locator("[data-role=match-end] li")).to_have_count(4)  # a one-hand match
-    pg.screenshot(path=str(SHOTS / "end-of-hand.png"))
     # the replay link of this hand
     href = end.locator("[data-role=open-replay]").get_attribute("href")
     assert href and "replay=" in href
@@ -537,7 +536,6 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
     dec = pg.locator("[data-role=decision]")
     expect(dec).to_have_count(1)
     assert "Played:" in dec.inner_text() and "Bot:" in dec.inner_text()
-    pg.screenshot(path=str(SHOTS / "replay-review.png"))
     pg.click("[data-role=replay-last]")
     expect(pg.locator("[data-role=replay-next]")).to_be_disabled()
     w.close()
@@ -562,15 +560,13 @@ def test_four_browsers_play_one_hand_with_reload_and_reconnect(
         w.page.wait_for_selector("[data-role=hand] [data-tile]")
         assert w.page.locator(".seat.mine").get_attribute("data-seat") == str(i)
     # each sees itself at the bottom and the three others around (absolute seats 0..3)
-    seats = sorted(
-        ws[0].page.eval_on_selector_all("[data-seat]", "els => els.map(e => e.dataset.seat)")
-    )
+    seats = sorted(ws[0].page.eval_on_selector_all(SEATS, "els => els.map(e => e.dataset.seat)"))
     assert seats == ["0", "1", "2", "3"]
     # a spectator sees the four seats and no concealed tile at all (R12)
     spec = Watched(browser, "en-US", 1000, 700)
     spec.page.goto(f"{server.base}/?token={server.guest('watcher')}&table={tid}&as=spectator")
     spec.page.wait_for_selector("[data-role=table]")
-    assert spec.page.locator("[data-seat]").count() == 4
+    assert spec.page.locator(SEATS).count() == 4
     assert spec.page.locator("[data-role=hand] [data-tile]").count() == 0
     assert spec.page.locator("[data-role=concealed-count]").count() == 4
     assert "Spectating" in spec.page.inner_text("[data-role=dock]")
@@ -648,7 +644,6 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
             assert b.locator(f"[data-tile='{tile}']").count() >= 1
     countdown = pg.locator("[data-role=countdown]").first
     c1 = int(re.sub(r"\D", "", countdown.inner_text()))
-    pg.screenshot(path=str(SHOTS / "claim-prompt.png"))
     pg.wait_for_function(
         "c => { const e = document.querySelector('[data-role=countdown]');"
         " return parseInt((e ? e.textContent : '').replace(/\\D/g, ''), 10) < c; }",
@@ -697,7 +692,6 @@ def test_phone_in_english_and_the_language_switch(server: Server, browser: Brows
         "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.bottom]; })",
     )
     assert boxes and all(l >= 0 and r <= 390 and b <= 844 for l, r, b in boxes)
-    pg.screenshot(path=str(SHOTS / "hand-phone.png"))
     n_hand = len(hand_tiles(pg))
     tile = pg.locator("[data-role=hand] [data-tile]:not(.disabled)").last
     kind = tile.get_attribute("data-tile")
@@ -768,7 +762,7 @@ def test_waiting_room_invite_bots_and_a_three_player_table(
     pg.click("[data-action=ready]")
     for p in (pg, fp):
         p.wait_for_selector("[data-role=hand] [data-tile]")
-        assert p.locator("[data-seat]").count() == 3
+        assert p.locator(SEATS).count() == 3
         assert sorted(p.locator("[data-seat] .rel").all_inner_texts()) == sorted(
             ["我", "上家", "下家"]
         )

@@ -1,11 +1,16 @@
 // Entry point: routes by query string.
-//   /                         lobby
-//   /?table=ID[&token=T]      that table as that player (invite links, tests: docs/web.md)
-//   /?table=ID&as=spectator   watch a table
-//   /?replay=HAND[&seat=S]    replay and review a finished hand
+//   /                                        lobby
+//   /?table=ID[&token=T]                     that table as that player (invite links, tests: docs/web.md)
+//   /?table=ID&as=spectator                  watch a table
+//   /?replay=HAND[&seat=S]                   replay and review a finished hand
+//   /?player=ID                              a player's profile (js/profile.js)
+//   /?leaderboard=PROFILE[&by=skill|level][&page=N]   a leaderboard ("all": every profile, by level)
+// An invite or spectator link opened without a token asks for a name first, then opens
+// exactly that table, as a player or as a spectator (lobby.js followInvite).
 import { t } from "./i18n.js";
 import { save, token } from "./net.js";
-import { showLobby } from "./lobby.js";
+import { rememberInvite, showLobby } from "./lobby.js";
+import { showLeaderboard, showProfile } from "./profile.js";
 import { showTable } from "./table.js";
 import { showReplay } from "./replay.js";
 
@@ -19,15 +24,21 @@ function main() {
     const rest = q.toString();
     window.history.replaceState(null, "", rest ? `?${rest}` : "./");
   }
-  document.title = t("title");
+  document.title = t("lobby.title");
   const root = document.getElementById("app");
+  const as = q.get("as") === "spectator" ? "spectator" : "player";
   if (q.get("replay")) showReplay(root, q.get("replay"), q.get("seat"));
+  else if (q.get("player")) showProfile(root, q.get("player"));
+  else if (q.has("leaderboard")) showLeaderboard(root, q.get("leaderboard") || "all", q.get("by") || "skill", Number(q.get("page") || 1));
   else if (q.get("table") && !token()) {
-    // an invite link opened by someone new: pick a name first, then the table
-    save("next_table", q.get("table"));
+    // a link opened by someone new: pick a name first, then exactly that table
+    rememberInvite(q.get("table"), as);
     showLobby(root);
-  } else if (q.get("table")) showTable(root, q.get("table"), q.get("as") === "spectator" ? "spectator" : "player");
-  else showLobby(root);
+  } else if (q.get("table")) showTable(root, q.get("table"), as);
+  else {
+    rememberInvite(null, null); // the plain lobby: a link not followed is forgotten
+    showLobby(root);
+  }
 }
 
 main();

@@ -5,10 +5,38 @@ import { getLang, pick, t } from "./i18n.js";
 import { api } from "./net.js";
 import { go, h } from "./ui.js";
 import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
+import { standings as rankStandings } from "./helpers.js";
 
 function seatName(st, s) {
   const info = st.seats && st.seats[s];
   return (info && info.name) || `#${s}`;
+}
+
+/** The winning tile from the finished hand's log (its `win` event), once it is public. */
+function fetchWinTile(st, id, rerender) {
+  const key = `win:${id}`;
+  if (st.summaries[key] !== undefined) return st.summaries[key];
+  st.summaries[key] = null;
+  api("GET", `api/hands/${encodeURIComponent(id)}/log?format=json`)
+    .then((events) => {
+      const win = (Array.isArray(events) ? events : []).find((e) => e.type === "win");
+      st.summaries[key] = (win && win.tile) || "";
+      if (st.summaries[key]) rerender();
+    })
+    .catch(() => {
+      st.summaries[key] = "";
+    });
+  return null;
+}
+
+/** A revealed hand with the winning tile (its last copy) marked. */
+function handRow(tiles, gold, winning) {
+  const row = tileRow(tiles || "", { size: "s", gold, lang: getLang() });
+  if (winning) {
+    const els = row.querySelectorAll(`[data-tile="${winning}"]`);
+    if (els.length) els[els.length - 1].classList.add("winning");
+  }
+  return row;
 }
 
 /** Groups of a decomposition (analysis Decomposition.to_json) with gold roles. */
@@ -58,6 +86,13 @@ function fetchSummary(st, id, rerender) {
   return null;
 }
 
+function winTileEl(k, gold) {
+  const el = tileEl(k, { size: "m", gold, lang: getLang() });
+  el.dataset.winning = "1";
+  el.classList.add("winning");
+  return el;
+}
+
 export function renderHandEnd(st, conn, rerender) {
   const he = st.handEnd;
   const v = st.view && st.view.phase === "over" ? st.view : null;
@@ -70,6 +105,10 @@ export function renderHandEnd(st, conn, rerender) {
   // the summary is asked for only once the server has announced the end (hand_end): the
   // hand is stored as finished by then, so the request cannot 404
   const summary = id !== null && st.summaryPath && !he.fromView ? fetchSummary(st, id, rerender) : null;
+  st.summaries = st.summaries || {};
+  const logged = result && id !== null && !he.fromView ? fetchWinTile(st, id, rerender) : null;
+  const winTile = logged || st.winTile || null;
+  const dealtIn = result && result.discarder !== null && result.discarder !== undefined ? result.discarder : null;
 
   const title = result
     ? h(
@@ -77,7 +116,8 @@ export function renderHandEnd(st, conn, rerender) {
         { dataset: { role: "winner" } },
         t("winner_is", { name: seatName(st, result.winner) }),
         " · ",
-        result.discarder !== null && result.discarder !== undefined ? t("win_discard", { name: seatName(st, result.discarder) }) : t(`wintype.${result.win}`),
+        dealtIn !== null ? t("win_discard", { name: seatName(st, dealtIn) }) : t(`wintype.${result.win}`),
+        winTile ? h("span", { class: "win-tile" }, " · ", t("web.winning_tile"), winTileEl(winTile, gold)) : null,
       )
     : h("h2", { dataset: { role: "winner" } }, t("draw_game"));
 
@@ -88,9 +128,10 @@ export function renderHandEnd(st, conn, rerender) {
     rows.push(
       h(
         "div",
-        { class: `end-seat${result && result.winner === s ? " winner" : ""}`, dataset: { endSeat: String(s) } },
+        { class: `end-seat${result && result.winner === s ? " winner" : ""}${dealtIn === s ? " dealt-in" : ""}`, dataset: { endSeat: String(s), dealtIn: dealtIn === s ? "1" : undefined } },
         h("span", { class: "name" }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""),
-        h("span", { class: "end-tiles" }, tileRow(hands[String(s)] || "", { size: "s", gold, lang: getLang() }), v ? meldsEl(v.melds[s], gold) : null),
+        dealtIn === s ? h("span", { class: "badge warn" }, t("web.dealt_in")) : null,
+        h("span", { class: "end-tiles" }, handRow(hands[String(s)], gold, result && result.winner === s ? winTile : null), v ? meldsEl(v.melds[s], gold) : null),
         flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,
         pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
         st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
@@ -129,10 +170,8 @@ export function renderHandEnd(st, conn, rerender) {
         h(
           "ol",
           {},
-          Object.entries(match.totals || {})
-            .map(([s, v2]) => [Number(s), typeof v2 === "number" ? v2 : v2.points ?? v2.total ?? 0])
-            .sort((a, b) => b[1] - a[1])
-            .map(([s, p]) => h("li", {}, `${seatName(st, s)}: ${p}`)),
+          // ties share a rank (helpers.standings)
+          rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, `${seatName(st, r.seat)}: ${r.points}`)),
         ),
       )
     : null;
@@ -140,7 +179,9 @@ export function renderHandEnd(st, conn, rerender) {
   const buttons = h(
     "div",
     { class: "row" },
-    !match && st.seat !== null
+    // only once the server has said the hand is over and the match goes on (hand_end's
+    // match_over): a button shown before match_end could vanish under a tap
+    !match && !he.fromView && !he.match_over && st.seat !== null
       ? st.readyFor === st.hand
         ? h("span", { class: "muted" }, t("is_ready"))
         : h(
@@ -151,7 +192,6 @@ export function renderHandEnd(st, conn, rerender) {
               onclick: () => {
                 conn.send({ type: "ready" });
                 st.readyFor = st.hand;
-                if (st.seats && st.seats[st.seat]) st.seats[st.seat].ready = true;
                 rerender();
               },
             },

@@ -25,9 +25,11 @@ export function token() {
 }
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  /** `code`: the server's error code (docs/protocol.md), translated by i18n.errorText. */
+  constructor(status, message, code = null) {
     super(message);
     this.status = status;
+    this.code = code;
   }
 }
 
@@ -60,7 +62,7 @@ export async function api(method, path, body) {
       data = text;
     }
   }
-  if (!res.ok) throw new ApiError(res.status, detailText(data, res.status));
+  if (!res.ok) throw new ApiError(res.status, detailText(data, res.status), data && typeof data === "object" ? data.code || null : null);
   return data;
 }
 

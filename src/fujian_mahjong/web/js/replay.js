@@ -1,13 +1,18 @@
-// Replay and review: step forward/back through a finished hand with every
-// hand visible; at each decision of the chosen seat, the heuristic bot's choice and reason
-// beside what was played. Data: GET api/hands/{id}/replay and api/hands/{id}/review?seat=S
-// (server/web_api.py), available only once the hand is over (R12).
-import { getLang, pick, t } from "./i18n.js";
+// Replay and review (docs/web.md): a finished hand on the same table layout as play (every
+// hand face up), stepped with the buttons, ←/→, or played at a chosen speed; claims that
+// lost to a higher one are shown as such; at each decision of the chosen seat, the heuristic
+// bot's choice and reason beside what was played. Data: GET api/hands/{id}/replay and
+// api/hands/{id}/review?seat=S (server/web_api.py), available only once the hand is over
+// (R12). Rendered with vdom.js like the table.
+import { getLang, pick, setLang, t } from "./i18n.js";
 import { api } from "./net.js";
-import { h, langButton } from "./ui.js";
-import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
+import { parseTiles, tileName } from "./tiles.js";
 import { decompositionEl } from "./handend.js";
-import { relation } from "./table.js";
+import { relation, riverRows } from "./helpers.js";
+import { vtile } from "./table.js";
+import { h, patch } from "./vdom.js";
+
+const SPEEDS = [0.5, 1, 2, 4];
 
 function actionText(a) {
   if (!a) return "";
@@ -23,54 +28,87 @@ function sameAction(a, b) {
   return a && b && a.type === b.type && (a.tile || "") === (b.tile || "") && (a.tiles || "") === (b.tiles || "");
 }
 
-function boardEl(data, frame, viewer) {
+/** Control icons drawn inline (they render everywhere, unlike ⏮/⏭ glyphs). */
+const ICONS = {
+  first: "M6 5h2v14H6zM20 5v14L9 12z",
+  prev: "M18 5v14L7 12z",
+  next: "M6 5v14l11-7z",
+  last: "M4 5v14l11-7zM16 5h2v14h-2z",
+  play: "M7 4v16l13-8z",
+  pause: "M6 5h4v14H6zM14 5h4v14h-4z",
+};
+
+function icon(name) {
+  return h("svg", { viewBox: "0 0 24 24", width: "18", height: "18", "aria-hidden": "true" }, h("path", { d: ICONS[name], fill: "currentColor" }));
+}
+
+function seatLabel(data, s) {
+  return (data.names && data.names[s]) || `#${s}`;
+}
+
+function boardV(data, frame, viewer) {
   const s0 = frame.state;
   const n = data.players;
-  const grid = h("div", { class: `table-grid replay-grid n${n}`, dataset: { role: "replay-board" } });
+  const seats = [];
   const order = [];
   for (let s = 0; s < n; s++) if (s !== viewer) order.push(s);
   order.push(viewer);
   for (const s of order) {
     const rel = relation(s, viewer, n);
-    const name = (data.names && data.names[s]) || `${t("bot")} #${s}`;
-    const river = h("div", { class: "river", dataset: { role: "river" } });
     const disc = parseTiles(s0.discards[s]);
-    disc.forEach((k, i) => {
-      const el = tileEl(k, { size: "x", gold: s0.gold, lang: getLang() });
-      if (s0.last_discard && s0.last_discard.seat === s && i === disc.length - 1) el.classList.add("last");
-      river.appendChild(el);
-    });
+    const per = n === 4 && (rel.pos === "left" || rel.pos === "right") ? 6 : 8;
     const hand = parseTiles(s0.hands[s] || "");
     const golds = hand.filter((k) => k === s0.gold);
     const rest = hand.filter((k) => k !== s0.gold);
-    grid.appendChild(
+    const flowers = parseTiles(s0.flowers[s]);
+    seats.push(
       h(
         "section",
-        { class: `seat pos-${rel.pos}${frame.actor === s ? " turn" : ""}`, dataset: { seat: String(s) } },
+        { key: `seat${s}`, class: `seat pos-${rel.pos}`, dataset: { seat: String(s) } },
         h(
           "div",
-          { class: "seat-head" },
-          h("span", { class: "rel" }, rel.key === "me" ? t("review_seat") : t(rel.key)),
-          h("span", { class: "name" }, name),
-          s0.dealer === s ? h("span", { class: "badge dealer" }, t("dealer")) : null,
-          h("span", { class: "flower-count" }, t("flowers", { n: parseTiles(s0.flowers[s]).length })),
-          h("span", { class: "flowers" }, parseTiles(s0.flowers[s]).map((k) => tileEl(k, { size: "xs" }))),
+          { class: `seat-box box-${rel.pos}${frame.actor === s ? " turn" : ""}` },
+          h(
+            "div",
+            { class: "seat-head" },
+            h("span", { class: "rel" }, rel.key === "me" ? t("review_seat") : t(rel.key)),
+            h("span", { class: "name" }, seatLabel(data, s)),
+            s0.dealer === s ? h("span", { class: "badge dealer" }, t("dealer")) : null,
+          ),
+          h("div", { class: "seat-info" }, h("span", { class: "flower-count" }, t("flowers", { n: flowers.length })), h("span", { class: "flowers" }, flowers.map((k, i) => vtile(k, { key: `f${i}`, size: "s" })))),
+          h("div", { class: "hand replay-hand", dataset: { role: "replay-hand" } }, [...golds, ...rest].map((k) => vtile(k, { size: "s", gold: s0.gold }))),
+          h("div", { class: "melds" }, (s0.melds[s] || []).map((m, i) => h("span", { key: `m${i}`, class: "meld" }, parseTiles(m.tiles || "").map((k) => vtile(k, { size: "s", gold: s0.gold }))))),
         ),
-        h("div", { class: "melds" }, (s0.melds[s] || []).map((m) => h("span", { class: "meld" }, tileRow(m.tiles || "", { size: "s", gold: s0.gold })))),
-        h("div", { class: "hand replay-hand", dataset: { role: "replay-hand" } }, tileRow([...golds, ...rest], { size: "x", gold: s0.gold, lang: getLang() })),
-        river,
+        h(
+          "div",
+          { class: `river r-${rel.pos}`, dataset: { role: "river" } },
+          riverRows(disc, per).map((row, ri) =>
+            h(
+              "div",
+              { key: `r${ri}`, class: "river-row" },
+              row.map((k, j) => {
+                const i = ri * per + j;
+                const last = s0.last_discard && s0.last_discard.seat === s && i === disc.length - 1;
+                return vtile(k, { key: String(i), size: "r", gold: s0.gold, cls: last ? "last" : "", last });
+              }),
+            ),
+          ),
+        ),
       ),
     );
   }
-  grid.appendChild(
+  return h(
+    "div",
+    { key: "board", class: `table-grid tl replay-grid n${n}`, dataset: { role: "replay-board" } },
+    seats,
     h(
       "section",
-      { class: "center" },
-      h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? tileEl(s0.indicator, { size: "m", gold: s0.gold }) : null),
+      { key: "center", class: "center" },
+      h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
+      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line" }, `${seatLabel(data, frame.actor)}: ${actionText(frame.action)}`) : null,
     ),
   );
-  return grid;
 }
 
 export async function showReplay(root, handId, seatParam) {
@@ -78,12 +116,14 @@ export async function showReplay(root, handId, seatParam) {
   try {
     data = await api("GET", `api/hands/${encodeURIComponent(handId)}/replay`);
   } catch (_e) {
-    root.replaceChildren(h("main", { class: "lobby" }, h("section", { class: "card" }, h("p", {}, t("not_found")), h("a", { href: "./" }, t("back_to_lobby")))));
+    patch(root, h("main", { class: "lobby" }, h("section", { class: "card" }, h("p", {}, t("not_found")), h("a", { href: "./" }, t("back_to_lobby")))));
     return;
   }
   let seat = seatParam !== null && seatParam !== undefined && seatParam !== "" ? Number(seatParam) : 0;
   let review = null;
   let i = 0;
+  let playing = null; // the timer while playing
+  let speed = 1;
   const loadReview = async () => {
     try {
       review = await api("GET", `api/hands/${encodeURIComponent(handId)}/review?seat=${seat}`);
@@ -93,73 +133,132 @@ export async function showReplay(root, handId, seatParam) {
   };
   await loadReview();
 
+  const go = (k) => {
+    i = Math.max(0, Math.min(data.frames.length - 1, k));
+    if (i === data.frames.length - 1) stop();
+    render();
+  };
+  const stop = () => {
+    if (playing) clearInterval(playing);
+    playing = null;
+  };
+  const start = () => {
+    stop();
+    if (i >= data.frames.length - 1) i = 0;
+    playing = setInterval(() => go(i + 1), 1000 / speed);
+  };
+
   const render = () => {
     const frames = data.frames;
     const frame = frames[i];
-    const next = frames[i + 1];
+    const last = frames.length - 1;
     document.title = `${t("title")} · ${t("replay_title", { id: handId })}`;
-    const seatSel = h(
-      "select",
-      {
-        dataset: { role: "review-seat" },
-        onchange: async (e) => {
-          seat = Number(e.target.value);
-          await loadReview();
-          render();
-        },
-      },
-      Array.from({ length: data.players }, (_x, s) => {
-        const o = h("option", { value: String(s) }, (data.names && data.names[s]) || `${t("bot")} #${s}`);
-        if (s === seat) o.selected = true;
-        return o;
-      }),
-    );
-    // the decision taken at this step (the act that leads to the next frame)
     const decision = review && review.decisions ? review.decisions.find((d) => d.frame === i) : null;
+    const agree = decision && sameAction(decision.played, decision.bot);
     const reviewBox = h(
       "div",
-      { class: "review card", dataset: { role: "review" } },
-      h("div", { class: "row" }, h("b", {}, t("review_seat")), seatSel, review ? h("span", { class: "muted" }, t("agreement", { a: review.agree, n: review.total })) : null),
+      { key: "review", class: "review card", dataset: { role: "review" } },
+      h(
+        "div",
+        { class: "row" },
+        h("b", {}, t("review_seat")),
+        h(
+          "select",
+          {
+            dataset: { role: "review-seat" },
+            onchange: async (e) => {
+              seat = Number(e.target.value);
+              await loadReview();
+              render();
+            },
+          },
+          Array.from({ length: data.players }, (_x, s) => h("option", { value: String(s), selected: s === seat || undefined }, seatLabel(data, s))),
+        ),
+        review ? h("span", { class: "muted" }, t("agreement", { a: review.agree, n: review.total })) : null,
+      ),
       decision
         ? h(
             "div",
-            { class: `decision ${sameAction(decision.played, decision.bot) ? "agree" : "differ"}`, dataset: { role: "decision", agree: sameAction(decision.played, decision.bot) ? "1" : "0" } },
+            { class: `decision ${agree ? "agree" : "differ"}`, dataset: { role: "decision", agree: agree ? "1" : "0" } },
             h("div", {}, t("played", { action: actionText(decision.played) })),
             h("div", {}, t("bot_choice", { action: actionText(decision.bot) }), " — ", getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason),
-            h("div", { class: "verdict" }, sameAction(decision.played, decision.bot) ? t("agree") : t("differ")),
+            h("div", { class: "verdict" }, agree ? t("agree") : t("differ")),
           )
         : h("div", { class: "muted" }, t("review_none")),
     );
-    const narr = h("ol", { class: "narration", dataset: { role: "narration" } }, (frame.text || []).map((x) => h("li", {}, pick(x))));
+    const narr = h(
+      "ol",
+      { key: "narr", class: "narration", dataset: { role: "narration" } },
+      (frame.text || []).map((x) =>
+        h("li", { class: x.lost ? "lost" : "", dataset: { kind: x.lost ? "claim-lost" : x.kind, seat: x.seat !== undefined && x.seat !== null ? String(x.seat) : undefined } }, x.lost ? h("b", {}, t("web.replay.lost")) : null, pick(x)),
+      ),
+    );
+    const btn = (role, ic, label, disabled, onclick, text = null) => h("button", { class: `${text ? "primary" : "secondary"} icon`, dataset: { role }, title: label, "aria-label": label, disabled: disabled || undefined, onclick }, icon(ic), text);
     const controls = h(
       "div",
-      { class: "replay-controls row" },
-      h("button", { class: "secondary", dataset: { role: "replay-first" }, disabled: i === 0 || undefined, onclick: () => { i = 0; render(); } }, t("first")),
-      h("button", { dataset: { role: "replay-prev" }, disabled: i === 0 || undefined, onclick: () => { i = Math.max(0, i - 1); render(); } }, t("prev")),
-      h("span", { class: "step", dataset: { role: "replay-step" } }, t("step", { i: i, n: frames.length - 1 })),
-      h("button", { dataset: { role: "replay-next" }, disabled: i >= frames.length - 1 || undefined, onclick: () => { i = Math.min(frames.length - 1, i + 1); render(); } }, t("next")),
-      h("button", { class: "secondary", dataset: { role: "replay-last" }, disabled: i >= frames.length - 1 || undefined, onclick: () => { i = frames.length - 1; render(); } }, t("last")),
+      { key: "controls", class: "replay-controls row" },
+      btn("replay-first", "first", t("first"), i === 0, () => go(0)),
+      btn("replay-prev", "prev", t("prev"), i === 0, () => go(i - 1)),
+      btn(
+        "replay-play",
+        playing ? "pause" : "play",
+        playing ? t("web.replay.pause") : t("web.replay.play"),
+        false,
+        () => {
+          if (playing) stop();
+          else start();
+          render();
+        },
+        playing ? t("web.replay.pause") : t("web.replay.play"),
+      ),
+      h("span", { class: "step", dataset: { role: "replay-step" } }, t("step", { i, n: last })),
+      btn("replay-next", "next", t("next"), i >= last, () => go(i + 1)),
+      btn("replay-last", "last", t("last"), i >= last, () => go(last)),
+      h(
+        "select",
+        {
+          class: "speed",
+          dataset: { role: "replay-speed" },
+          title: t("web.replay.speed"),
+          onchange: (e) => {
+            speed = Number(e.target.value);
+            if (playing) start();
+          },
+        },
+        SPEEDS.map((x) => h("option", { value: String(x), selected: x === speed || undefined }, `${x}×`)),
+      ),
     );
     const endBox =
-      i === frames.length - 1 && data.score
+      i === last && data.score
         ? h(
             "div",
-            { class: "card" },
+            { key: "end", class: "card" },
             data.decomposition ? decompositionEl(data.decomposition, data.gold) : null,
             h("table", { class: "breakdown" }, data.score.breakdown.map((term) => h("tr", {}, h("td", {}, pick(term)), h("td", { class: "num" }, String(term.value))))),
           )
         : null;
-    root.replaceChildren(
-      h("header", { class: "bar" }, h("a", { href: "./", class: "home" }, t("lobby")), h("span", { class: "tinfo" }, t("replay_title", { id: handId }), ` · ${t(`profile.${data.profile}`)}`), h("span", { class: "grow" }), langButton(render)),
-      h("main", { class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardEl(data, frame, seat), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
-    );
+    patch(root, [
+      h(
+        "header",
+        { key: "bar", class: "bar" },
+        h("a", { href: "./", class: "home" }, t("lobby")),
+        h("span", { class: "tinfo" }, t("replay_title", { id: handId }), ` · ${t(`profile.${data.profile}`)}`),
+        h("span", { class: "grow" }),
+        h("button", { class: "lang", dataset: { role: "lang" }, onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); render(); } }, t("lang_switch")),
+      ),
+      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
+    ]);
   };
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
-    if (e.key === "ArrowRight" && i < data.frames.length - 1) i += 1;
-    else if (e.key === "ArrowLeft" && i > 0) i -= 1;
-    else return;
-    render();
+    if (e.key === "ArrowRight" && i < data.frames.length - 1) go(i + 1);
+    else if (e.key === "ArrowLeft" && i > 0) go(i - 1);
+    else if (e.key === " ") {
+      if (playing) stop();
+      else start();
+      render();
+      e.preventDefault();
+    }
   });
   render();
 }

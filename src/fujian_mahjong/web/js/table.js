@@ -1,71 +1,59 @@
-// The table: seats around the table relative to you, rivers, flowers,
-// melds, the gold, your hand with the drawn tile apart, the claim prompt with its countdown,
-// every engine option as a button, hint, auto-pass and 托管; then the end of hand (handend.js).
+// The table (docs/web.md): seats around the table relative to you (R2), each opponent's
+// concealed tiles as backs with their count, melds and flowers beside them, the rivers in the
+// centre in discard order, the gold, wall and reserve, dealer and streak, whose turn and the
+// countdown; your hand large at the bottom with the drawn tile apart; the claim prompt, every
+// engine option as a button, hint, auto-pass and 托管; the opening (dice, deal, 补花, 开金);
+// an action log and a bubble at the acting seat; sounds; then the end of hand (handend.js).
 //
-// Everything shown comes from the server's `state` messages, whose `view` is exactly the
-// engine's Game.view(seat) (R12: only what this seat may see).
-import { getLang, t } from "./i18n.js";
+// The state is reducer.js's (a pure reduce(state, message, now)); render() describes the page
+// with vdom.js and patches it, so unchanged tiles, buttons and rivers keep their DOM nodes.
+// Everything shown comes from the server's messages, whose `view` is exactly the engine's
+// Game.view(seat) (R12: only what this seat may see).
+import { errorText, getLang, setLang, t } from "./i18n.js";
 import { api, hasPath, serverPaths, TableConn } from "./net.js";
 import { rememberHand } from "./lobby.js";
-import { go, h, langButton, toast } from "./ui.js";
-import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
+import { go, toast } from "./ui.js";
+import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
+import { h, patch } from "./vdom.js";
+import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
+import { BUBBLE_MS, OPENING_PACE, initState, reduce } from "./reducer.js";
+import { isMuted, play, setMuted } from "./sound.js";
+import { confirmLeave, mountSocial } from "./social.js";
+
+export { handLayout, relation };
 
 const ORDER = ["win", "three_golds", "rob_gold", "kong", "pong", "chow", "concealed_kong", "added_kong", "jin_kan", "pass"];
 const KEYS = { win: "W", three_golds: "T", rob_gold: "R", kong: "K", pong: "P", concealed_kong: "K", added_kong: "K", jin_kan: "J", pass: "X" };
 const CHOW_KEYS = ["C", "V", "B"];
+const WINDOW_ACTS = ["win", "three_golds", "rob_gold"];
 
-/** Position and label of a seat relative to the viewer (R2: 下家 is the next seat). */
-export function relation(seat, me, n) {
-  const rel = (seat - me + n) % n;
-  if (rel === 0) return { pos: "bottom", key: "me" };
-  if (n === 4) return [null, { pos: "right", key: "rel_next" }, { pos: "top", key: "rel_across" }, { pos: "left", key: "rel_prev" }][rel];
-  if (n === 3) return rel === 1 ? { pos: "right", key: "rel_next" } : { pos: "left", key: "rel_prev" };
-  return { pos: "top", key: "rel_across" };
+/** A tile as a virtual element (the DOM contract of tiles.js: data-tile, data-gold). */
+export function vtile(k, o = {}) {
+  const lang = getLang();
+  if (o.back) return h("span", { key: o.key ?? null, class: `tile t-${o.size || "m"} back`, dataset: { back: "1" } }, h("span", { class: "g" }, BACK_GLYPH));
+  const gold = o.gold && k === o.gold && !o.notGold;
+  const cls = `tile t-${o.size || "m"} s-${k[1]}${k[1] === "z" ? ` z${k[0]}` : ""}${gold ? " gold" : ""}${o.cls ? ` ${o.cls}` : ""}`;
+  return h(
+    "span",
+    { key: o.key ?? null, class: cls, title: tileName(k, lang), dataset: { tile: k, gold: gold ? "1" : undefined, drawn: o.drawn ? "1" : undefined, last: o.last ? "1" : undefined, idx: o.idx, ...(o.data || {}) }, onclick: o.onclick },
+    h("span", { class: "g" }, glyph(k)),
+    k[1] === "p" || k[1] === "s" ? h("span", { class: "ix" }, k[0]) : null,
+    gold ? h("span", { class: "gold-badge" }, "金") : null,
+  );
 }
 
-function seatName(st, s) {
-  const info = st.seats && st.seats[s];
-  if (info && info.name) return info.name;
-  return `#${s}`;
+function vrow(list, o = {}) {
+  const kinds = typeof list === "string" ? parseTiles(list) : list;
+  return h("span", { class: `tiles ${o.rowCls || ""}` }, kinds.map((k) => vtile(k, o)));
 }
 
-function actionLabel(st, a) {
-  const v = st.view;
-  const ld = v.last_discard;
-  const tile = a.tile ? tileName(a.tile, getLang()) : ld ? tileName(ld.tile, getLang()) : "";
-  const from = ld ? seatName(st, ld.seat) : "";
-  switch (a.type) {
-    case "win":
-      if (v.phase === "claims" && ld) return t("act.win_discard", { tile, name: from });
-      if (v.phase === "window_a") return t("act.win_heaven");
-      return t("act.win_self");
-    case "chow": {
-      const pair = parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ");
-      return t("act.chow", { tile, pair });
-    }
-    case "rob_gold":
-      return a.tile ? t("act.rob_gold_tile", { tile }) : t("act.rob_gold");
-    default:
-      return t(`act.${a.type}`, { tile });
-  }
-}
-
-function actionHelp(st, a) {
-  if (a.type === "win" && st.view.phase === "window_a") return t("help.heaven");
-  return t(`help.${a.type}`);
-}
-
-/** The tiles a button shows: the claimed tile and, for a chow, the pair from the hand. */
-function actionTiles(st, a) {
-  const gold = st.view.gold;
-  const ld = st.view.last_discard;
-  const list = [];
-  if (a.type === "chow") list.push(...parseTiles(a.tiles));
-  if (a.tile) list.push(a.tile);
-  else if (ld && ["win", "pong", "kong", "chow"].includes(a.type)) list.push(ld.tile);
-  if (!list.length) return null;
-  return tileRow(list, { size: "s", gold, lang: getLang() });
+/** A seat as the viewer names it: 你 / the relation and the name. */
+function who(st, s) {
+  if (st.seat !== null && s === st.seat) return t("web.you");
+  const name = seatName(st.seats, s);
+  if (st.seat === null) return name;
+  return `${t(relation(s, st.seat, st.view ? st.view.players : st.players || 4).key)} ${name}`;
 }
 
 function legal(st) {
@@ -76,184 +64,14 @@ function discardKinds(st) {
   return new Set(legal(st).filter((a) => a.type === "discard").map((a) => a.tile));
 }
 
-/** The hand as displayed: golds first, then by kind; the drawn tile apart at the end. */
-export function handLayout(view) {
-  const tiles = parseTiles(view.hand || "");
-  let drawn = null;
-  if (view.drawn) {
-    const i = tiles.lastIndexOf(view.drawn);
-    if (i >= 0) {
-      tiles.splice(i, 1);
-      drawn = view.drawn;
-    }
-  }
-  const golds = tiles.filter((k) => k === view.gold);
-  const rest = tiles.filter((k) => k !== view.gold);
-  return { tiles: [...golds, ...rest], drawn };
+function allHand(view) {
+  const { tiles, drawn } = handLayout(view);
+  return { tiles, drawn, all: drawn ? [...tiles, drawn] : tiles };
 }
 
-function meldEl(m, gold) {
-  const wrap = h("span", { class: `meld m-${m.type}`, dataset: { meld: m.type } });
-  if (m.tiles === null || m.tiles === undefined) {
-    for (let i = 0; i < 4; i++) wrap.appendChild(tileEl("", { back: true, size: "s" }));
-  } else {
-    const list = parseTiles(m.tiles);
-    list.forEach((k, i) => {
-      // a concealed kong shows two tiles face down to the owner too, as at a real table
-      const back = m.type === "kong_concealed" && (i === 0 || i === 3);
-      wrap.appendChild(back ? tileEl("", { back: true, size: "s" }) : tileEl(k, { size: "s", gold, lang: getLang() }));
-    });
-  }
-  return wrap;
-}
-
-function seatPanel(st, s) {
-  const v = st.view;
-  const n = v.players;
-  const me = st.seat ?? 0;
-  const rel = relation(s, me, n);
-  const info = (st.seats && st.seats[s]) || {};
-  const flowers = parseTiles(v.flowers[s]);
-  const badges = [];
-  if (v.dealer === s) badges.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer")), v.streak ? h("span", { class: "badge" }, t("streak", { n: v.streak })) : null);
-  if (info.bot) badges.push(h("span", { class: "badge bot" }, t("bot")));
-  if (info.connected === false && !info.bot) badges.push(h("span", { class: "badge off" }, t("offline")));
-  if (info.auto) badges.push(h("span", { class: "badge auto" }, t("auto_badge")));
-  if ((v.xian_jin || []).includes(s)) badges.push(h("span", { class: "badge warn" }, t("xian_jin")));
-  if (v.jin_kan && v.jin_kan[String(s)] !== undefined) badges.push(h("span", { class: "badge warn" }, t("jin_kan"), tileRow(v.jin_kan[String(s)], { size: "xs", gold: v.gold })));
-  if ((v.gold_discarded || []).includes(s)) badges.push(h("span", { class: "badge warn", title: t("gold_discarded_me") }, t("gold_discarded_badge")));
-  const points = info.points ?? info.total ?? info.silver ?? (st.totals ? st.totals[s] : null);
-  const turn = v.phase !== "over" && v.phase !== "claims" && v.turn === s;
-  const river = h("div", { class: "river", dataset: { role: "river" } });
-  const disc = parseTiles(v.discards[s]);
-  disc.forEach((k, i) => {
-    const el = tileEl(k, { size: "r", gold: v.gold, lang: getLang() });
-    if (st.lastDiscard && st.lastDiscard.seat === s && i === disc.length - 1 && st.lastDiscard.tile === k) {
-      el.classList.add("last");
-      el.dataset.last = "1";
-    }
-    river.appendChild(el);
-  });
-  const panel = h(
-    "section",
-    { class: `seat pos-${rel.pos}${turn ? " turn" : ""}${rel.pos === "bottom" ? " mine" : ""}`, dataset: { seat: String(s) } },
-    h(
-      "div",
-      { class: "seat-head" },
-      h("span", { class: "rel" }, t(rel.key)),
-      h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st, s)),
-      badges.filter(Boolean),
-      h("span", { class: "grow" }),
-      points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
-    ),
-    h(
-      "div",
-      { class: "seat-info" },
-      h("span", { class: "flower-count", dataset: { role: "flower-count" } }, t("flowers", { n: flowers.length })),
-      h("span", { class: "flowers", dataset: { role: "flowers" } }, flowers.map((k) => tileEl(k, { size: "xs", lang: getLang() }))),
-      rel.pos !== "bottom" || st.seat === null ? h("span", { class: "concealed", dataset: { role: "concealed-count" } }, t("concealed", { n: v.hand_sizes[s] })) : null,
-    ),
-    h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m) => meldEl(m, v.gold))),
-    river,
-  );
-  return panel;
-}
-
-function centerPanel(st) {
-  const v = st.view;
-  const ld = st.lastDiscard;
-  let turnText = "";
-  if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
-  else if (v.phase === "last_group") turnText = t("last_group");
-  else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: seatName(st, v.turn) });
-  return h(
-    "section",
-    { class: "center", dataset: { role: "center" } },
-    h(
-      "div",
-      { class: "gold-box", dataset: { role: "gold" } },
-      h("span", { class: "label" }, t("gold")),
-      v.indicator ? tileEl(v.indicator, { size: "m", gold: v.gold, lang: getLang() }) : null,
-      v.gold ? h("span", { class: "gold-name" }, tileName(v.gold, getLang())) : null,
-    ),
-    h(
-      "div",
-      { class: "counts" },
-      h("span", { dataset: { role: "live" } }, t("live", { n: v.live })),
-      h("span", { dataset: { role: "reserve" } }, t("reserve", { n: v.reserve })),
-      v.dice ? h("span", { class: "muted" }, t("dice", { a: v.dice[0], b: v.dice[1] })) : null,
-    ),
-    ld
-      ? h(
-          "div",
-          { class: "last-discard", dataset: { role: "last-discard", from: String(ld.seat) } },
-          h("span", {}, t("last_discard", { name: seatName(st, ld.seat) })),
-          tileEl(ld.tile, { size: "m", gold: v.gold, lang: getLang() }),
-        )
-      : null,
-    h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && st.mustAct ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
-  );
-}
-
-function statusLine(st) {
-  const v = st.view;
-  const items = [];
-  if (st.seat === null) return h("div", { class: "status-line" }, t("spectating"));
-  if (st.waits && st.waits.length) {
-    items.push(h("span", { class: "tenpai", dataset: { role: "tenpai" } }, h("b", {}, t("tenpai")), " ", t("waits"), tileRow(st.waits, { size: "xs", gold: v.gold, lang: getLang() })));
-  } else if (Array.isArray(st.waits)) items.push(h("span", { class: "muted", dataset: { role: "tenpai" } }, t("not_tenpai")));
-  if ((v.gold_discarded || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("gold_discarded_me")));
-  if (v.profile === "sanming" && handLayout(v).tiles.includes(v.gold) && discardKinds(st).size) items.push(h("span", { class: "muted" }, t("gold_forbidden")));
-  if ((v.xian_jin || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("xian_jin_me")));
-  if (v.jin_kan && v.jin_kan[String(st.seat)] !== undefined) items.push(h("span", { class: "warn" }, t("jin_kan_me")));
-  return h("div", { class: "status-line", dataset: { role: "status" } }, items);
-}
-
-function claimPrompt(st) {
-  const v = st.view;
-  if (!st.mustAct) return null;
-  if (v.phase !== "claims" && v.phase !== "window_a") return null;
-  const ld = v.last_discard;
-  return h(
-    "div",
-    { class: "claim-prompt", dataset: { role: "claim-prompt" } },
-    ld ? h("span", { class: "what" }, t("claim_prompt", { name: seatName(st, ld.seat), tile: "" }), tileEl(ld.tile, { size: "m", gold: v.gold, lang: getLang() }), h("b", {}, tileName(ld.tile, getLang()))) : null,
-    st.deadlineAt ? h("span", { class: "countdown big", dataset: { role: "countdown" } }, "") : null,
-  );
-}
-
-function actionBar(st, send) {
-  const bar = h("div", { class: "actions", dataset: { role: "actions" } });
-  if (st.seat === null || st.pending) return bar;
-  const acts = legal(st).filter((a) => a.type !== "discard");
-  acts.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
-  let chowIx = 0;
-  for (const a of acts) {
-    const key = a.type === "chow" ? CHOW_KEYS[chowIx++] || "" : KEYS[a.type] || "";
-    const btn = h(
-      "button",
-      { class: `act a-${a.type}`, dataset: { action: a.type, key, tile: a.tile || undefined, tiles: a.tiles || undefined }, title: actionHelp(st, a), onclick: () => send(a) },
-      h("span", { class: "act-main" }, actionTiles(st, a), h("span", { class: "act-label" }, actionLabel(st, a)), key ? h("kbd", {}, key) : null),
-      h("span", { class: "act-help" }, actionHelp(st, a)),
-    );
-    bar.appendChild(btn);
-  }
-  const dk = discardKinds(st);
-  if (dk.size) {
-    const k = discardTarget(st);
-    if (k) {
-      const a = { type: "discard", tile: k };
-      bar.appendChild(
-        h(
-          "button",
-          { class: "act a-discard", dataset: { action: "discard", key: "Enter", tile: k }, onclick: () => send(a) },
-          h("span", { class: "act-main" }, tileRow([k], { size: "s", gold: st.view.gold }), h("span", { class: "act-label" }, t("act.discard", { tile: tileName(k, getLang()) })), h("kbd", {}, "⏎")),
-          h("span", { class: `act-help${k === st.view.gold ? " warn" : ""}` }, k === st.view.gold ? t("gold_discard_warn") : t("select_tile")),
-        ),
-      );
-    }
-  }
-  return bar;
+function selectedKind(st) {
+  if (st.sel === null || !st.view) return null;
+  return allHand(st.view).all[st.sel] ?? null;
 }
 
 /** The tile the discard button throws: the selected one, else the drawn one, else the
@@ -268,77 +86,363 @@ function discardTarget(st) {
   return null;
 }
 
-function selectedKind(st) {
-  if (st.sel === null) return null;
-  const { tiles, drawn } = handLayout(st.view);
-  const all = drawn ? [...tiles, drawn] : tiles;
-  return all[st.sel] ?? null;
-}
-
-function handArea(st, send, rerender) {
+function actionLabel(st, a) {
   const v = st.view;
-  const box = h("div", { class: "hand", dataset: { role: "hand" } });
-  if (st.seat === null) return box;
-  const { tiles, drawn } = handLayout(v);
-  const dk = discardKinds(st);
-  const all = drawn ? [...tiles, drawn] : tiles;
-  if (st.sel !== null && st.sel >= all.length) st.sel = null;
-  all.forEach((k, i) => {
-    const isDrawn = drawn !== null && i === all.length - 1;
-    const el = tileEl(k, { size: "l", gold: v.gold, drawn: isDrawn, lang: getLang() });
-    el.dataset.idx = String(i);
-    if (isDrawn) el.classList.add("drawn");
-    if (st.sel === i) el.classList.add("selected");
-    if (dk.size && !dk.has(k)) el.classList.add("disabled");
-    el.addEventListener("click", () => {
-      if (st.pending) return;
-      if (st.sel === i && dk.has(k)) {
-        send({ type: "discard", tile: k });
-        return;
-      }
-      st.sel = i;
-      rerender();
-    });
-    box.appendChild(el);
-  });
-  return box;
+  const ld = v.last_discard;
+  const tile = a.tile ? tileName(a.tile, getLang()) : ld ? tileName(ld.tile, getLang()) : "";
+  const from = ld ? seatName(st.seats, ld.seat) : "";
+  switch (a.type) {
+    case "win":
+      if (v.phase === "claims" && ld) return t("act.win_discard", { tile, name: from });
+      if (v.phase === "window_a") return t("act.win_heaven");
+      return t("act.win_self");
+    case "chow":
+      return t("act.chow", { tile, pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
+    case "rob_gold":
+      return a.tile ? t("act.rob_gold_tile", { tile }) : t("act.rob_gold");
+    default:
+      return t(`act.${a.type}`, { tile });
+  }
 }
 
-function toolbar(st, conn, rerender) {
+function actionHelp(st, a) {
+  if (a.type === "win" && st.view.phase === "window_a") return t("help.heaven");
+  return t(`help.${a.type}`);
+}
+
+function actionTiles(st, a) {
+  const ld = st.view.last_discard;
+  const list = [];
+  if (a.type === "chow") list.push(...parseTiles(a.tiles));
+  if (a.tile) list.push(a.tile);
+  else if (ld && ["win", "pong", "kong", "chow"].includes(a.type)) list.push(ld.tile);
+  return list.length ? vrow(list, { size: "s", gold: st.view.gold }) : null;
+}
+
+export function hintAction(a) {
+  if (!a) return "";
+  const tile = a.tile ? tileName(a.tile, getLang()) : "";
+  if (a.type === "discard") return t("act.discard", { tile });
+  if (a.type === "chow") return t("act.chow", { tile: "", pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
+  return t(`act.${a.type}`, { tile });
+}
+
+/** A log entry's text in the UI language. */
+export function entryText(st, e) {
+  const name = who(st, e.seat);
+  const tile = e.tile ? tileName(e.tile, getLang()) : "";
+  switch (e.kind) {
+    case "discard":
+      return t("web.log.discard", { name, tile });
+    case "chow":
+      return t("web.log.chow", { name, tile, tiles: parseTiles(e.tiles || "").map((k) => tileName(k, getLang())).join(" ") });
+    case "pong":
+      return t("web.log.pong", { name, tile });
+    case "kong":
+      return e.meld === "kong_concealed" ? t("web.log.kong_concealed", { name }) : t("web.log.kong", { name, tile });
+    case "flower":
+      return t("web.log.flower", { name, tiles: e.tiles.map((k) => tileName(k, getLang())).join(" "), n: e.tiles.length });
+    case "gold":
+      return t("web.log.gold", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()) });
+    case "win":
+      return e.from !== null && e.from !== undefined ? t("web.log.win_discard", { name, tile, from: who(st, e.from) }) : t("web.log.win", { name, how: t(`wintype.${e.win}`) });
+    case "claim-lost":
+      return t("web.log.claim_lost", { name: who(st, e.by), act: t(`web.claim.${e.byKind}`), mine: t(`web.claim.${e.mine}`) });
+    case "draw_game":
+      return t("draw_game");
+    default:
+      return e.kind;
+  }
+}
+
+// ------------------------------------------------------------------ the seats
+
+function meldV(m, gold, key) {
+  if (m.tiles === null || m.tiles === undefined) return h("span", { key, class: `meld m-${m.type}`, dataset: { meld: m.type } }, [0, 1, 2, 3].map(() => vtile("", { back: true, size: "s" })));
+  return h(
+    "span",
+    { key, class: `meld m-${m.type}`, dataset: { meld: m.type } },
+    // a concealed kong shows two tiles face down to the owner too, as at a real table
+    parseTiles(m.tiles).map((k, i) => (m.type === "kong_concealed" && (i === 0 || i === 3) ? vtile("", { back: true, size: "s" }) : vtile(k, { size: "s", gold }))),
+  );
+}
+
+function badgesV(st, s) {
+  const v = st.view;
+  const info = (st.seats && st.seats[s]) || {};
+  const out = [];
+  if (v.dealer === s) out.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer")), v.streak ? h("span", { class: "badge" }, t("streak", { n: v.streak })) : null);
+  if (info.bot) out.push(h("span", { class: "badge bot" }, t("bot")));
+  if (info.connected === false && !info.bot) out.push(h("span", { class: "badge off" }, t("offline")));
+  if (s === st.seat ? autoOn(st) : info.auto) out.push(h("span", { class: "badge auto" }, t("auto_badge")));
+  if ((v.xian_jin || []).includes(s)) out.push(h("span", { class: "badge warn" }, t("xian_jin")));
+  if (v.jin_kan && v.jin_kan[String(s)] !== undefined) out.push(h("span", { class: "badge warn" }, t("jin_kan"), vrow(v.jin_kan[String(s)], { size: "xs", gold: v.gold })));
+  if ((v.gold_discarded || []).includes(s)) out.push(h("span", { class: "badge warn", title: t("gold_discarded_me") }, t("gold_discarded_badge")));
+  return out;
+}
+
+function bubblesV(st, s, now) {
+  return st.bubbles
+    .filter((b) => b.seat === s && now - b.at < BUBBLE_MS)
+    .map((b) => h("span", { key: `b${b.id}`, class: `bubble k-${b.kind}`, dataset: { role: "bubble", kind: b.kind, seat: String(s) } }, t(`web.bubble.${b.kind}`), b.tile ? vtile(b.tile, { size: "xs", gold: st.view.gold }) : null));
+}
+
+function seatV(st, s, now) {
+  const v = st.view;
+  const n = v.players;
+  const rel = relation(s, st.seat, n);
+  const info = (st.seats && st.seats[s]) || {};
+  const flowers = parseTiles(v.flowers[s]);
+  const points = info.points ?? info.total ?? info.silver ?? (st.totals ? st.totals[s] : null);
+  const turn = v.phase !== "over" && v.phase !== "claims" && v.turn === s;
+  const mine = rel.pos === "bottom" && st.seat !== null;
+  const disc = parseTiles(v.discards[s]);
+  const ld = st.lastDiscard;
+  const per = n === 4 && (rel.pos === "left" || rel.pos === "right") ? 6 : 8;
+  const rows = riverRows(disc, per);
+  const river = h(
+    "div",
+    { class: `river r-${rel.pos}`, dataset: { role: "river", count: String(disc.length) } },
+    rows.map((row, ri) =>
+      h(
+        "div",
+        { key: `r${ri}`, class: "river-row" },
+        row.map((k, j) => {
+          const i = ri * per + j;
+          const last = ld && ld.seat === s && i === disc.length - 1 && ld.tile === k;
+          return vtile(k, { key: `${i}`, size: "r", gold: v.gold, last, cls: last ? "last" : "" });
+        }),
+      ),
+    ),
+  );
+  const hidden = v.hand_sizes[s];
+  return h(
+    "section",
+    { key: `seat${s}`, class: `seat pos-${rel.pos}${turn ? " turn" : ""}${mine ? " mine" : ""}`, dataset: { seat: String(s) } },
+    h(
+      "div",
+      // data-seat here too: the seat's visible box (the section is display: contents)
+      { class: `seat-box box-${rel.pos}${turn ? " turn" : ""}`, dataset: { seat: String(s) } },
+      h(
+        "div",
+        { class: "seat-head" },
+        h("span", { class: "rel" }, t(rel.key)),
+        h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st.seats, s)),
+        badgesV(st, s),
+        h("span", { class: "grow" }),
+        points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
+      ),
+      h(
+        "div",
+        { class: "seat-info" },
+        h("span", { class: "flower-count", dataset: { role: "flower-count" } }, t("flowers", { n: flowers.length })),
+        h("span", { class: "flowers", dataset: { role: "flowers" } }, flowers.map((k, i) => vtile(k, { key: `f${i}`, size: "s" }))),
+      ),
+      !mine
+        ? h(
+            "div",
+            { class: "concealed-row" },
+            h("span", { class: "backs" }, Array.from({ length: Math.min(hidden, 17) }, (_x, i) => vtile("", { key: `h${i}`, back: true, size: "xs" }))),
+            h("span", { class: "concealed", dataset: { role: "concealed-count" } }, t("concealed", { n: v.hand_sizes[s] })),
+          )
+        : null,
+      h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`))),
+      h("div", { class: "bubbles" }, bubblesV(st, s, now)),
+    ),
+    river,
+  );
+}
+
+// ------------------------------------------------------------------ the centre
+
+function openingV(st, send) {
+  const o = st.opening;
+  const v = st.view;
+  const lines = o.steps.map((step, i) => {
+    const cls = `o-step${i === o.step ? " now" : ""}${i > o.step ? " later" : ""}`;
+    switch (step.kind) {
+      case "dice":
+        return h("div", { key: "dice", class: cls, dataset: { step: "dice" } }, t("web.opening.dice"), step.dice ? h("span", { class: "dice" }, step.dice.map((d) => String.fromCodePoint(0x2680 + d - 1)).join(" ")) : null, step.dice ? ` ${step.dice[0]}+${step.dice[1]}` : "");
+      case "deal":
+        return h("div", { key: "deal", class: cls, dataset: { step: "deal" } }, t("web.opening.deal", { name: who(st, v.dealer) }));
+      case "flower":
+        return h("div", { key: `f${step.seat}`, class: cls, dataset: { step: "flower", seat: String(step.seat) } }, t("web.opening.flower", { name: who(st, step.seat), n: step.tiles.length }), vrow(step.tiles, { size: "s" }));
+      default:
+        return h("div", { key: "gold", class: cls, dataset: { step: "gold" } }, t("web.opening.gold"), step.indicator ? vtile(step.indicator, { size: "m", gold: step.gold, cls: i === o.step ? "flip" : "" }) : null, step.gold ? h("b", {}, t("web.opening.gold_is", { tile: tileName(step.gold, getLang()) })) : null);
+    }
+  });
+  return h(
+    "div",
+    { key: "opening", class: "opening", dataset: { role: "opening", step: o.steps[o.step].kind } },
+    h("div", { class: "o-title" }, t("web.opening.title")),
+    lines,
+    h("button", { class: "secondary small", dataset: { action: "skip-opening" }, onclick: () => send({ type: "@opening-skip" }) }, t("web.opening.skip")),
+  );
+}
+
+function centerV(st, dispatch) {
+  const v = st.view;
+  const ld = st.lastDiscard;
+  let turnText = "";
+  if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
+  else if (v.phase === "window_a") turnText = st.mustAct ? "" : t("web.window_a");
+  else if (v.phase === "last_group") turnText = t("last_group");
+  else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
+  return h(
+    "section",
+    { key: "center", class: "center", dataset: { role: "center" } },
+    h(
+      "div",
+      { class: "gold-box", dataset: { role: "gold" } },
+      h("span", { class: "label" }, t("gold")),
+      v.indicator ? vtile(v.indicator, { size: "m", gold: v.gold }) : null,
+      v.gold ? h("span", { class: "gold-name" }, tileName(v.gold, getLang())) : null,
+    ),
+    h(
+      "div",
+      { class: "counts" },
+      h("span", { dataset: { role: "live" } }, t("live", { n: v.live })),
+      h("span", { dataset: { role: "reserve" } }, t("reserve", { n: v.reserve })),
+      h("span", { dataset: { role: "dealer" } }, t("web.dealer_is", { name: who(st, v.dealer) }), v.streak ? ` · ${t("streak", { n: v.streak })}` : ""),
+    ),
+    ld
+      ? h("div", { class: "last-discard", dataset: { role: "last-discard", from: String(ld.seat) } }, h("span", {}, t("last_discard", { name: seatName(st.seats, ld.seat) })), vtile(ld.tile, { size: "m", gold: v.gold }))
+      : null,
+    h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && st.mustAct ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
+    st.opening ? openingV(st, dispatch) : null,
+  );
+}
+
+// ------------------------------------------------------------------ the dock
+
+function autoOn(st) {
+  const me = (st.seats && st.seat !== null && st.seats[st.seat]) || {};
+  return st.autoWant !== undefined ? st.autoWant : Boolean(me.auto);
+}
+
+function statusV(st) {
+  const v = st.view;
+  if (st.seat === null) return h("div", { class: "status-line", dataset: { role: "status" } }, t("spectating"));
+  const items = [];
+  if (st.waits && st.waits.length) {
+    items.push(
+      h(
+        "span",
+        { class: "tenpai", dataset: { role: "tenpai" } },
+        h("b", {}, t("tenpai")),
+        " ",
+        h(
+          "span",
+          { class: "wait-count", dataset: { role: "wait-count" }, title: t("web.wait_count_help") },
+          waitCounts(v, st.waits).map((w) => h("span", { key: w.tile, class: `wc${w.left ? "" : " none"}`, dataset: { tile: w.tile, left: String(w.left) } }, vtile(w.tile, { size: "xs", gold: v.gold }), h("span", { class: "left" }, t("web.wait_left", { n: w.left })))),
+        ),
+      ),
+    );
+  } else if (Array.isArray(st.waits)) items.push(h("span", { class: "muted", dataset: { role: "tenpai" } }, t("not_tenpai")));
+  if ((v.gold_discarded || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("gold_discarded_me")));
+  if (v.profile === "sanming" && handLayout(v).tiles.includes(v.gold) && discardKinds(st).size) items.push(h("span", { class: "muted" }, t("gold_forbidden")));
+  if ((v.xian_jin || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("xian_jin_me")));
+  if (v.jin_kan && v.jin_kan[String(st.seat)] !== undefined) items.push(h("span", { class: "warn" }, t("jin_kan_me")));
+  return h("div", { class: "status-line", dataset: { role: "status" } }, items);
+}
+
+function claimPromptV(st) {
+  const v = st.view;
+  if (!st.mustAct || (v.phase !== "claims" && v.phase !== "window_a")) return null;
+  const ld = v.last_discard;
+  const windows = legal(st).filter((a) => WINDOW_ACTS.includes(a.type) && v.phase === "window_a");
+  return h(
+    "div",
+    { class: "claim-prompt", dataset: { role: "claim-prompt" } },
+    ld && v.phase === "claims" ? h("span", { class: "what" }, t("claim_prompt", { name: seatName(st.seats, ld.seat), tile: "" }), vtile(ld.tile, { size: "m", gold: v.gold }), h("b", {}, tileName(ld.tile, getLang()))) : null,
+    windows.length ? h("span", { class: "window-help", dataset: { role: "window-help" } }, t("web.window_help"), windows.map((a) => h("span", { class: "wh" }, ` ${t(`web.window.${a.type === "win" ? "heaven" : a.type}`)}`))) : null,
+    st.deadlineAt ? h("span", { class: "countdown big", dataset: { role: "countdown" } }, "") : null,
+  );
+}
+
+function actionsV(st, act) {
+  const out = [];
+  if (st.seat === null || st.pending) return h("div", { class: "actions", dataset: { role: "actions" } });
+  const acts = legal(st).filter((a) => a.type !== "discard");
+  acts.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
+  let chowIx = 0;
+  for (const a of acts) {
+    const key = a.type === "chow" ? CHOW_KEYS[chowIx++] || "" : KEYS[a.type] || "";
+    out.push(
+      h(
+        "button",
+        { key: `${a.type}:${a.tile || ""}:${a.tiles || ""}`, class: `act a-${a.type}`, dataset: { action: a.type, key, tile: a.tile, tiles: a.tiles }, title: actionHelp(st, a), onclick: () => act(a) },
+        h("span", { class: "act-main" }, actionTiles(st, a), h("span", { class: "act-label" }, actionLabel(st, a)), key ? h("kbd", {}, key) : null),
+        h("span", { class: "act-help" }, actionHelp(st, a)),
+      ),
+    );
+  }
+  const k = discardKinds(st).size ? discardTarget(st) : null;
+  if (k) {
+    out.push(
+      h(
+        "button",
+        { key: "discard", class: "act a-discard", dataset: { action: "discard", key: "Enter", tile: k }, onclick: () => act({ type: "discard", tile: k }) },
+        h("span", { class: "act-main" }, vrow([k], { size: "s", gold: st.view.gold }), h("span", { class: "act-label" }, t("act.discard", { tile: tileName(k, getLang()) })), h("kbd", {}, "⏎")),
+        h("span", { class: `act-help${k === st.view.gold ? " warn" : ""}` }, k === st.view.gold ? t("gold_discard_warn") : t("select_tile")),
+      ),
+    );
+  }
+  return h("div", { class: "actions", dataset: { role: "actions" } }, out);
+}
+
+function handV(st, dispatch, act) {
+  const v = st.view;
+  if (st.seat === null) return h("div", { class: "hand", dataset: { role: "hand" } });
+  const { tiles, drawn, all } = allHand(v);
+  const keys = tileKeys(tiles);
+  if (drawn) keys.push("drawn");
+  const dk = discardKinds(st);
+  return h(
+    "div",
+    { class: "hand", dataset: { role: "hand" } },
+    all.map((k, i) => {
+      const isDrawn = drawn !== null && i === all.length - 1;
+      const cls = `${isDrawn ? "drawn" : ""}${st.sel === i ? " selected" : ""}${dk.size && !dk.has(k) ? " disabled" : ""}`;
+      return vtile(k, {
+        key: keys[i],
+        size: "l",
+        gold: v.gold,
+        drawn: isDrawn,
+        idx: String(i),
+        cls,
+        onclick: () => {
+          if (st.pending) return;
+          if (st.sel === i && dk.has(k)) act({ type: "discard", tile: k });
+          else dispatch({ type: "@select", index: i });
+        },
+      });
+    }),
+  );
+}
+
+function toolbarV(st, conn, dispatch) {
   if (st.seat === null) return null;
-  const me = (st.seats && st.seats[st.seat]) || {};
-  // 托管 as the player last set it until the server's seat list agrees (a re-render for
-  // another message in between must not flip the box back)
-  if (st.autoWant !== undefined && !!me.auto === st.autoWant) st.autoWant = undefined;
-  const auto = st.autoWant !== undefined ? st.autoWant : !!me.auto;
+  const auto = autoOn(st);
+  const hint = st.hint;
+  const reason = hint ? (getLang() === "zh" ? hint.reason_zh || hint.reason : hint.reason) : "";
   return h(
     "div",
     { class: "toolbar" },
-    h(
-      "button",
-      {
-        class: "secondary",
-        dataset: { role: "hint-button", key: "H" },
-        disabled: !legal(st).length || undefined,
-        onclick: () => conn.send({ type: "hint" }),
-      },
-      t("hint"),
-      h("kbd", {}, "H"),
-    ),
+    h("button", { class: "secondary", dataset: { role: "hint-button", key: "H" }, disabled: !legal(st).length || undefined, onclick: () => conn.send({ type: "hint" }) }, t("hint"), h("kbd", {}, "H")),
     h(
       "label",
       { class: "toggle", dataset: { role: "auto-pass" } },
       h("input", {
         type: "checkbox",
-        checked: st.autoPass || undefined,
+        checked: st.autoPass,
         onchange: (e) => {
-          st.autoPass = e.target.checked;
           try {
-            localStorage.setItem("fjmj.autopass", st.autoPass ? "1" : "0");
+            localStorage.setItem("fjmj.autopass", e.target.checked ? "1" : "0");
           } catch (_e) {
             /* ignore */
           }
-          rerender();
+          dispatch({ type: "@auto-pass", on: e.target.checked });
         },
       }),
       t("auto_pass"),
@@ -348,28 +452,66 @@ function toolbar(st, conn, rerender) {
       { class: "toggle", dataset: { role: "tuoguan" } },
       h("input", {
         type: "checkbox",
-        checked: auto || undefined,
+        checked: auto,
         onchange: (e) => {
-          st.autoWant = e.target.checked;
+          dispatch({ type: "@auto", on: e.target.checked });
           conn.send({ type: "auto", on: e.target.checked });
         },
       }),
       t("tuoguan"),
     ),
-    st.hint ? h("span", { class: "hint", dataset: { role: "hint" } }, t("hint_says", { action: hintAction(st.hint.action), reason: getLang() === "zh" ? st.hint.reason_zh || st.hint.reason : st.hint.reason })) : null,
+    hint ? h("span", { class: "hint", dataset: { role: "hint" } }, t("hint_says", { action: hintAction(hint.action), reason })) : null,
   );
 }
 
-function hintAction(a) {
-  if (!a) return "";
-  const tile = a.tile ? tileName(a.tile, getLang()) : "";
-  if (a.type === "discard") return t("act.discard", { tile });
-  if (a.type === "chow") return t("act.chow", { tile: "", pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
-  return t(`act.${a.type}`, { tile });
+function autoBannerV(st, conn, dispatch) {
+  if (st.seat === null || !st.view || st.view.phase === "over" || !autoOn(st)) return null;
+  return h(
+    "div",
+    { key: "auto-banner", class: "auto-banner", dataset: { role: "auto-banner" } },
+    h("span", {}, t("web.auto_banner")),
+    h(
+      "button",
+      {
+        class: "primary",
+        dataset: { action: "cancel-auto" },
+        onclick: () => {
+          dispatch({ type: "@auto", on: false });
+          conn.send({ type: "auto", on: false });
+        },
+      },
+      t("web.cancel_auto"),
+    ),
+  );
 }
 
-function waitingRoom(st, conn, rerender) {
-  // nothing is shown until the table is known (no guessed seat count)
+function logV(st, open, toggle) {
+  const entries = st.log;
+  return h(
+    "aside",
+    { key: "log", class: `action-log${open ? " open" : ""}`, dataset: { role: "log", open: open ? "1" : "0" } },
+    h("button", { class: "log-toggle secondary small", dataset: { action: "toggle-log" }, "aria-expanded": open ? "true" : "false", onclick: toggle }, t("web.log.title", { n: entries.length })),
+    h(
+      "ol",
+      { class: "log-list" },
+      entries.map((e) => h("li", { key: `e${e.id}`, class: `log-entry k-${e.kind}`, dataset: { role: "log-entry", seat: String(e.seat), kind: e.kind } }, entryText(st, e))),
+    ),
+  );
+}
+
+function muteIcon(muted) {
+  // a speaker drawn inline (renders everywhere), crossed out when muted
+  return h(
+    "svg",
+    { viewBox: "0 0 24 24", width: "20", height: "20", "aria-hidden": "true" },
+    h("path", { d: "M4 9h4l5-4v14l-5-4H4z", fill: "currentColor" }),
+    muted ? h("path", { d: "M16 9l5 6M21 9l-5 6", stroke: "currentColor", "stroke-width": "2", fill: "none" }) : h("path", { d: "M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12", stroke: "currentColor", "stroke-width": "2", fill: "none" }),
+  );
+}
+
+// ------------------------------------------------------------------ the waiting room
+
+function waitingRoomV(st, conn, dispatch, botCall) {
   const n = st.players || (st.info && st.info.players) || (st.seats && st.seats.length) || 0;
   const seats = st.seats || (st.info && st.info.seats) || [];
   const rows = [];
@@ -379,7 +521,7 @@ function waitingRoom(st, conn, rerender) {
     rows.push(
       h(
         "div",
-        { class: "wait-seat", dataset: { seat: String(s) } },
+        { key: `w${s}`, class: "wait-seat", dataset: { seat: String(s) } },
         h("span", { class: "name" }, name, s === st.seat ? ` (${t("me")})` : ""),
         info.bot ? h("span", { class: "badge bot" }, t("bot")) : null,
         !info.bot && info.name ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
@@ -391,9 +533,10 @@ function waitingRoom(st, conn, rerender) {
   // a private table opens by its code only (its id is refused to anyone not seated there)
   const ref = st.info && st.info.private && code ? code : st.table;
   const invite = st.table !== null ? new URL(`./?table=${encodeURIComponent(ref)}`, window.location.href).href : "";
+  const canBots = Boolean(st.botsApi && st.info && st.me && st.me.player_id !== undefined && st.info.creator_id === st.me.player_id && st.seat !== null);
   return h(
     "section",
-    { class: "card waiting", dataset: { role: "waiting-room" } },
+    { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
     h("h2", {}, t("waiting_room")),
     code ? h("p", {}, `${t("code")}: `, h("b", { dataset: { role: "table-code" } }, code)) : null,
     invite ? h("p", { class: "muted small" }, `${t("invite")}: `, h("code", {}, invite)) : null,
@@ -403,101 +546,22 @@ function waitingRoom(st, conn, rerender) {
       { class: "row" },
       // hidden as soon as it is pressed (not when the server confirms): a second tap in
       // between could land on nothing once the hand starts
-      st.seat !== null && (mine.ready || st.readySent)
-        ? h("span", { class: "muted", dataset: { role: "ready-sent" } }, t("is_ready"))
-        : null,
+      st.seat !== null && (mine.ready || st.readySent) ? h("span", { class: "muted", dataset: { role: "ready-sent" } }, t("is_ready")) : null,
       st.seat !== null && !mine.ready && !st.readySent
-        ? h("button", { class: "primary", dataset: { action: "ready" }, onclick: () => { conn.send({ type: "ready" }); st.readySent = true; rerender(); } }, t("ready"))
+        ? h("button", { key: "ready", class: "primary", dataset: { action: "ready" }, onclick: () => { conn.send({ type: "ready" }); dispatch({ type: "@ready-sent" }); } }, t("ready"))
         : null,
-      canBots(st) ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall(st, "POST", rerender) }, t("add_bot")) : null,
-      canBots(st) && (st.seats || []).some((x) => x && x.bot) ? h("button", { class: "secondary", dataset: { role: "remove-bot" }, onclick: () => botCall(st, "DELETE", rerender) }, t("remove_bot")) : null,
+      canBots ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall("POST") }, t("add_bot")) : null,
+      canBots && seats.some((x) => x && x.bot) ? h("button", { class: "secondary", dataset: { role: "remove-bot" }, onclick: () => botCall("DELETE") }, t("remove_bot")) : null,
     ),
   );
 }
 
-function canBots(st) {
-  const pid = st.me && st.me.player_id;
-  return Boolean(st.botsApi && st.info && pid !== undefined && st.info.creator_id === pid && st.seat !== null);
-}
-
-async function botCall(st, method, rerender) {
-  try {
-    await api(method, `api/tables/${encodeURIComponent(st.table)}/bots`);
-    await refreshInfo(st);
-    rerender();
-  } catch (e) {
-    toast(t("error", { msg: e.message }), "error");
-  }
-}
-
-async function refreshInfo(st) {
-  try {
-    st.info = await api("GET", `api/tables/${encodeURIComponent(st.table)}`);
-    if (st.info && Array.isArray(st.info.totals)) st.totals = st.info.totals;
-    if (st.info && st.info.players) st.players = st.info.players;
-    if (st.info && Array.isArray(st.info.seats) && !st.view) st.seats = st.info.seats;
-  } catch (_e) {
-    /* the socket keeps us informed anyway */
-  }
-}
-
-function trackLastDiscard(st, v) {
-  if (v.last_discard) {
-    st.lastDiscard = v.last_discard;
-  } else if (st.prevDiscards) {
-    for (let s = 0; s < v.players; s++) {
-      const now = parseTiles(v.discards[s]);
-      const before = parseTiles(st.prevDiscards[s] || "");
-      if (now.length > before.length) st.lastDiscard = { seat: s, tile: now[now.length - 1] };
-    }
-  }
-  // a claimed discard leaves the river: stop highlighting it
-  if (st.lastDiscard) {
-    const r = parseTiles(v.discards[st.lastDiscard.seat] || "");
-    if (r[r.length - 1] !== st.lastDiscard.tile) st.lastDiscard = null;
-  }
-  st.prevDiscards = v.discards.slice();
-}
-
-/** A public `discard` notice: the tile joins the discarder's river at once (and leaves the
- * discarder's own hand when it is this seat); no decision is open until the next state. */
-function noteDiscard(st, msg) {
-  const v = { ...st.view, legal_actions: [] };
-  v.discards = v.discards.slice();
-  v.discards[msg.seat] = `${v.discards[msg.seat] || ""}${msg.tile}`;
-  if (Array.isArray(v.hand_sizes)) {
-    v.hand_sizes = v.hand_sizes.slice();
-    v.hand_sizes[msg.seat] = Math.max(0, v.hand_sizes[msg.seat] - 1);
-  }
-  if (msg.seat === st.seat && v.hand !== undefined) {
-    const tiles = parseTiles(v.hand || ""); // the drawn tile is in it too
-    const i = tiles.lastIndexOf(msg.tile);
-    if (i >= 0) tiles.splice(i, 1);
-    v.hand = tiles.join("");
-    v.drawn = null;
-    st.sel = null;
-  }
-  st.view = v;
-  st.mustAct = false;
-  st.deadlineAt = null;
-  st.lastDiscard = { seat: msg.seat, tile: msg.tile };
-  st.prevDiscards = v.discards.slice();
-}
+// ------------------------------------------------------------------ the page
 
 export async function showTable(root, tableRef, as) {
-  const st = {
+  let st = initState({
     table: tableRef,
-    seat: null,
     as,
-    view: null,
-    seats: null,
-    waits: null,
-    hand: null,
-    seq: null,
-    deadlineAt: null,
-    mustAct: false,
-    sel: null,
-    pending: false,
     autoPass: (() => {
       try {
         return localStorage.getItem("fjmj.autopass") === "1";
@@ -505,215 +569,259 @@ export async function showTable(root, tableRef, as) {
         return false;
       }
     })(),
-    hint: null,
-    handEnd: null,
-    matchEnd: null,
-    info: null,
-    botsApi: false,
-    me: null,
-    online: true, // false only while reconnecting
-    lastDiscard: null,
-    prevDiscards: null,
-    totals: null,
-    summaryPath: false,
-  };
+  });
   const paths = await serverPaths();
-  st.botsApi = Object.keys(paths).some((p) => /^\/api\/tables\/\{[^}]+\}\/bots$/.test(p) && hasPath(paths, p, "post"));
-  st.summaryPath = Object.keys(paths).some((p) => /^\/api\/hands\/\{[^}]+\}\/summary$/.test(p));
-
+  const botsApi = Object.keys(paths).some((p) => /^\/api\/tables\/\{[^}]+\}\/bots$/.test(p) && hasPath(paths, p, "post"));
+  const summaryPath = Object.keys(paths).some((p) => /^\/api\/hands\/\{[^}]+\}\/summary$/.test(p));
+  // what handend.js reads and writes besides the reducer's state (its summaries, ready)
+  const endCtx = { summaries: {}, summaryPath };
+  let logOpen = !window.matchMedia("(max-width: 700px)").matches;
+  let endLogOpen = false;
+  let playedSound = 0;
+  let openingTimer = null;
+  let endCache = { key: null, node: null };
   let conn = null;
-  const send = (action) => {
+
+  const socialBox = document.createElement("section");
+  socialBox.className = "social";
+  socialBox.dataset.role = "social";
+  let social = null;
+
+  const dispatch = (msg) => {
+    st = reduce(st, msg, performance.now());
+    render();
+  };
+
+  const act = (action) => {
     if (st.pending || st.seq === null) return;
     if (conn.send({ type: "act", seq: st.seq, action })) {
-      st.pending = true;
-      st.sel = null;
-      st.hint = null;
-      // answered: no countdown (after a claim answer the next state may come only when the
-      // window closes, R12 rev 2)
-      st.deadlineAt = null;
-      render();
+      if (action.type === "discard") play("tile");
+      dispatch({ type: "@sent", action });
     }
   };
 
+  const botCall = async (method) => {
+    try {
+      await api(method, `api/tables/${encodeURIComponent(st.table)}/bots`);
+      await refreshInfo();
+    } catch (e) {
+      toast(t("error", { msg: errorText({ code: e.code, message: e.message }) }), "error");
+    }
+  };
+
+  const refreshInfo = async () => {
+    try {
+      const info = await api("GET", `api/tables/${encodeURIComponent(st.table)}`);
+      dispatch({ type: "@info", info });
+    } catch (_e) {
+      /* the socket keeps us informed anyway */
+    }
+  };
+
+  const leave = async () => {
+    const mid = Boolean(st.view && !st.matchEnd);
+    if (mid && !(await confirmLeave(socialCtx))) return;
+    conn.send({ type: "leave" });
+    conn.stop();
+    go({});
+  };
+
+  const socialCtx = {
+    send: (obj) => conn && conn.send(obj),
+    lang: getLang,
+    seats: () => st.seats,
+    mySeat: () => st.seat,
+    spectator: as === "spectator",
+    table: () => st.info,
+  };
+
+  const endScreen = () => {
+    // the end screen is rebuilt only when what it shows changes (its buttons keep their
+    // nodes otherwise)
+    const key = JSON.stringify([st.handEnd && st.handEnd.handNo, Boolean(st.handEnd && !st.handEnd.fromView), Boolean(st.matchEnd), st.readyFor, getLang(), st.view && st.view.phase, st.winTile, Object.keys(endCtx.summaries).map((k) => [k, Boolean(endCtx.summaries[k])]), st.seats && st.seats.map((x) => x && x.name)]);
+    if (endCache.key !== key) {
+      const view = { ...st, ...endCtx };
+      const node = renderHandEnd(view, conn, () => {
+        endCtx.summaries = view.summaries;
+        if (view.readyFor === st.hand && st.readyFor !== st.hand) st = reduce(st, { type: "@ready-next" }, performance.now());
+        endCache.key = null;
+        render();
+      });
+      endCtx.summaries = view.summaries || endCtx.summaries;
+      endCache = { key, node };
+    }
+    return endCache.node;
+  };
+
   const render = () => {
+    const now = performance.now();
     document.title = `${t("title")} · ${t("table_no", { id: st.table })}`;
     const header = h(
       "header",
-      { class: "bar" },
+      { key: "bar", class: "bar" },
       h("a", { href: "./", class: "home", onclick: () => conn && conn.stop() }, t("lobby")),
       h("span", { class: "tinfo" }, t("table_no", { id: st.table }), st.view ? ` · ${t(`profile.${st.view.profile}`)}` : "", st.hand ? ` · ${handNo(st)}` : ""),
       h("span", { class: "grow" }),
       st.online ? null : h("span", { class: "reconnecting", dataset: { role: "reconnecting" } }, t("reconnecting")),
-      langButton(render),
-      st.seat !== null ? h("button", { class: "secondary", dataset: { role: "leave" }, onclick: () => { conn.send({ type: "leave" }); conn.stop(); go({}); } }, t("leave")) : null,
+      h("button", { class: "icon secondary", dataset: { action: "mute" }, "aria-pressed": isMuted() ? "true" : "false", title: isMuted() ? t("web.unmute") : t("web.mute"), onclick: () => { setMuted(!isMuted()); render(); } }, muteIcon(isMuted())),
+      h("button", { class: "lang", dataset: { role: "lang" }, title: getLang() === "zh" ? "Switch to English" : "切换到中文", onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); endCache.key = null; render(); } }, t("lang_switch")),
+      st.seat !== null ? h("button", { class: "secondary", dataset: { role: "leave" }, onclick: leave }, t("leave")) : null,
     );
     const parts = [header];
     if (!st.view) {
-      parts.push(h("main", { class: "lobby" }, waitingRoom(st, conn, render)));
+      parts.push(h("main", { key: "lobby", class: "lobby" }, waitingRoomV(st, conn, dispatch, botCall), h("div", { class: "social-wrap" }, socialBox)));
     } else {
       const v = st.view;
       const me = st.seat ?? 0;
-      const grid = h("main", { class: `table-grid n${v.players}`, dataset: { role: "table", phase: v.phase } });
-      for (let s = 0; s < v.players; s++) if (s !== me) grid.appendChild(seatPanel(st, s));
-      grid.appendChild(centerPanel(st));
-      const mine = seatPanel(st, me);
-      grid.appendChild(mine);
-      const dock = h(
-        "section",
-        { class: "dock", dataset: { role: "dock" } },
-        statusLine(st),
-        claimPrompt(st),
-        actionBar(st, send),
-        handArea(st, send, render),
-        v.phase === "over" ? null : toolbar(st, conn, render),
+      if (st.handEnd) parts.push(h("div", { key: "end", class: "end-host" }, endScreen()));
+      else {
+        const seats = [];
+        for (let s = 0; s < v.players; s++) if (s !== me) seats.push(seatV(st, s, now));
+        parts.push(
+          h(
+            "main",
+            { key: "table", class: `table-grid tl n${v.players}`, dataset: { role: "table", phase: v.phase } },
+            seats,
+            centerV(st, dispatch),
+            seatV(st, me, now),
+            logV(st, logOpen, () => {
+              logOpen = !logOpen;
+              render();
+            }),
+            h("div", { key: "social", class: "social-wrap" }, socialBox),
+          ),
+        );
+      }
+      parts.push(autoBannerV(st, conn, dispatch));
+      parts.push(
+        h(
+          "section",
+          { key: "dock", class: "dock", dataset: { role: "dock" } },
+          statusV(st),
+          claimPromptV(st),
+          actionsV(st, act),
+          handV(st, dispatch, act),
+          v.phase === "over" ? null : toolbarV(st, conn, dispatch),
+        ),
       );
-      // the end of hand takes the table's place (not an overlay): the dock stays in view and
-      // nothing covers a tile someone is about to tap when the hand ends
-      parts.push(st.handEnd ? renderHandEnd(st, conn, render) : grid, dock);
+      // between hands the log and the social box (chat, the dissolve vote) stay in reach
+      if (st.handEnd) parts.push(h("div", { key: "log-end", class: "end-log" }, logV(st, endLogOpen, () => {
+        endLogOpen = !endLogOpen;
+        render();
+      }), h("div", { class: "social-wrap" }, socialBox)));
     }
     root.classList.toggle("table-page", Boolean(st.view));
-    root.replaceChildren(...parts.filter(Boolean));
+    patch(root, parts.filter(Boolean));
+    // the newest log entry in view
+    for (const list of root.querySelectorAll(".action-log .log-list")) if (list.dataset.n !== String(st.log.length)) {
+      list.dataset.n = String(st.log.length);
+      list.scrollTop = list.scrollHeight;
+    }
+    // sounds queued by the reducer, each played once
+    for (const snd of st.sounds) {
+      if (snd.id > playedSound) {
+        playedSound = snd.id;
+        play(snd.name);
+      }
+    }
+    scheduleOpening();
     tick();
   };
 
+  const scheduleOpening = () => {
+    if (!st.opening) {
+      if (openingTimer) clearTimeout(openingTimer);
+      openingTimer = null;
+      return;
+    }
+    if (openingTimer) return;
+    const step = st.opening.steps[st.opening.step];
+    openingTimer = setTimeout(() => {
+      openingTimer = null;
+      if (step.kind === "flower") play("tile");
+      if (step.kind === "gold") play("claim");
+      dispatch({ type: "@opening-step" });
+    }, OPENING_PACE[step.kind] || 800);
+  };
+
+  let lastLeft = null;
+  let bubblesShown = false;
   const tick = () => {
     const left = st.deadlineAt ? Math.max(0, Math.ceil((st.deadlineAt - performance.now()) / 1000)) : null;
     for (const el of document.querySelectorAll("[data-role=countdown]")) {
-      el.textContent = left === null ? "" : t("seconds", { n: left });
+      const text = left === null ? "" : t("seconds", { n: left });
+      if (el.textContent !== text) el.textContent = text;
       el.classList.toggle("urgent", left !== null && left <= 5);
     }
+    if (left !== null && left !== lastLeft && left <= 3 && left > 0 && st.mustAct) play("tick");
+    lastLeft = left;
+    // bubbles fade: re-render when one is due to go
+    const now = performance.now();
+    const live = st.bubbles.some((b) => now - b.at < BUBBLE_MS);
+    if (bubblesShown && !live) {
+      bubblesShown = false;
+      render();
+    } else if (live) bubblesShown = true;
   };
   setInterval(tick, 250);
 
   const onMessage = (msg) => {
+    if (social) social.onMessage(msg);
+    const before = st;
+    st = reduce(st, msg, performance.now());
     switch (msg.type) {
-      case "welcome":
-        st.me = { ...(st.me || {}), player_id: msg.player_id, name: msg.name };
-        break;
       case "seated":
-        st.table = msg.table;
-        if (msg.code) st.code = msg.code;
-        st.seat = msg.seat ?? null;
-        st.pending = false;
-        refreshInfo(st).then(render);
+        refreshInfo();
         break;
-      case "state": {
-        const v = msg.view;
-        st.seq = msg.seq;
-        if (msg.seats) st.seats = msg.seats;
-        if (msg.me && typeof msg.me === "object") st.me = { ...(st.me || {}), ...msg.me };
-        if (typeof msg.me === "number") st.seat = msg.me;
-        else if (msg.me && msg.me.seat !== undefined) st.seat = msg.me.seat;
-        if (msg.number !== undefined) st.number = msg.number;
-        if (msg.totals) st.totals = msg.totals;
-        st.players = msg.players ?? (v ? v.players : st.players);
-        st.waits = msg.waits ?? null;
-        st.pending = false;
-        if (msg.hand !== st.hand) {
-          st.sel = null;
-          st.lastDiscard = null;
-          st.prevDiscards = null;
-        }
-        if (st.handEnd && v && v.phase !== "over" && msg.hand !== st.handEnd.handNo) {
-          st.handEnd = null;
-          st.readyFor = null;
-        }
-        st.hand = msg.hand;
-        st.handsTotal = msg.hands ?? st.handsTotal;
-        st.view = v || null;
-        st.deadlineAt = msg.deadline_ms !== null && msg.deadline_ms !== undefined ? performance.now() + msg.deadline_ms : null;
-        st.mustAct = Boolean(v && st.seat !== null && (v.to_act || []).includes(st.seat) && (v.legal_actions || []).length);
-        if (v) trackLastDiscard(st, v);
-        if (v && v.phase === "over" && !st.handEnd) st.handEnd = { handNo: msg.hand, id: String(msg.hand), fromView: true };
-        if (!v) refreshInfo(st).then(render);
+      case "state":
+        if (!msg.view) refreshInfo();
         // auto-pass: decline claims (never a win) at once
-        if (st.autoPass && st.mustAct && v.phase === "claims") {
-          const acts = v.legal_actions;
-          if (acts.some((a) => a.type === "pass") && !acts.some((a) => ["win", "three_golds", "rob_gold"].includes(a.type))) {
+        if (st.autoPass && st.mustAct && st.view.phase === "claims") {
+          const acts = st.view.legal_actions;
+          if (acts.some((a) => a.type === "pass") && !acts.some((a) => WINDOW_ACTS.includes(a.type))) {
             render();
-            send({ type: "pass" });
+            act({ type: "pass" });
             return;
           }
         }
-        render();
         break;
-      }
       case "hand_end": {
         const id = handId(msg);
         if (id !== null) rememberHand(id);
-        st.handEnd = { ...msg, handNo: msg.hand, id: id ?? String(msg.hand) };
-        if (msg.hands_total) st.handsTotal = msg.hands_total;
-        if (msg.totals) st.totals = msg.totals;
-        render();
+        st = { ...st, handEnd: { ...st.handEnd, id: id ?? String(msg.hand) } };
         break;
       }
-      case "match_end":
-        st.matchEnd = msg;
-        if (msg.totals) st.totals = msg.totals;
-        if (!st.handEnd) st.handEnd = { handNo: st.hand, fromView: true };
-        render();
-        break;
-      case "discard":
-        // the public notice of a discard (R12 rev 2): shown at once to everybody; the next
-        // state follows the claim pause (or comes at once to a seat asked to answer)
-        if (st.view && msg.hand === st.hand && st.view.phase !== "over") noteDiscard(st, msg);
-        render();
-        break;
-      case "added_kong":
-      case "hand_start":
-      case "left":
-        // public notices: the state that follows shows them; nothing to act on meanwhile
-        if (st.view && st.view.phase !== "over" && msg.type !== "hand_start") {
-          st.view = { ...st.view, legal_actions: [] };
-          st.mustAct = false;
-          st.deadlineAt = null;
-        }
-        render();
-        break;
       case "hand_void":
-        toast(t("hand_void", { seat: msg.leaver ?? "?" }), "error");
-        render();
+        toast(t("web.hand_void", { name: msg.leaver !== null && msg.leaver !== undefined ? who(st, msg.leaver) : "?" }), "error");
         break;
       case "table_closed":
         toast(t("table_closed"));
-        render();
-        break;
-      case "pong":
         break;
       case "status":
         // the server cannot save the game (full disk, lost database): it waits, then
         // continues by itself (docs/protocol.md)
         toast(getLang() === "zh" ? msg.message_zh || msg.message : msg.message, msg.store === "failing" ? "error" : "info");
         break;
-      case "seats":
-        st.seats = msg.seats;
-        render();
-        break;
-      case "hint":
-        st.hint = msg;
-        render();
-        break;
       case "error":
-        st.pending = false;
-        st.readySent = false;
-        toast(t("error", { msg: msg.message || msg.code }), "error");
-        render();
+        toast(t("error", { msg: errorText(msg) }), "error");
         break;
+      case "pong":
+        return;
       default:
         break;
     }
+    if (st !== before || msg.type === "error") render();
   };
-  const onStatus = (s) => {
-    st.online = s === "online";
-    render();
-  };
+  const onStatus = (s) => dispatch({ type: "@online", online: s === "online" });
   conn = new TableConn({ table: tableRef, as, onMessage, onStatus });
   // for tests and debugging: drop the socket as a network failure would
   window.fjmjDropConnection = () => conn.drop();
+  st = { ...st, botsApi };
   conn.start();
   render();
+  social = mountSocial(socialBox, socialCtx);
 
-  document.addEventListener("keydown", (e) => onKey(e, st, send, conn, render));
+  document.addEventListener("keydown", (e) => onKey(e, () => st, act, conn, dispatch));
 }
 
 function handNo(st) {
@@ -730,15 +838,15 @@ export function handId(msg) {
   return null;
 }
 
-function onKey(e, st, send, conn, render) {
-  if (!st.view || st.seat === null || e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey || e.altKey) return;
-  const { tiles, drawn } = handLayout(st.view);
-  const count = tiles.length + (drawn ? 1 : 0);
+function onKey(e, current, act, conn, dispatch) {
+  const st = current();
+  if (!st || !st.view || st.seat === null || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
+  const { all } = allHand(st.view);
+  const count = all.length;
   if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
     if (!count) return;
     const d = e.key === "ArrowLeft" ? -1 : 1;
-    st.sel = st.sel === null ? (d > 0 ? 0 : count - 1) : (st.sel + d + count) % count;
-    render();
+    dispatch({ type: "@select", index: st.sel === null ? (d > 0 ? 0 : count - 1) : (st.sel + d + count) % count });
     e.preventDefault();
     return;
   }
@@ -767,4 +875,3 @@ function onKey(e, st, send, conn, render) {
     e.preventDefault();
   }
 }
-

@@ -1,0 +1,334 @@
+// The table's state as a pure reducer (docs/web.md): reduce(state, message, now) → state.
+// `message` is a server message (docs/protocol.md) or a local one whose type starts with "@"
+// (a tap, a timer); `now` is the caller's clock in ms (performance.now()), so the reducer
+// reads no clock itself. The table state, the prompt, the countdown's deadline, the action
+// log, the bubbles, the opening being shown and the sounds to play are all plain data here;
+// table.js renders them. Unit tests: tests/js/reducer.test.mjs.
+import { handLayout, tileKeys } from "./helpers.js";
+import { parseTiles } from "./tiles.js";
+
+export const BUBBLE_MS = 2600;
+const CLAIMS = ["chow", "pong", "kong", "win"];
+// the opening's pace (ms per step): watchable, and skippable
+export const OPENING_PACE = { dice: 700, deal: 700, flower: 900, gold: 1300 };
+
+export function initState({ table = null, as = "player", autoPass = false } = {}) {
+  return {
+    table,
+    spectator: as === "spectator",
+    seat: null,
+    me: null,
+    code: null,
+    info: null,
+    seats: null,
+    players: null,
+    view: null,
+    hand: null,
+    number: null,
+    handsTotal: null,
+    totals: null,
+    waits: null,
+    seq: null,
+    deadlineAt: null,
+    mustAct: false,
+    pending: false,
+    sel: null, // index into the displayed hand (handLayout order, drawn tile last)
+    hint: null,
+    handEnd: null,
+    matchEnd: null,
+    lastDiscard: null,
+    winTile: null,
+    myClaim: null, // the claim this seat answered in the open window
+    autoPass,
+    autoWant: undefined, // 托管 as this player last asked, until the seat list agrees
+    readySent: false,
+    readyFor: null,
+    online: true,
+    opening: null,
+    log: [],
+    bubbles: [],
+    sounds: [],
+    nextId: 1,
+  };
+}
+
+function push(s, field, item) {
+  const id = s.nextId;
+  s.nextId += 1;
+  s[field] = [...s[field], { id, ...item }];
+  return id;
+}
+
+/** Announce an action: a log entry, a bubble at the acting seat (claims, wins, flowers, the
+ * gold) and its sound. */
+function announce(s, entry, now, { bubble = true, sound = null } = {}) {
+  push(s, "log", entry);
+  if (bubble && entry.kind !== "discard" && entry.kind !== "claim-lost") push(s, "bubbles", { seat: entry.seat, kind: entry.kind, tile: entry.tile || null, at: now });
+  if (sound) push(s, "sounds", { name: sound });
+}
+
+function meldKind(type) {
+  return type.startsWith("kong") ? "kong" : type;
+}
+
+function claimedTile(m, lastDiscard) {
+  if (m.type === "chow" || m.type === "pong" || m.type === "kong_exposed") {
+    if (lastDiscard && lastDiscard.seat === m.from) return lastDiscard.tile;
+  }
+  const t = parseTiles(m.tiles || "");
+  return t.length ? t[t.length - 1] : null;
+}
+
+/** A view at the very start of a hand (after the deal, 补花 and 开金, before any discard). */
+export function freshHand(v) {
+  return v.phase !== "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
+}
+
+/** The opening as steps to show: the dice, the deal, each seat's 补花 from the dealer on,
+ * the 开金 flip (R3, R4). */
+export function openingSteps(v) {
+  const steps = [{ kind: "dice", dice: v.dice || null }, { kind: "deal" }];
+  for (let i = 0; i < v.players; i++) {
+    const seat = (v.dealer + i) % v.players;
+    const tiles = parseTiles(v.flowers[seat] || "");
+    if (tiles.length) steps.push({ kind: "flower", seat, tiles });
+  }
+  steps.push({ kind: "gold", seat: v.dealer, indicator: v.indicator, gold: v.gold });
+  return steps;
+}
+
+/** What happened between two views of the same hand, announced. */
+function diffViews(s, prev, v, now) {
+  const n = v.players;
+  for (let seat = 0; seat < n; seat++) {
+    const before = parseTiles(prev.discards[seat] || "");
+    const after = parseTiles(v.discards[seat] || "");
+    if (after.length > before.length) {
+      for (const tile of after.slice(before.length)) {
+        announce(s, { seat, kind: "discard", tile }, now, { sound: "tile" });
+        s.lastDiscard = { seat, tile };
+      }
+    }
+  }
+  for (let seat = 0; seat < n; seat++) {
+    const before = prev.melds[seat] || [];
+    const after = v.melds[seat] || [];
+    after.forEach((m, i) => {
+      const old = before[i];
+      if (old && old.type === m.type) return;
+      const kind = meldKind(m.type);
+      announce(s, { seat, kind, meld: m.type, tile: claimedTile(m, s.lastDiscard), tiles: m.tiles || null, from: m.from ?? null }, now, { sound: "claim" });
+    });
+    const fb = parseTiles(prev.flowers[seat] || "");
+    const fa = parseTiles(v.flowers[seat] || "");
+    if (fa.length > fb.length) announce(s, { seat, kind: "flower", tiles: fa.slice(fb.length) }, now, { sound: "tile" });
+  }
+  if (v.phase === "over" && prev.phase !== "over") {
+    const r = v.result;
+    if (r) {
+      let tile = null;
+      if (r.win === "discard" && s.lastDiscard && s.lastDiscard.seat === r.discarder) tile = s.lastDiscard.tile;
+      else if (r.win === "rob_gold") tile = v.indicator;
+      else if (r.winner === s.seat && prev.drawn) tile = prev.drawn;
+      s.winTile = tile;
+      announce(s, { seat: r.winner, kind: "win", win: r.win, tile, from: r.discarder ?? null }, now, { sound: "win" });
+    } else announce(s, { seat: v.dealer, kind: "draw_game" }, now, { bubble: false });
+  }
+  // a claim this seat made that lost to a higher one (R6), said as such
+  if (s.myClaim && v.phase !== "claims") {
+    const mine = s.myClaim;
+    const myMelds = (v.melds[s.seat] || []).length > (prev.melds[s.seat] || []).length;
+    const iWon = v.result && v.result.winner === s.seat;
+    if (!myMelds && !iWon) {
+      const taker = s.log.slice(-6).find((e) => e.seat !== s.seat && ["chow", "pong", "kong", "win"].includes(e.kind) && e.id > mine.since);
+      if (taker) announce(s, { seat: s.seat, kind: "claim-lost", mine: mine.type, by: taker.seat, byKind: taker.kind, tile: mine.tile }, now, { bubble: false });
+    }
+    s.myClaim = null;
+  }
+}
+
+function stateMessage(state, msg, now) {
+  const s = { ...state };
+  const v = msg.view || null;
+  s.seq = msg.seq ?? s.seq;
+  if (msg.seats) s.seats = msg.seats;
+  if (typeof msg.me === "number") s.seat = msg.me;
+  else if (msg.me && typeof msg.me === "object") {
+    s.me = { ...(s.me || {}), ...msg.me };
+    if (msg.me.seat !== undefined) s.seat = msg.me.seat;
+  }
+  if (msg.number !== undefined) s.number = msg.number;
+  if (msg.totals) s.totals = msg.totals;
+  if (msg.hands !== undefined) s.handsTotal = msg.hands;
+  s.players = msg.players ?? (v ? v.players : s.players);
+  s.waits = msg.waits ?? null;
+  s.pending = false;
+  s.hint = null;
+  const newHand = msg.hand !== state.hand;
+  if (newHand) {
+    s.sel = null;
+    s.lastDiscard = null;
+    s.myClaim = null;
+    s.winTile = null;
+    s.opening = null;
+  }
+  if (s.handEnd && v && v.phase !== "over" && msg.hand !== s.handEnd.handNo) {
+    s.handEnd = null;
+    s.readyFor = null;
+  }
+  s.hand = msg.hand;
+  s.deadlineAt = msg.deadline_ms !== null && msg.deadline_ms !== undefined ? now + msg.deadline_ms : null;
+  s.mustAct = Boolean(v && s.seat !== null && (v.to_act || []).includes(s.seat) && (v.legal_actions || []).length);
+  if (v) {
+    const prev = state.view;
+    if ((newHand || !prev) && freshHand(v)) {
+      const steps = openingSteps(v);
+      s.opening = { hand: msg.hand, step: 0, steps, at: now };
+      for (const st of steps) {
+        if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles }, now, { bubble: false });
+        if (st.kind === "gold") announce(s, { seat: st.seat, kind: "gold", tile: st.indicator, gold: st.gold }, now, { bubble: false });
+      }
+    } else if (prev && !newHand) diffViews(s, prev, v, now);
+    if (v.last_discard) s.lastDiscard = v.last_discard;
+    else if (s.lastDiscard) {
+      // a claimed discard leaves the river: it is no longer the last discard
+      const r = parseTiles(v.discards[s.lastDiscard.seat] || "");
+      if (r[r.length - 1] !== s.lastDiscard.tile) s.lastDiscard = null;
+    }
+    if (s.mustAct && v.phase === "claims" && !state.mustAct) push(s, "sounds", { name: "prompt" });
+    const count = handLayout(v).tiles.length + (handLayout(v).drawn ? 1 : 0);
+    if (s.sel !== null && s.sel >= count) s.sel = null;
+    if (v.phase === "over" && !s.handEnd) s.handEnd = { handNo: msg.hand, id: String(msg.hand), fromView: true };
+  }
+  s.view = v;
+  s.bubbles = s.bubbles.filter((b) => now - b.at < BUBBLE_MS * 2);
+  s.sounds = s.sounds.slice(-8);
+  return s;
+}
+
+/** A public `discard` notice (R12 rev 2): the tile joins the river at once (and leaves this
+ * seat's hand when it is ours); no decision is open until the next state. */
+function discardMessage(state, msg, now) {
+  if (!state.view || msg.hand !== state.hand || state.view.phase === "over") return state;
+  const s = { ...state };
+  const v = { ...state.view, legal_actions: [] };
+  v.discards = v.discards.slice();
+  v.discards[msg.seat] = `${v.discards[msg.seat] || ""}${msg.tile}`;
+  if (Array.isArray(v.hand_sizes)) {
+    v.hand_sizes = v.hand_sizes.slice();
+    v.hand_sizes[msg.seat] = Math.max(0, v.hand_sizes[msg.seat] - 1);
+  }
+  if (msg.seat === s.seat && v.hand !== undefined) {
+    const tiles = parseTiles(v.hand || "");
+    const i = tiles.lastIndexOf(msg.tile);
+    if (i >= 0) tiles.splice(i, 1);
+    v.hand = tiles.join("");
+    v.drawn = null;
+    s.sel = null;
+  }
+  s.view = v;
+  s.mustAct = false;
+  s.deadlineAt = null;
+  s.lastDiscard = { seat: msg.seat, tile: msg.tile };
+  if (msg.seat === s.seat) s.opening = null; // our own discard: we are done watching
+  announce(s, { seat: msg.seat, kind: "discard", tile: msg.tile }, now, { sound: "tile" });
+  return s;
+}
+
+export function reduce(state, msg, now = 0) {
+  switch (msg.type) {
+    case "welcome":
+      return { ...state, me: { ...(state.me || {}), player_id: msg.player_id, name: msg.name } };
+    case "seated":
+      return { ...state, table: msg.table ?? state.table, code: msg.code ?? state.code, seat: msg.seat ?? null, pending: false };
+    case "state":
+      return stateMessage(state, msg, now);
+    case "discard":
+      return discardMessage(state, msg, now);
+    case "added_kong":
+    case "left":
+      if (state.view && state.view.phase !== "over") return { ...state, view: { ...state.view, legal_actions: [] }, mustAct: false, deadlineAt: null };
+      return state;
+    case "hand_start":
+      return state;
+    case "hand_end": {
+      const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand) } };
+      if (msg.hands_total) s.handsTotal = msg.hands_total;
+      if (msg.totals) s.totals = msg.totals;
+      return s;
+    }
+    case "match_end": {
+      const s = { ...state, matchEnd: msg };
+      if (msg.totals) s.totals = msg.totals;
+      if (!s.handEnd) s.handEnd = { handNo: state.hand, fromView: true };
+      return s;
+    }
+    case "seats": {
+      const s = { ...state, seats: msg.seats };
+      const mine = s.seat !== null && msg.seats ? msg.seats[s.seat] : null;
+      if (mine && s.autoWant !== undefined && Boolean(mine.auto) === s.autoWant) s.autoWant = undefined;
+      return s;
+    }
+    case "hint": {
+      const s = { ...state, hint: msg };
+      // the hint selects the tile it suggests, so Enter (or the discard button) throws it
+      if (msg.action && msg.action.type === "discard" && state.view) {
+        const { tiles, drawn } = handLayout(state.view);
+        const all = drawn ? [...tiles, drawn] : tiles;
+        const i = drawn === msg.action.tile ? all.length - 1 : all.lastIndexOf(msg.action.tile);
+        if (i >= 0) s.sel = i;
+      }
+      return s;
+    }
+    case "error":
+      return { ...state, pending: false, readySent: false };
+    // ---- local messages
+    case "@info": {
+      const s = { ...state, info: msg.info };
+      if (msg.info && Array.isArray(msg.info.totals)) s.totals = msg.info.totals;
+      if (msg.info && msg.info.players) s.players = msg.info.players;
+      if (msg.info && Array.isArray(msg.info.seats) && !state.view) s.seats = msg.info.seats;
+      return s;
+    }
+    case "@select":
+      return { ...state, sel: msg.index };
+    case "@sent": {
+      // an answer sent: no countdown (after a claim answer the next state may come only when
+      // the window closes, R12 rev 2)
+      const s = { ...state, pending: true, sel: null, hint: null, deadlineAt: null };
+      const a = msg.action;
+      if (state.view && state.view.phase === "claims" && CLAIMS.includes(a.type)) {
+        const ld = state.view.last_discard;
+        s.myClaim = { type: a.type, tile: ld ? ld.tile : a.tile || null, since: state.nextId - 1 };
+      }
+      return s;
+    }
+    case "@online":
+      return { ...state, online: msg.online };
+    case "@auto":
+      return { ...state, autoWant: msg.on };
+    case "@auto-pass":
+      return { ...state, autoPass: msg.on };
+    case "@ready-sent":
+      return { ...state, readySent: true };
+    case "@ready-next":
+      return { ...state, readyFor: state.hand };
+    case "@opening-step": {
+      if (!state.opening) return state;
+      const step = state.opening.step + 1;
+      return { ...state, opening: step >= state.opening.steps.length ? null : { ...state.opening, step, at: now } };
+    }
+    case "@opening-skip":
+      return { ...state, opening: null };
+    default:
+      return state;
+  }
+}
+
+/** The keys of the displayed hand (stable per tile: see helpers.tileKeys). */
+export function handKeys(view) {
+  const { tiles, drawn } = handLayout(view);
+  const keys = tileKeys(tiles);
+  if (drawn) keys.push("drawn");
+  return keys;
+}

@@ -1,0 +1,442 @@
+// Table chat by preset phrases, the dissolve vote and the leave warning (docs/web.md,
+// "Lobby, profile and table chat"). The table (table.js) mounts this once into its
+// [data-role=social] container and passes every server message to onMessage; confirmLeave
+// is asked before 离开.
+//
+// ctx = {send(obj), lang, seats(), mySeat(), spectator, table()}: seats() the last `seats`
+// list, mySeat() our seat or null, table() the GET /api/tables/{ref} answer or null.
+//
+// Chat carries nothing but a phrase id from GET /api/phrases (no free text, docs/protocol.md);
+// a phrase shows as a bubble at the seat's element ([data-seat=N]) for a few seconds and in
+// the short chat log. Each viewer may mute a player: remembered in localStorage per viewer.
+import { pick, t } from "./i18n.js";
+import { hasPath, load, save, serverPaths, token } from "./net.js";
+import { call, modal, num } from "./lobby.js";
+import { h } from "./ui.js";
+
+const BUBBLE_MS = 6000;
+const LOG_LINES = 6;
+
+// What the leave warning needs to know about a mounted table (mountSocial fills it).
+const STATE = new WeakMap();
+
+let phraseList = null;
+
+/** The preset phrases ([{id, zh, en, kind}]), fetched once per page. */
+function loadPhrases() {
+  if (!phraseList) {
+    phraseList = serverPaths()
+      .then((paths) => (hasPath(paths, "/api/phrases", "get") ? call("GET", "api/phrases") : []))
+      .then((list) => (Array.isArray(list) ? list : []))
+      .catch(() => {
+        phraseList = null;
+        return [];
+      });
+  }
+  return phraseList;
+}
+
+function muteKey() {
+  return `mute.${load("player_id") || "anon"}`;
+}
+
+function mutedSet() {
+  try {
+    const v = JSON.parse(load(muteKey()) || "[]");
+    return new Set(Array.isArray(v) ? v.map(String) : []);
+  } catch (_e) {
+    return new Set();
+  }
+}
+
+function setMuted(playerId, on) {
+  const s = mutedSet();
+  if (on) s.add(String(playerId));
+  else s.delete(String(playerId));
+  save(muteKey(), JSON.stringify([...s]));
+}
+
+function seatInfo(ctx, seat) {
+  const seats = (ctx.seats && ctx.seats()) || [];
+  return seats.find((s) => s && Number(s.seat) === Number(seat)) || seats[seat] || null;
+}
+
+function seatName(ctx, seat) {
+  const s = seatInfo(ctx, seat);
+  return (s && s.name) || t("lobby.seat_n", { n: Number(seat) + 1 });
+}
+
+function hasHand(ctx, st) {
+  if (st && st.playing !== null) return st.playing;
+  const info = ctx.table && ctx.table();
+  return Boolean(info && info.status === "playing" && info.hand !== null && info.hand !== undefined);
+}
+
+/** Where a seat is on the page: of the [data-seat=N] elements the largest visible box (the
+ * seat's panel, not a tile or a notice inside it); an element laid out with
+ * `display: contents` is placed by its first visible child. Null when none shows. */
+function seatRect(seat) {
+  let best = null;
+  let area = 0;
+  for (const el of document.querySelectorAll(`[data-seat="${Number(seat)}"]`)) {
+    if (el.closest("[data-role=chat-bubble]")) continue;
+    let r = el.getBoundingClientRect();
+    if (!(r.width * r.height)) {
+      const child = [...el.children].find((c) => {
+        const cr = c.getBoundingClientRect();
+        return cr.width * cr.height > 0;
+      });
+      if (!child) continue;
+      r = child.getBoundingClientRect();
+    }
+    if (r.width * r.height > area) {
+      best = r;
+      area = r.width * r.height;
+    }
+  }
+  return best;
+}
+
+export function mountSocial(container, ctx) {
+  const st = {
+    playing: null, // a hand in progress (null: not known from the messages yet)
+    registered: null,
+    phrases: [],
+    byId: new Map(),
+    open: false, // the phrase list
+    log: [],
+    vote: null, // {votes, deadlineAt, result}
+    bubbles: new Set(),
+    timer: null,
+  };
+  STATE.set(ctx, st);
+  let alive = true;
+
+  const panel = h("div", { class: "lb-social", dataset: { role: "chat-panel" } });
+  // bubbles of seats not on the page (render() redraws the panel, not this)
+  const bubbleBox = h("div", { class: "lb-bubble-box" });
+  container.append(panel, bubbleBox);
+  const voteLayer = h("div", { class: "lb-vote-layer" });
+  document.body.appendChild(voteLayer);
+
+  loadPhrases().then((list) => {
+    if (!alive) return;
+    st.phrases = list;
+    st.byId = new Map(list.map((p) => [String(p.id), p]));
+    render();
+  });
+  if (token()) {
+    serverPaths()
+      .then((paths) => (hasPath(paths, "/api/me", "get") ? call("GET", "api/me") : null))
+      .then((me) => {
+        if (me) st.registered = Boolean(me.registered);
+      })
+      .catch(() => {
+        /* unknown: the warning names the table's penalty */
+      });
+  }
+
+  // a reaction (表情) shows its emoji, a phrase (快捷语) its words in the UI language
+  const phraseText = (id, withWords = false) => {
+    const p = st.byId.get(String(id));
+    if (!p) return "…";
+    if (p.emoji) return withWords ? `${p.emoji} ${pick(p)}` : p.emoji;
+    return pick(p);
+  };
+
+  const seated = () => !ctx.spectator && ctx.mySeat() !== null && ctx.mySeat() !== undefined;
+
+  const sendPhrase = (id) => {
+    ctx.send({ type: "chat", phrase: id });
+    st.open = false;
+    render();
+  };
+
+  const bubble = (seat, phrase, playerId) => {
+    // one bubble per seat: a new phrase replaces the seat's last one
+    for (const old of [...st.bubbles]) {
+      if (old.dataset.from === String(seat)) {
+        old.remove();
+        st.bubbles.delete(old);
+      }
+    }
+    const p = st.byId.get(String(phrase));
+    const emoji = Boolean(p && p.emoji);
+    const r = seatRect(seat);
+    const el = h(
+      "div",
+      { class: `lb-bubble${emoji ? " emoji" : ""}${r ? " at-seat" : ""}`, dataset: { role: "chat-bubble", from: String(seat), player: playerId === null || playerId === undefined ? undefined : String(playerId), phrase: String(phrase) } },
+      h("span", { class: "lb-bubble-name" }, seatName(ctx, seat)),
+      h("span", { class: "lb-bubble-text", title: p ? pick(p) : undefined }, phraseText(phrase)),
+      playerId !== null && playerId !== undefined && Number(seat) !== Number(ctx.mySeat())
+        ? h("button", { class: "lb-mute", title: t("lobby.mute_player", { name: seatName(ctx, seat) }), "aria-label": t("lobby.mute_player", { name: seatName(ctx, seat) }), dataset: { action: "mute-player", player: String(playerId) }, onclick: () => mute(playerId, true) }, t("lobby.mute"))
+        : null,
+    );
+    if (r) {
+      // fixed over the seat: the table re-renders its seats at every message, so the bubble
+      // lives outside them
+      el.style.left = `${Math.round(r.left + r.width / 2)}px`;
+      el.style.top = `${Math.round(Math.max(4, r.top + Math.min(r.height / 2, 60) - 16))}px`;
+      document.body.appendChild(el);
+    } else {
+      bubbleBox.appendChild(el);
+    }
+    st.bubbles.add(el);
+    setTimeout(() => {
+      el.remove();
+      st.bubbles.delete(el);
+    }, BUBBLE_MS);
+  };
+
+  const mute = (playerId, on) => {
+    setMuted(playerId, on);
+    if (on) {
+      st.log = st.log.filter((x) => String(x.player) !== String(playerId));
+      for (const b of [...st.bubbles]) {
+        if (b.dataset.player === String(playerId)) {
+          b.remove();
+          st.bubbles.delete(b);
+        }
+      }
+    }
+    render();
+  };
+
+  const onChat = (msg) => {
+    const info = seatInfo(ctx, msg.seat);
+    const pid = info ? info.player_id : null;
+    if (pid !== null && pid !== undefined && mutedSet().has(String(pid))) return;
+    st.log.push({ seat: msg.seat, phrase: msg.phrase, player: pid });
+    if (st.log.length > LOG_LINES) st.log.shift();
+    bubble(msg.seat, msg.phrase, pid);
+    render();
+  };
+
+  // ---------------------------------------------------------------- dissolve vote
+
+  const voteTick = () => {
+    const v = st.vote;
+    if (!v) return;
+    const el = voteLayer.querySelector("[data-role=dissolve-countdown]");
+    if (el && v.deadlineAt !== null) el.textContent = t("lobby.seconds_left", { n: Math.max(0, Math.ceil((v.deadlineAt - performance.now()) / 1000)) });
+    if (!v.result && v.deadlineAt !== null && performance.now() >= v.deadlineAt) {
+      v.result = "expired";
+      renderVote();
+    }
+  };
+
+  const endVote = (result) => {
+    if (!st.vote) st.vote = { votes: {}, deadlineAt: null, result };
+    st.vote.result = result;
+    renderVote();
+  };
+
+  const onDissolve = (msg) => {
+    const votes = msg.votes || {};
+    const deadlineAt = msg.deadline_ms === null || msg.deadline_ms === undefined ? null : performance.now() + Number(msg.deadline_ms);
+    const values = Object.values(votes);
+    // outcome: null while open, else "dissolved" | "refused" | "expired" (docs/protocol.md)
+    let result = msg.outcome ? String(msg.outcome) : null;
+    if (!result && values.some((x) => x === false)) result = "refused";
+    st.vote = { votes, deadlineAt: result ? null : deadlineAt, result };
+    renderVote();
+  };
+
+  const renderVote = () => {
+    const v = st.vote;
+    voteLayer.replaceChildren();
+    clearInterval(st.timer);
+    st.timer = null;
+    if (!v) return;
+    const mine = ctx.mySeat();
+    const myVote = mine !== null && mine !== undefined ? v.votes[String(mine)] : undefined;
+    const rows = Object.entries(v.votes).map(([seat, x]) =>
+      h(
+        "li",
+        { dataset: { vote: x === true ? "accept" : x === false ? "refuse" : "pending", from: seat } },
+        h("span", {}, seatName(ctx, seat)),
+        h("b", {}, x === true ? t("lobby.vote_accept") : x === false ? t("lobby.vote_refuse") : t("lobby.vote_pending")),
+      ),
+    );
+    const result = v.result
+      ? h("p", { class: `lb-vote-result ${v.result}`, dataset: { role: "dissolve-result", result: v.result } }, t(`lobby.dissolve_${v.result}`))
+      : null;
+    const buttons = [];
+    if (!v.result && myVote === null && seated()) {
+      buttons.push(
+        h("button", { class: "secondary", dataset: { action: "dissolve-refuse" }, onclick: () => ctx.send({ type: "dissolve", accept: false }) }, t("lobby.refuse")),
+        h("button", { class: "primary", dataset: { action: "dissolve-accept" }, onclick: () => ctx.send({ type: "dissolve", accept: true }) }, t("lobby.accept")),
+      );
+    }
+    if (v.result) buttons.push(h("button", { class: "secondary", dataset: { action: "dissolve-close" }, onclick: () => { st.vote = null; renderVote(); } }, t("lobby.ok")));
+    voteLayer.append(
+      h(
+        "div",
+        { class: "lb-dialog lb-vote", role: "dialog", dataset: { role: "dissolve-vote" } },
+        h("h3", {}, t("lobby.dissolve_title")),
+        h("p", { class: "muted small" }, t("lobby.dissolve_explained")),
+        h("ul", { class: "lb-votes" }, rows),
+        v.result ? null : h("p", { class: "lb-countdown", dataset: { role: "dissolve-countdown" } }),
+        result,
+        h("div", { class: "row lb-buttons" }, buttons),
+      ),
+    );
+    if (!v.result) {
+      voteTick();
+      st.timer = setInterval(voteTick, 250);
+    }
+  };
+
+  // ---------------------------------------------------------------- the panel
+
+  const render = () => {
+    if (!alive) return;
+    const info = ctx.table ? ctx.table() : null;
+    const parts = [];
+    if (info && info.stakes) {
+      parts.push(
+        h(
+          "div",
+          { class: "lb-table-stakes muted small", dataset: { role: "table-stakes" } },
+          t("lobby.table_terms", { stake: num(info.stakes.stake), fee: num(info.stakes.fee), penalty: num(info.escape_penalty) }),
+        ),
+      );
+    }
+    const tools = h("div", { class: "row lb-social-tools" });
+    if (seated() && st.phrases.length) {
+      tools.append(h("button", { class: "secondary", "aria-expanded": st.open ? "true" : "false", dataset: { action: "chat" }, onclick: () => { st.open = !st.open; render(); } }, t("lobby.chat")));
+    }
+    if (seated() && info && info.private) {
+      tools.append(h("button", { class: "secondary", dataset: { action: "dissolve" }, disabled: (st.vote && !st.vote.result) || undefined, onclick: () => ctx.send({ type: "dissolve", accept: true }) }, t("lobby.dissolve")));
+    }
+    parts.push(tools);
+    if (st.open && seated()) {
+      const kinds = [...new Set(st.phrases.map((p) => p.kind || "phrase"))];
+      parts.push(
+        h(
+          "div",
+          { class: "lb-phrases", dataset: { role: "phrase-list" } },
+          kinds.map((k) =>
+            h(
+              "div",
+              { class: `lb-phrase-group kind-${k}` },
+              st.phrases
+                .filter((p) => (p.kind || "phrase") === k)
+                .map((p) => h("button", { class: `lb-phrase kind-${k}`, title: pick(p), "aria-label": pick(p), dataset: { action: "phrase", phrase: String(p.id) }, onclick: () => sendPhrase(p.id) }, p.emoji || pick(p))),
+            ),
+          ),
+          mutePanel(),
+        ),
+      );
+    }
+    if (st.log.length) {
+      parts.push(
+        h(
+          "ol",
+          { class: "lb-chat-log", dataset: { role: "chat-log" } },
+          st.log.map((x) => h("li", { dataset: { from: String(x.seat), player: x.player === null || x.player === undefined ? undefined : String(x.player), phrase: String(x.phrase) } }, h("b", {}, `${seatName(ctx, x.seat)}: `), phraseText(x.phrase, true))),
+        ),
+      );
+    }
+    panel.replaceChildren(...parts);
+  };
+
+  const mutePanel = () => {
+    const seats = ((ctx.seats && ctx.seats()) || []).filter((s) => s && !s.bot && s.player_id !== null && s.player_id !== undefined && Number(s.seat) !== Number(ctx.mySeat()));
+    if (!seats.length) return null;
+    const muted = mutedSet();
+    return h(
+      "div",
+      { class: "lb-mutes", dataset: { role: "mute-list" } },
+      h("span", { class: "muted small" }, t("lobby.mute_title")),
+      seats.map((s) => {
+        const on = muted.has(String(s.player_id));
+        return h(
+          "button",
+          { class: on ? "primary" : "secondary", "aria-pressed": on ? "true" : "false", dataset: { action: "mute-player", player: String(s.player_id), muted: on ? "1" : "0" }, onclick: () => mute(s.player_id, !on) },
+          on ? t("lobby.unmute_name", { name: s.name }) : t("lobby.mute_name", { name: s.name }),
+        );
+      }),
+    );
+  };
+
+  render();
+  // the table's info (ctx.table(): stakes, private) comes by REST after the mount and with
+  // no message of its own: draw again when it changes
+  let lastInfo = ctx.table ? ctx.table() : null;
+  const infoWatch = setInterval(() => {
+    const now = ctx.table ? ctx.table() : null;
+    if (now !== lastInfo) {
+      lastInfo = now;
+      render();
+    }
+  }, 300);
+
+  return {
+    onMessage(msg) {
+      if (!alive || !msg || typeof msg !== "object") return;
+      switch (msg.type) {
+        case "chat":
+          onChat(msg);
+          return;
+        case "dissolve":
+          onDissolve(msg);
+          return;
+        case "hand_start":
+          st.playing = true;
+          break;
+        case "state":
+          if (msg.view) st.playing = msg.view.phase !== "over";
+          break;
+        case "hand_end":
+        case "hand_void":
+        case "left":
+        case "table_closed":
+          st.playing = false;
+          break;
+        case "match_end":
+          st.playing = false;
+          if (msg.dissolved) endVote("dissolved");
+          break;
+        default:
+          break;
+      }
+      render();
+    },
+    destroy() {
+      alive = false;
+      clearInterval(st.timer);
+      clearInterval(infoWatch);
+      for (const b of st.bubbles) b.remove();
+      st.bubbles.clear();
+      panel.remove();
+      bubbleBox.remove();
+      voteLayer.remove();
+      STATE.delete(ctx);
+    },
+  };
+}
+
+/**
+ * Before 离开: with a hand in progress, a dialog naming what leaving costs here (R11 逃跑:
+ * the table's escape penalty, "离开将扣除 127 银子"); resolves true to leave, false to stay.
+ * A spectator, or a seat between hands, leaves at once (true).
+ */
+export async function confirmLeave(ctx) {
+  if (!ctx || ctx.spectator || ctx.mySeat() === null || ctx.mySeat() === undefined) return true;
+  const st = STATE.get(ctx) || null;
+  if (!hasHand(ctx, st)) return true;
+  const info = ctx.table ? ctx.table() : null;
+  const penalty = info ? info.escape_penalty : null;
+  const charged = penalty !== null && penalty !== undefined && penalty > 0 && !(st && st.registered === false);
+  const text = charged ? t("lobby.leave_costs", { n: num(penalty) }) : st && st.registered === false && penalty ? t("lobby.leave_guest") : t("lobby.leave_voids");
+  return modal({
+    role: "leave-warning",
+    title: t("lobby.leave_title"),
+    body: h("p", { class: "lb-leave-text", dataset: { role: "leave-penalty", amount: charged ? String(penalty) : "0" } }, text),
+    buttons: [
+      { label: t("lobby.stay"), action: "stay", value: false, primary: true },
+      { label: t("lobby.leave_anyway"), action: "leave-confirm", value: true },
+    ],
+  });
+}

@@ -1,0 +1,60 @@
+// Unit tests of the table's pure helpers (src/fujian_mahjong/web/js/helpers.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { handLayout, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
+
+test("relation: 下家 is the next seat, on the right (R2)", () => {
+  assert.deepEqual(relation(1, 0, 4), { pos: "right", key: "rel_next" });
+  assert.deepEqual(relation(2, 0, 4), { pos: "top", key: "rel_across" });
+  assert.deepEqual(relation(3, 0, 4), { pos: "left", key: "rel_prev" });
+  assert.deepEqual(relation(0, 1, 4), { pos: "left", key: "rel_prev" });
+  assert.deepEqual(relation(2, 2, 4), { pos: "bottom", key: "me" });
+  assert.deepEqual(relation(0, 2, 3), { pos: "right", key: "rel_next" });
+  assert.deepEqual(relation(1, 2, 3), { pos: "left", key: "rel_prev" });
+  assert.deepEqual(relation(1, 0, 2), { pos: "top", key: "rel_across" });
+});
+
+test("relation: a spectator's bottom seat is not labelled 我", () => {
+  assert.equal(relation(0, null, 4).pos, "bottom");
+  assert.notEqual(relation(0, null, 4).key, "me");
+  assert.equal(relation(1, null, 4).key, "rel_next");
+});
+
+test("handLayout: golds first, the drawn tile apart", () => {
+  const v = { hand: "1234m55p9s", gold: "5p", drawn: "3m" };
+  assert.deepEqual(handLayout(v), { tiles: ["5p", "5p", "1m", "2m", "4m", "9s"], drawn: "3m" });
+  assert.deepEqual(handLayout({ hand: "11m", gold: "9s", drawn: null }), { tiles: ["1m", "1m"], drawn: null });
+  assert.deepEqual(handLayout({ hand: "", gold: null }), { tiles: [], drawn: null });
+});
+
+test("tileKeys: the n-th copy of a kind keeps its key", () => {
+  assert.deepEqual(tileKeys(["1m", "1m", "2p", "1m"]), ["1m#1", "1m#2", "2p#1", "1m#3"]);
+});
+
+test("riverRows cuts the river in discard order", () => {
+  assert.deepEqual(riverRows(["1m", "2m", "3m", "4m", "5m"], 2), [["1m", "2m"], ["3m", "4m"], ["5m"]]);
+  assert.deepEqual(riverRows([], 6), []);
+});
+
+test("waitCounts: 4 of a kind less what this seat can see (R12: its own view only)", () => {
+  const view = {
+    hand: "3m3m4m",
+    discards: ["3m", "", "6p", ""],
+    melds: [[], [{ type: "pong", tiles: "666p" }], [{ type: "kong_concealed", tiles: null }], []],
+    indicator: "9s",
+    gold: "9s",
+  };
+  assert.deepEqual(waitCounts(view, ["3m", "6p", "9s", "1s"]), [
+    { tile: "3m", left: 1 },
+    { tile: "6p", left: 0 },
+    { tile: "9s", left: 3 },
+    { tile: "1s", left: 4 },
+  ]);
+  assert.deepEqual(waitCounts(view, null), []);
+});
+
+test("standings: ties share a rank", () => {
+  const r = standings([4, 18, 4, -26]);
+  assert.deepEqual(r.map((x) => [x.seat, x.rank]), [[1, 1], [0, 2], [2, 2], [3, 4]]);
+  assert.deepEqual(standings({ 0: 5, 1: 5 }).map((x) => x.rank), [1, 1]);
+});

@@ -1,0 +1,146 @@
+// Unit tests of the table's reducer (src/fujian_mahjong/web/js/reducer.js): server messages
+// and local ones in, the table state, the action log, bubbles, the opening and sounds out.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { initState, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+
+function view(over = {}) {
+  return {
+    seat: 0,
+    profile: "fuzhou-tcy",
+    players: 4,
+    dealer: 0,
+    streak: 0,
+    dice: [3, 4],
+    gold: "4m",
+    indicator: "4m",
+    phase: "turn",
+    turn: 0,
+    to_act: [0],
+    hand: "1234m56p789s11p2s3s",
+    hand_sizes: [17, 16, 16, 16],
+    melds: [[], [], [], []],
+    flowers: ["1f", "", "2f3f", ""],
+    discards: ["", "", "", ""],
+    live: 80,
+    reserve: 16,
+    last_discard: null,
+    xian_jin: [],
+    jin_kan: {},
+    gold_discarded: [],
+    legal_actions: [{ type: "discard", tile: "1m" }],
+    drawn: null,
+    ...over,
+  };
+}
+
+function state(v, extra = {}) {
+  return { type: "state", table: 7, hand: 12, seq: 4, view: v, deadline_ms: 15000, seats: [{ name: "我" }, { name: "Bot 2", bot: true }, { name: "Bot 3", bot: true }, { name: "Bot 4", bot: true }], me: { seat: 0 }, ...extra };
+}
+
+test("a first state of a fresh hand starts the opening: dice, deal, 补花 from the dealer on, 开金", () => {
+  const s = reduce(initState({ table: 7 }), state(view()), 1000);
+  assert.equal(s.seat, 0);
+  assert.equal(s.mustAct, true);
+  assert.equal(s.deadlineAt, 16000);
+  assert.deepEqual(s.opening.steps.map((x) => x.kind), ["dice", "deal", "flower", "flower", "gold"]);
+  assert.deepEqual(s.opening.steps.filter((x) => x.kind === "flower").map((x) => x.seat), [0, 2]);
+  assert.deepEqual(s.log.map((e) => [e.kind, e.seat]), [["flower", 0], ["flower", 2], ["gold", 0]]);
+  let t = s;
+  for (let i = 0; i < 5; i++) t = reduce(t, { type: "@opening-step" }, 2000 + i);
+  assert.equal(t.opening, null);
+  assert.equal(reduce(s, { type: "@opening-skip" }).opening, null);
+});
+
+test("openingSteps starts the 补花 at the dealer", () => {
+  const steps = openingSteps(view({ dealer: 2, flowers: ["1f", "2f", "3f", ""] }));
+  assert.deepEqual(steps.filter((x) => x.kind === "flower").map((x) => x.seat), [2, 0, 1]);
+});
+
+test("a reconnect mid-hand shows no opening", () => {
+  const s = reduce(initState(), state(view({ discards: ["9s", "", "", ""] })), 0);
+  assert.equal(s.opening, null);
+  assert.equal(s.log.length, 0);
+});
+
+test("a discard notice: into the river, out of our hand, logged with a sound", () => {
+  let s = reduce(initState(), state(view()), 0);
+  s = reduce(s, { type: "@sent", action: { type: "discard", tile: "1m" } }, 10);
+  assert.equal(s.pending, true);
+  s = reduce(s, { type: "discard", hand: 12, seat: 0, tile: "1m" }, 20);
+  assert.equal(s.view.discards[0], "1m");
+  assert.equal(s.view.hand.includes("1m"), false);
+  assert.deepEqual(s.lastDiscard, { seat: 0, tile: "1m" });
+  const last = s.log[s.log.length - 1];
+  assert.deepEqual([last.kind, last.seat, last.tile], ["discard", 0, "1m"]);
+  assert.equal(s.sounds[s.sounds.length - 1].name, "tile");
+  assert.equal(s.mustAct, false);
+});
+
+test("an opponent's pong is announced with a bubble; a chow that lost is said", () => {
+  let s = reduce(initState(), state(view({ turn: 3, to_act: [], legal_actions: [] })), 0);
+  // seat 3 discards 5p; we (its 下家) are asked and answer chow
+  s = reduce(s, { type: "discard", hand: 12, seat: 3, tile: "5p" }, 10);
+  s = reduce(s, state(view({ phase: "claims", turn: 3, discards: ["", "", "", "5p"], last_discard: { seat: 3, tile: "5p" }, legal_actions: [{ type: "chow", tiles: "46p" }, { type: "pass" }] }), { seq: 5 }), 20);
+  assert.equal(s.mustAct, true);
+  s = reduce(s, { type: "@sent", action: { type: "chow", tiles: "46p" } }, 30);
+  assert.equal(s.myClaim.type, "chow");
+  // the window closes: seat 2 (对家) pongs the 5p
+  const after = view({ phase: "turn", turn: 2, to_act: [], legal_actions: [], discards: ["", "", "", ""], melds: [[], [], [{ type: "pong", tiles: "555p", from: 3 }], []] });
+  s = reduce(s, state(after, { seq: 6 }), 40);
+  const kinds = s.log.map((e) => e.kind);
+  assert.deepEqual(kinds.slice(-2), ["pong", "claim-lost"]);
+  const pong = s.log[s.log.length - 2];
+  assert.deepEqual([pong.seat, pong.tile], [2, "5p"]);
+  const lost = s.log[s.log.length - 1];
+  assert.deepEqual([lost.seat, lost.mine, lost.by, lost.byKind], [0, "chow", 2, "pong"]);
+  assert.deepEqual(s.bubbles.map((b) => [b.seat, b.kind]), [[2, "pong"]]);
+  assert.equal(s.myClaim, null);
+  assert.equal(s.sounds[s.sounds.length - 1].name, "claim");
+});
+
+test("our own successful claim is not a lost one", () => {
+  let s = reduce(initState(), state(view({ phase: "claims", to_act: [0], discards: ["", "", "", "5p"], last_discard: { seat: 3, tile: "5p" }, legal_actions: [{ type: "pong" }, { type: "pass" }] })), 0);
+  s = reduce(s, { type: "@sent", action: { type: "pong" } }, 1);
+  s = reduce(s, state(view({ discards: ["", "", "", ""], melds: [[{ type: "pong", tiles: "555p", from: 3 }], [], [], []] }), { seq: 5 }), 2);
+  assert.deepEqual(s.log.map((e) => e.kind), ["pong"]);
+});
+
+test("a win on a discard: the winning tile and who dealt in", () => {
+  let s = reduce(initState(), state(view({ turn: 1, discards: ["9s", "", "", ""], to_act: [] })), 0);
+  s = reduce(s, { type: "discard", hand: 12, seat: 1, tile: "7p" }, 5);
+  const over = view({ phase: "over", discards: ["9s", "", "", ""], result: { winner: 2, win: "discard", discarder: 1 }, hands: {} });
+  s = reduce(s, state(over, { deadline_ms: null }), 10);
+  const win = s.log[s.log.length - 1];
+  assert.deepEqual([win.kind, win.seat, win.tile, win.from], ["win", 2, "7p", 1]);
+  assert.equal(s.winTile, "7p");
+  assert.ok(s.handEnd);
+  assert.equal(s.sounds[s.sounds.length - 1].name, "win");
+});
+
+test("the hint selects the tile it suggests (the drawn one when it is that kind)", () => {
+  let s = reduce(initState(), state(view({ hand: "1234m56p789s11p2s3s", drawn: "3s" })), 0);
+  s = reduce(s, { type: "hint", action: { type: "discard", tile: "3s" }, reason: "r" });
+  assert.equal(s.sel, 12); // 4m (the gold) first, 12 tiles, then the drawn 3s
+  s = reduce(s, { type: "hint", action: { type: "discard", tile: "2m" }, reason: "r" });
+  assert.equal(s.sel, 2);
+});
+
+test("托管 as asked until the seat list agrees", () => {
+  let s = reduce(initState(), state(view()), 0);
+  s = reduce(s, { type: "@auto", on: false });
+  assert.equal(s.autoWant, false);
+  s = reduce(s, { type: "seats", seats: [{ name: "我", auto: true }] });
+  assert.equal(s.autoWant, false);
+  s = reduce(s, { type: "seats", seats: [{ name: "我", auto: false }] });
+  assert.equal(s.autoWant, undefined);
+});
+
+test("the reducer never changes the state it is given", () => {
+  const s0 = reduce(initState(), state(view()), 0);
+  const frozen = JSON.stringify(s0);
+  reduce(s0, { type: "discard", hand: 12, seat: 0, tile: "1m" }, 1);
+  reduce(s0, { type: "hint", action: { type: "discard", tile: "2m" } });
+  reduce(s0, state(view({ phase: "over", result: null })), 2);
+  assert.equal(JSON.stringify(s0), frozen);
+});

@@ -1,0 +1,574 @@
+"""The browser lobby, profile, leaderboards and table chat (docs/web.md, "Lobby, profile and
+table chat"), end to end: the real app in its own process (``tests/serve_test_server.py``
+with a ``--rooms-config`` file: the default rooms, a quick-match wait of ~0, relief for
+balances below 20,000) dealing a stacked wall, and Debian's Chromium driven by Playwright.
+
+Every match starts on MAIN_WALL (fuzhou-tcy, seat 0 deals and discards first, no opening
+window): the table's creator sits at seat 0, so a hand is in progress and waits for that
+player as soon as it is dealt. Hands the profile page needs are played over the WebSocket
+with 托管 on (the server plays the seat). Waits are on DOM state (Playwright's
+auto-waiting); the only polling is on the server's own answers (its start-up, a balance
+after a leave). Any console error fails a test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fujian_mahjong.engine.wall import build_wall
+from fujian_mahjong.tiles import parse
+from tests.conftest import free_port
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+
+if not Path(CHROMIUM).exists():  # the same rule as tests/test_web.py
+    if os.environ.get("FJMJ_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(f"FJMJ_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
+    pytest.skip(f"{CHROMIUM} is missing: browser tests skipped", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+WAIT_MS = 20_000
+expect.set_options(timeout=WAIT_MS)
+
+# fuzhou-tcy, seat 0 deals (the gold is 4m): seat 0 holds 14 tiles and discards first, and no
+# seat can rob the gold or hold three golds (no opening window) — tests/test_web.py's deal.
+MAIN_WALL = build_wall(
+    {
+        0: parse("2344677899m 1258p 234s"),
+        1: parse("23689m 13378p 111579s"),
+        2: parse("13555m 2255679p 3466s"),
+        3: parse("34679m 1234889p 2389s"),
+    },
+    parse("2s 5s 7p 2m 1m 6p 5s 1m 9p 7m 4p 5s 6p 7p 1p 1m 6p 6s 3p 4p 2m 8s 1s 8s"),
+    parse("4m 3s 6s 5m"),
+    4,
+    0,
+)
+
+# the operator's file (`fjmj serve --config`): the default rooms; bots fill a quick-match
+# table at once; a new account (10,000 silver) is below the relief threshold
+ROOMS_CONFIG = """
+[server]
+quickmatch_wait_s = 0.05
+
+[relief]
+threshold = 20000
+amount = 500
+per_day = 1
+
+[tables]
+stake_min = 0
+stake_max = 100
+"""
+
+PASSWORD = "correct horse 42"
+
+# --------------------------------------------------------------------------- the server
+
+
+class Server:
+    """The real app in a subprocess (tests/serve_test_server.py) with ROOMS_CONFIG."""
+
+    def __init__(
+        self, data_dir: Path, walls: list[list[int]] | None = None, seed: str | None = None
+    ) -> None:
+        self.data_dir = data_dir
+        self.walls = walls
+        self.seed = seed
+        self.base = ""
+        self.log = data_dir / "server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Server:
+        d = self.data_dir
+        (d / "rooms.toml").write_text(ROOMS_CONFIG)
+        deal = ["--seed", self.seed] if self.seed else []
+        if self.walls is not None:
+            (d / "walls.json").write_text(json.dumps(self.walls))
+            deal = ["--walls", str(d / "walls.json")]
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.serve_test_server",
+                    "--port",
+                    str(port),
+                    "--data-dir",
+                    str(d),
+                    *deal,
+                    "--bot-delay-ms",
+                    "0",
+                    "--claim-pause-ms",
+                    "20",
+                    "--rooms-config",
+                    str(d / "rooms.toml"),
+                ],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the process starting up, not the browser
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the test server exited: {self.log.read_text()[-800:]}")
+            try:
+                self.http("GET", "/api/rooms")
+                return self
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the test server did not answer: {self.log.read_text()[-800:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+    def http(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        req = urllib.request.Request(
+            self.base + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+        )
+        req.add_header("Content-Type", "application/json")
+        if token:
+            req.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read() or b"null")
+
+    def guest(self, name: str) -> dict[str, Any]:
+        return dict(self.http("POST", "/api/guests", {"name": name}))
+
+    def account(self, name: str) -> dict[str, Any]:
+        """A registered account (10,000 silver): {"token", "player_id", "name", "silver"}."""
+        return dict(self.http("POST", "/api/accounts", {"name": name, "password": PASSWORD}))
+
+    def table(self, token: str, **kw: Any) -> int:
+        body = {"profile": "fuzhou-tcy", "players": 4, "bots": 3, "turn_seconds": 600, "hands": 1}
+        body.update(kw)
+        return int(self.http("POST", "/api/tables", body, token)["id"])
+
+    def play_auto(self, token: str, table: int) -> dict[str, Any]:
+        """Join ``table`` over /ws, ready, turn 托管 on and play its whole match (the server
+        plays the seat, the table's bots theirs); returns the last ``hand_end``."""
+        from websockets.sync.client import connect
+
+        url = self.base.replace("http://", "ws://") + "/ws"
+        last: dict[str, Any] = {}
+        with connect(url, open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            ws.send(json.dumps({"type": "join", "table": table, "as": "player"}))
+            auto = False
+            while True:
+                msg = json.loads(ws.recv(timeout=60))
+                if msg["type"] == "seated":
+                    ws.send(json.dumps({"type": "ready"}))
+                elif msg["type"] == "hand_start":
+                    auto = False  # 托管 is asked again for each hand
+                elif msg["type"] == "state" and not auto:
+                    ws.send(json.dumps({"type": "auto", "on": True}))
+                    auto = True
+                elif msg["type"] == "hand_end":
+                    last = dict(msg)
+                    if msg.get("match_over"):
+                        return last
+                    ws.send(json.dumps({"type": "next"}))
+                elif msg["type"] in ("match_end", "table_closed"):
+                    return last
+                elif msg["type"] == "error":
+                    raise AssertionError(f"server error: {msg}")
+
+
+def serve(data_dir: Path, **kw: Any) -> Server:
+    return Server(data_dir, **kw).start()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = serve(tmp_path_factory.mktemp("lobby"), walls=[list(MAIN_WALL)])
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def launch(p: Any) -> Browser:
+    return p.chromium.launch(  # type: ignore[no-any-return]
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-background-timer-throttling",
+            "--disable-backgrounding-occluded-windows",
+            "--disable-renderer-backgrounding",
+        ],
+    )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+class Watched:
+    """A page in its own context whose console errors and uncaught exceptions are kept."""
+
+    def __init__(
+        self, browser: Browser, locale: str = "zh-CN", width: int = 1280, height: int = 860
+    ) -> None:
+        self.ctx = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+        self.ctx.set_default_timeout(WAIT_MS)
+        self.page: Page = self.ctx.new_page()
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+
+    def close(self) -> None:
+        self.ctx.close()
+        assert not self.errors, f"console errors: {self.errors[:3]}"
+
+
+def enter_as_guest(pg: Page, name: str) -> None:
+    pg.fill("input[name=guest-name]", name)
+    pg.click("[data-action=guest]")
+
+
+def balance(server: Server, token: str) -> int:
+    return int(server.http("GET", "/api/me", token=token)["silver"])
+
+
+# --------------------------------------------------------------------------- the journeys
+
+
+def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
+    server: Server, browser: Browser
+) -> None:
+    """The lobby lists the rooms with their stakes; 快速开始 shows the stake, fee and escape
+    penalty first, then seats us at a room table that bots fill; the table shows its stake."""
+    rooms = {r["id"]: r for r in server.http("GET", "/api/rooms?profile=fuzhou-tcy")}
+    junior = rooms["fuzhou-tcy:junior"]
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(server.base + "/")
+    enter_as_guest(pg, "快手")
+    card = pg.locator("[data-role=room][data-room='fuzhou-tcy:junior']")
+    expect(card).to_contain_text(junior["name_zh"])
+    expect(card).to_contain_text(f"每分 {junior['stake']} 银子")
+    expect(card).to_contain_text(f"逃跑扣 {junior['escape_penalty']} 银子")
+    expect(pg.locator("[data-role=room]")).to_have_count(len(rooms))
+    card.locator("[data-action=quickmatch]").click()
+    dialog = pg.locator("[data-role=sit-confirm]")
+    expect(dialog.locator("[data-role=stake]")).to_have_text(f"每分 {junior['stake']} 银子")
+    expect(dialog.locator("[data-role=fee]")).to_have_text(f"{junior['fee']} 银子")
+    expect(dialog.locator("[data-role=escape-penalty]")).to_have_text(
+        f"{junior['escape_penalty']} 银子"
+    )
+    dialog.locator("[data-action=sit]").click()
+    pg.wait_for_url("**/?table=*")
+    table = pg.url.split("table=")[1].split("&")[0]
+    # the room's wait is ~0: the three other seats are bots by the time we look
+    room = pg.locator("[data-role=waiting-room]")
+    expect(room.locator(".badge.bot")).to_have_count(3)
+    expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"每分 {junior['stake']} 银子")
+    info = server.http("GET", f"/api/tables/{table}")
+    assert info["room"] == "fuzhou-tcy:junior" and info["bots"] == 3
+    assert (
+        info["stakes"]["stake"] == junior["stake"]
+        and info["escape_penalty"] == junior["escape_penalty"]
+    )
+    pg.click("[data-action=ready]")
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"服务费 {junior['fee']}")
+    w.close()
+
+
+def test_leave_warning_names_the_penalty_that_is_then_charged(
+    server: Server, browser: Browser
+) -> None:
+    """Mid-hand, 离开 asks first and names the exact escape penalty (8 × base × stake + fee,
+    R11: 8 × 15 + 7 = 127); leaving charges exactly that."""
+    acc = server.account("逃跑者")
+    tid = server.table(acc["token"], stake=15, fee=7)
+    assert server.http("GET", f"/api/tables/{tid}")["escape_penalty"] == 127
+    before = balance(server, acc["token"])
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
+    pg.click("[data-role=waiting-room] [data-action=ready]")
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()  # we deal: the hand waits for us
+    pg.click("[data-role=leave]")
+    warning = pg.locator("[data-role=leave-warning]")
+    expect(warning).to_contain_text("离开将扣除 127 银子")
+    expect(warning.locator("[data-role=leave-penalty]")).to_have_attribute("data-amount", "127")
+    warning.locator("[data-action=stay]").click()  # staying changes nothing
+    expect(warning).to_have_count(0)
+    expect(pg.locator("[data-role=hand] [data-tile]").first).to_be_visible()
+    assert balance(server, acc["token"]) == before
+    pg.click("[data-role=leave]")
+    pg.locator("[data-role=leave-warning] [data-action=leave-confirm]").click()
+    pg.locator("[data-role=lobby]").wait_for()
+    deadline = time.monotonic() + 20  # the server voids the hand after the page has gone
+    while balance(server, acc["token"]) == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert balance(server, acc["token"]) == before - 127
+    w.close()
+
+
+def test_spectator_and_invite_links_opened_without_a_token(
+    server: Server, browser: Browser
+) -> None:
+    """A spectator link opened by a newcomer ends, after the name, at that table as a
+    spectator; an invite to a table that already plays offers 观战; an invite to a table
+    with a free seat shows its stakes and, after the name, seats the newcomer there."""
+    host = server.guest("桌主")
+    tid = server.table(host["token"])
+    hw = Watched(browser)
+    hw.page.goto(f"{server.base}/?token={host['token']}&table={tid}")
+    hw.page.click("[data-role=waiting-room] [data-action=ready]")
+    hw.page.locator("[data-role=hand] [data-tile]").first.wait_for()
+
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?table={tid}&as=spectator")
+    expect(pg.locator("[data-role=invite]")).to_contain_text(f"观战牌桌 {tid}")
+    enter_as_guest(pg, "看客")
+    pg.locator("[data-role=table]").wait_for()
+    assert "as=spectator" in pg.url
+    # the page shows the table once the server has seated us: as its spectator
+    assert server.http("GET", f"/api/tables/{tid}")["spectators"] == 1
+    expect(pg.locator("[data-role=hand] [data-tile]")).to_have_count(0)
+    expect(pg.locator("[data-role=leave]")).to_have_count(0)
+    expect(pg.locator("[data-action=chat]")).to_have_count(0)  # spectators do not send
+    w.close()
+
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?table={tid}")
+    expect(pg.locator("[data-role=invite] [data-role=already-playing]")).to_be_visible()
+    enter_as_guest(pg, "迟到者")
+    offer = pg.locator("[data-role=sit-confirm]")
+    expect(offer).to_contain_text("已经开局")
+    offer.locator("[data-action=spectate]").click()
+    pg.locator("[data-role=table]").wait_for()
+    assert "as=spectator" in pg.url
+    expect(pg.locator("[data-role=hand] [data-tile]")).to_have_count(0)
+    w.close()
+    hw.close()
+
+    # an invite to a table with a free seat: its stakes before the name, then that seat
+    tid2 = server.table(host["token"], bots=2, stake=5, fee=2)
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?table={tid2}")
+    invite = pg.locator("[data-role=invite]")
+    expect(invite).to_contain_text(f"你被邀请到牌桌 {tid2}")
+    expect(invite.locator("[data-role=stake]")).to_have_text("每分 5 银子")
+    expect(invite.locator("[data-role=escape-penalty]")).to_have_text("42 银子")
+    enter_as_guest(pg, "受邀者")
+    expect(pg.locator("[data-role=waiting-room]")).to_contain_text("受邀者")
+    expect(pg.locator("[data-role=waiting-room] [data-action=ready]")).to_be_visible()
+    w.close()
+
+
+def test_chat_phrase_bubbles_at_the_other_browser_and_mute_hides_it(
+    server: Server, browser: Browser
+) -> None:
+    """A phrase sent from one browser shows as a bubble at that seat in the other and to a
+    spectator; muting the player hides their next phrases (remembered in localStorage)."""
+    phrases = server.http("GET", "/api/phrases")
+    assert phrases and {"id", "zh", "en", "kind"} <= set(phrases[0])
+    a = server.guest("甲")
+    b = server.guest("乙")
+    tid = server.table(a["token"], bots=2)
+    wa, wb, wc = Watched(browser), Watched(browser), Watched(browser)
+    pa, pb, pc = wa.page, wb.page, wc.page
+    pa.goto(f"{server.base}/?token={a['token']}&table={tid}")
+    pa.locator("[data-role=waiting-room]").wait_for()
+    pb.goto(f"{server.base}/?token={b['token']}&table={tid}")
+    expect(pb.locator("[data-role=waiting-room]")).to_contain_text("甲")
+    pc.goto(f"{server.base}/?token={server.guest('丙')['token']}&table={tid}&as=spectator")
+    pc.locator("[data-role=social]").wait_for()
+    expect(pc.locator("[data-action=chat]")).to_have_count(0)
+
+    first, second, third = phrases[0], phrases[1], phrases[2]
+    pa.click("[data-action=chat]")
+    pa.click(f"[data-role=phrase-list] [data-action=phrase][data-phrase='{first['id']}']")
+    bubble = pb.locator("[data-role=chat-bubble][data-from='0']")
+    expect(bubble).to_contain_text(first["zh"])
+    expect(pc.locator("[data-role=chat-bubble][data-from='0']")).to_contain_text(first["zh"])
+    # 乙 mutes 甲 from the bubble: it goes, and 甲's next phrase never shows
+    bubble.locator("[data-action=mute-player]").click()
+    expect(pb.locator("[data-role=chat-bubble][data-from='0']")).to_have_count(0)
+    pa.click("[data-action=chat]")
+    pa.click(f"[data-role=phrase-list] [data-action=phrase][data-phrase='{second['id']}']")
+    expect(pa.locator(f"[data-role=chat-log] li[data-phrase='{second['id']}']")).to_have_count(1)
+    expect(pc.locator(f"[data-role=chat-log] li[data-phrase='{second['id']}']")).to_have_count(1)
+    # 乙's own phrase, sent after 甲's reached everyone, arrives after it: once it shows,
+    # 甲's has been handled and hidden
+    pb.click("[data-action=chat]")
+    pb.click(f"[data-role=phrase-list] [data-action=phrase][data-phrase='{third['id']}']")
+    expect(pb.locator(f"[data-role=chat-log] li[data-phrase='{third['id']}']")).to_have_count(1)
+    expect(pb.locator("[data-role=chat-log] li[data-from='0']")).to_have_count(0)
+    expect(pb.locator("[data-role=chat-bubble][data-from='0']")).to_have_count(0)
+    expect(pa.locator("[data-role=chat-bubble][data-from='1']")).to_contain_text(third["zh"])
+    muted = pb.evaluate("Object.keys(localStorage).filter(k => k.startsWith('fjmj.mute.'))")
+    assert len(muted) == 1 and str(a["player_id"]) in pb.evaluate(
+        f"localStorage.getItem('{muted[0]}')"
+    )
+    for x in (wa, wb, wc):
+        x.close()
+
+
+def test_relief_profile_and_leaderboards(server: Server, browser: Browser) -> None:
+    """A registered player below the threshold claims 救济金 once; after a hand the profile
+    shows level, progress, silver (own only), skill ± uncertainty and the hand with its
+    replay link; the leaderboards list the player, by skill and by level, in pages."""
+    acc = server.account("排行者")
+    tid = server.table(acc["token"])
+    end = server.play_auto(acc["token"], tid)
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={acc['token']}")
+    silver = pg.locator("[data-role=identity] [data-role=silver]")
+    now = balance(server, acc["token"])
+    expect(silver).to_contain_text(f"{now:,}")
+    # a second tab still shows the button: its claim is refused (429 limit_reached), in words
+    late = Watched(browser)
+    late.page.goto(f"{server.base}/?token={acc['token']}")
+    late.page.locator("[data-action=relief]").wait_for()
+    pg.click("[data-action=relief]")
+    expect(silver).to_contain_text(f"{now + 500:,}")
+    expect(pg.locator("[data-action=relief]")).to_have_count(0)  # once a day here
+    late.page.click("[data-action=relief]")
+    expect(late.page.locator("#toast")).to_have_text("今天的救济金已领完, 明天再来")
+    # the browser itself logs the refused request; nothing else may be logged
+    assert all("429" in e for e in late.errors), late.errors
+    late.errors.clear()
+    late.close()
+
+    pg.click("[data-action=my-profile]")
+    prof = pg.locator("[data-role=profile]")
+    expect(prof.locator("[data-role=player-name]")).to_have_text("排行者")
+    expect(prof.locator("[data-role=level]")).to_contain_text("级")
+    expect(prof.locator("[data-role=level-progress] [role=progressbar]")).to_have_count(1)
+    expect(prof.locator("[data-role=silver]")).to_have_text(f"{now + 500:,}")
+    expect(prof.locator("[data-role=hands]")).to_have_text("1")
+    me = server.http("GET", f"/api/players/{acc['player_id']}")
+    # MAIN_WALL under 托管 and the heuristic bots is not a draw: the hand is rated
+    assert me["skill"] is not None, me
+    expect(prof.locator("[data-role=skill]")).to_contain_text(f"{me['skill']['rating']:,} ±")
+    hand = str(end["log_url"]).split("/hands/")[1].split("/")[0]
+    link = pg.locator(f"[data-role=recent-hands] [data-role=replay-link][data-hand='{hand}']")
+    expect(link).to_have_attribute("href", f"./?replay={hand}")
+    expect(pg.locator("[data-role=profile-stats] tr[data-profile=fuzhou-tcy]")).to_have_count(1)
+
+    # someone else's profile: no silver
+    other = Watched(browser)
+    other.page.goto(f"{server.base}/?player={acc['player_id']}")
+    expect(other.page.locator("[data-role=player-name]")).to_have_text("排行者")
+    expect(other.page.locator("[data-role=profile] [data-role=silver]")).to_have_count(0)
+    other.close()
+
+    pg.click("[data-action=leaderboard]")
+    board = pg.locator("[data-role=leaderboard]")
+    expect(board).to_have_attribute("data-by", "skill")
+    expect(board.locator(f"[data-role=leader][data-player='{acc['player_id']}']")).to_have_count(1)
+    pg.click("[data-action=by-level]")
+    expect(pg.locator("[data-role=leaderboard]")).to_have_attribute("data-by", "level")
+    expect(pg.locator(f"[data-role=leader][data-player='{acc['player_id']}']")).to_have_count(1)
+    w.close()
+
+
+def test_leaderboard_pages(server: Server, browser: Browser) -> None:
+    """Twenty-odd registered players fill more than one page (20 a page): the pager moves
+    through the API's pages and the ranks go on across them."""
+    have = int(server.http("GET", "/api/leaderboard?by=level&per_page=1")["total"])
+    for i in range(max(0, 22 - have)):
+        server.account(f"榜上{i:02d}")
+    total = int(server.http("GET", "/api/leaderboard?by=level&per_page=1")["total"])
+    assert total >= 22
+    w = Watched(browser, locale="en-US")
+    pg = w.page
+    pg.goto(f"{server.base}/?leaderboard=all&by=level")
+    expect(pg.locator("[data-role=leader]")).to_have_count(20)
+    expect(pg.locator("[data-role=page]")).to_have_text(f"Page 1/2 · {total} players")
+    pg.click("[data-action=page-next]")
+    expect(pg.locator("[data-role=page]")).to_have_text(f"Page 2/2 · {total} players")
+    expect(pg.locator("[data-role=leader]")).to_have_count(total - 20)
+    expect(pg.locator("[data-role=leader] .lb-rank").first).to_have_text("21")
+    expect(pg.locator("[data-action=page-next]")).to_be_disabled()
+    w.close()
+
+
+def test_dissolve_vote_at_a_private_table(server: Server, browser: Browser) -> None:
+    """解散 at a private table: a refusal keeps the match going; when every seated human
+    accepts, the match ends as dissolved and nobody pays (no escape penalty, no fee here)."""
+    a = server.account("房主甲")
+    b = server.account("朋友乙")
+    tid = server.table(a["token"], bots=2, private=True)
+    code = server.http("GET", f"/api/tables/{tid}", token=a["token"])["code"]
+    wa, wb = Watched(browser), Watched(browser)
+    pa, pb = wa.page, wb.page
+    pa.goto(f"{server.base}/?token={a['token']}&table={tid}")
+    pa.locator("[data-role=waiting-room]").wait_for()
+    pb.goto(f"{server.base}/?token={b['token']}&table={code}")
+    expect(pb.locator("[data-role=waiting-room]")).to_contain_text("房主甲")
+    pb.click("[data-role=waiting-room] [data-action=ready]")
+    pa.click("[data-role=waiting-room] [data-action=ready]")
+    for p in (pa, pb):
+        p.locator("[data-role=hand] [data-tile]").first.wait_for()
+
+    pa.click("[data-action=dissolve]")
+    vote_b = pb.locator("[data-role=dissolve-vote]")
+    expect(vote_b.locator("li[data-vote=accept]")).to_have_count(1)
+    expect(vote_b.locator("[data-role=dissolve-countdown]")).to_contain_text("秒")
+    expect(pa.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]")).to_have_count(0)
+    vote_b.locator("[data-action=dissolve-refuse]").click()
+    for p in (pa, pb):
+        expect(p.locator("[data-role=dissolve-result]")).to_have_attribute("data-result", "refused")
+        p.click("[data-action=dissolve-close]")
+    expect(pa.locator("[data-role=hand] [data-tile]").first).to_be_visible()  # play goes on
+
+    pb.click("[data-action=dissolve]")
+    pa.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").click()
+    for p in (pa, pb):
+        expect(p.locator("[data-role=dissolve-result]")).to_have_attribute(
+            "data-result", "dissolved"
+        )
+        expect(p.locator("[data-role=dissolve-result]")).to_have_text("房间已解散")
+    # the vote's outcome comes before the server has voided the hand: wait for it to close
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if server.http("GET", f"/api/tables/{tid}", token=a["token"])["status"] == "closed":
+            break
+        time.sleep(0.05)
+    assert server.http("GET", f"/api/tables/{tid}", token=a["token"])["status"] == "closed"
+    assert balance(server, a["token"]) == 10_000 and balance(server, b["token"]) == 10_000
+    wa.close()
+    wb.close()

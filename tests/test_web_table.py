@@ -1,0 +1,182 @@
+"""The browser table of docs/web.md, end to end on a stacked wall: the opening (补花, 开金),
+an opponent's pong announced in the action log and as a bubble, our chow that lost to it
+said as such, the winning tile and the seat that dealt in on the end screen, no English
+left in the zh table; on a phone in English: the hint selects its tile (Enter discards it),
+托管's banner and 取消托管, the mute toggle, no horizontal scrolling.
+
+Same machinery as tests/test_web.py (the real app through tests/serve_test_server.py,
+Debian's Chromium, waits on DOM state only, any console error fails). TABLE_WALL is fixed:
+seat 0 (the human) deals with three flowers in hand; after our first discard 上家 (seat 3)
+discards 2p, which we may chow and 对家 (seat 2, a heuristic bot) pongs; with 托管 from
+then on the hand ends on a win on a discard. A server whose bots play otherwise fails with
+that said, never by luck."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from fujian_mahjong.tiles import parse
+from tests.test_web import (
+    ACTIONS,
+    HAND_END,
+    Server,
+    Watched,
+    browser,  # noqa: F401 (the fixture)
+    expect,
+    serving,
+)
+
+# the seed-51 shuffle of the 144 tiles, head to tail (seat 0 deals; the gold is 7p)
+TABLE_WALL = parse(
+    "3m 8m 4z 3s 4p 7z 1z 2m 2p 2p 2z 3m 2p 3m 3z 3s 2s 5s 7z 5s 4z 1p 6z 1m 6m 5p 9m 3s"
+    " 6z 5s 2s 7m 3m 4p 5m 5m 1z 5p 5z 8m 3z 4p 5m 5z 6m 8p 9m 7s 4p 6s 8m 3p 4z 5m 9m 4s"
+    " 4s 1s 1p 2s 1s 5z 7m 5f 9s 6p 1p 8p 4m 1s 2f 8s 2m 9p 5s 2z 4z 8p 4m 7p 2z 3p 9s 6s"
+    " 7s 4f 4m 2z 7m 5p 5p 7z 1m 3f 9p 3z 6z 1s 6s 4m 2m 7f 7p 6m 6p 5z 9s 1z 7m 3s 7s 1z"
+    " 1f 8s 6p 3p 1p 2s 3p 6m 9s 4s 7p 2m 9m 9p 1m 8m 1m 8s 9p 7s 6s 4s 7z 3z 8s 8p 6p 8f"
+    " 2p 6f 6z 7p"
+)
+assert len(TABLE_WALL) == 144
+
+LOG = "[data-role=log] [data-role=log-entry]"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("webtable"), [TABLE_WALL]) as s:
+        yield s
+
+
+def english_words(text: str, allowed: set[str]) -> list[str]:
+    """Words of two or more Latin letters that are not names (tile notation such as 5p and
+    numbers are not words, nor the scorer's formula symbols of R10 such as "(fl)")."""
+    for a in allowed:
+        text = text.replace(a, " ")
+    text = re.sub(r"\([A-Za-z]{1,4}\)", " ", text)
+    return re.findall(r"[A-Za-z]{2,}", text)
+
+
+def zh_leftovers(pg, names: set[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """English words in the page but the seats' names (the server's) and the language
+    switch, which names the other language."""
+    return english_words(pg.inner_text("body"), names | {"English"})
+
+
+def discard_rightmost(pg) -> None:  # type: ignore[no-untyped-def]
+    tile = pg.locator("[data-role=hand] [data-tile]:not(.disabled)").last
+    tile.click()
+    expect(pg.locator("[data-role=hand] .selected")).to_have_count(1)
+    tile.click()
+
+
+def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -> None:  # noqa: F811
+    tok = server.guest("新手")
+    tid = server.table(tok)
+    w = Watched(browser, "zh-CN")
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.click("[data-action=ready]")
+    # the opening: dice, deal, 补花 per seat from the dealer on, the 开金 flip
+    opening = pg.locator("[data-role=opening]")
+    expect(opening).to_be_visible()
+    expect(opening).to_contain_text("补花")
+    expect(opening).to_contain_text("开金")
+    expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).to_have_count(1)
+    expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(1)
+    # play by clicks until 上家's discard can be chowed: chow it
+    chowed = False
+    for _ in range(12):
+        pg.locator(f"{ACTIONS}, {HAND_END}").first.wait_for()
+        assert pg.locator(HAND_END).count() == 0, "TABLE_WALL: the hand ended before the chow"
+        chow = pg.locator(f"{ACTIONS}[data-action=chow]")
+        if chow.count() and pg.get_attribute("[data-role=last-discard]", "data-from") == "3":
+            names = set(pg.locator("[data-role=seat-name]").all_inner_texts())
+            assert zh_leftovers(pg, names) == [], "English left in the zh table"
+            chow.first.click()
+            chowed = True
+            break
+        if pg.locator(f"{ACTIONS}[data-action=discard]").count():
+            discard_rightmost(pg)
+        else:
+            pg.locator(f"{ACTIONS}[data-action=pass]").click()
+    assert chowed, "TABLE_WALL no longer offers us 上家's discard to chow"
+    # 对家 pongs it: announced in the log and as a bubble at its seat; our chow lost
+    lost = pg.locator(f"{LOG}[data-kind=claim-lost][data-seat='0']")
+    expect(lost).to_have_count(1)
+    expect(lost).to_contain_text("对家")
+    expect(lost).to_contain_text("碰")
+    expect(lost).to_contain_text("你的吃未成")
+    pong = pg.locator(f"{LOG}[data-kind=pong][data-seat='2']")
+    expect(pong).to_have_count(1)
+    expect(pong).to_contain_text("碰")
+    expect(pg.locator("[data-role=bubble][data-kind=pong][data-seat='2']")).to_be_visible()
+    assert pg.locator("section.seat[data-seat='2'] .meld[data-meld=pong]").count() == 1
+    # 托管 for the rest of the hand: the banner says so
+    pg.click("[data-role=tuoguan] input")
+    expect(pg.locator("[data-role=auto-banner] [data-action=cancel-auto]")).to_be_visible()
+    # the end: the winning tile marked, the seat that dealt in marked, as the server says
+    end = pg.locator(HAND_END)
+    expect(end).to_be_visible()
+    href = end.locator("[data-role=open-replay]").get_attribute("href") or ""
+    hid = re.search(r"replay=(\d+)", href).group(1)  # type: ignore[union-attr]
+    result = server.http("GET", f"/api/hands/{hid}/summary")["result"]
+    assert result and result["discarder"] is not None, f"TABLE_WALL: not a discard win {result}"
+    events = server.http("GET", f"/api/hands/{hid}/log?format=json")
+    tile = next(e["tile"] for e in events if e["type"] == "win")
+    expect(end.locator("[data-winning]")).to_have_count(1)
+    assert end.locator("[data-winning]").get_attribute("data-tile") == tile
+    dealt = end.locator("[data-dealt-in]")
+    expect(dealt).to_have_count(1)
+    assert dealt.get_attribute("data-end-seat") == str(result["discarder"])
+    expect(end.locator("[data-role=winner]")).to_contain_text("点炮")
+    assert pg.locator(f"{LOG}[data-kind=win]").count() == 1
+    assert zh_leftovers(pg, names) == [], "English left in the zh end screen"
+    w.close()
+
+
+def test_phone_hint_tuoguan_and_mute_in_english(server: Server, browser) -> None:  # noqa: F811
+    tok = server.guest("Phone")
+    tid = server.table(tok)
+    w = Watched(browser, "en-US", 390, 844, mobile=True)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.tap("[data-action=ready]")
+    expect(pg.locator("[data-action=discard]")).to_be_visible()  # we deal
+    # the opening is skippable
+    expect(pg.locator("[data-role=opening]")).to_contain_text("Gold flip")
+    pg.tap("[data-action=skip-opening]")
+    expect(pg.locator("[data-role=opening]")).to_have_count(0)
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    small = pg.eval_on_selector_all(
+        "button:visible",
+        "els => els.filter(e => e.getBoundingClientRect().height < 40).map(e => e.outerHTML.slice(0, 80))",
+    )
+    assert small == [], f"tap targets under 40 px: {small}"
+    # the hint selects the tile it suggests, and Enter discards it
+    pg.tap("[data-role=hint-button]")
+    expect(pg.locator("[data-role=hint]")).to_contain_text("Suggest")
+    sel = pg.locator("[data-role=hand] .selected")
+    expect(sel).to_have_count(1)
+    kind = sel.get_attribute("data-tile")
+    assert pg.get_attribute("[data-action=discard]", "data-tile") == kind
+    pg.keyboard.press("Enter")
+    mine = pg.locator("section.seat[data-seat='0'] [data-role=river] [data-tile]")
+    expect(mine).to_have_count(1)
+    assert mine.first.get_attribute("data-tile") == kind
+    expect(pg.locator(f"{LOG}[data-kind=discard][data-seat='0']")).to_contain_text("You discard")
+    # 托管: the banner, and 取消托管 ends it
+    pg.tap("[data-role=tuoguan] input")
+    banner = pg.locator("[data-role=auto-banner]")
+    expect(banner).to_be_visible()
+    pg.tap("[data-action=cancel-auto]")
+    expect(banner).to_have_count(0)
+    expect(pg.locator(".seat.mine .badge.auto")).to_have_count(0)
+    # sound on/off, remembered
+    mute = pg.locator("[data-action=mute]")
+    before = mute.get_attribute("aria-pressed")
+    mute.tap()
+    expect(mute).not_to_have_attribute("aria-pressed", before or "")
+    assert pg.evaluate("localStorage.getItem('fjmj.mute')") == ("1" if before == "false" else "0")
+    w.close()
