@@ -1,4 +1,4 @@
-"""server/web_api.py: replay frames, review and summary of finished hands (issue 13 item 5).
+"""server/web_api.py: replay frames, review and summary of finished hands (docs/web.md).
 
 Pure functions on event logs (no server, no browser): frames re-apply the log's decisions
 with the engine's public API; every frame is omniscient (finished hands only, R12)."""
@@ -94,7 +94,7 @@ def test_summary_names_what_each_gold_stands_for() -> None:
 def test_review_marks_decisions_with_their_frame() -> None:
     g = play(11)
     events = g.events
-    out = build_review(events, 1)
+    out = build_review(events, 1, bot="heuristic")
     frames = build_replay(events)["frames"]
     assert out["total"] == len(out["decisions"]) > 0
     assert out["agree"] == sum(d["agree"] for d in out["decisions"])

@@ -5,8 +5,11 @@
   omniscient state (all hands visible) and the events it produced, narrated in zh/en with
   the seats named as at the table (players' names, ``Bot 2``…; ``names``); a claim that
   lost to a higher one is a line of kind ``claim-lost`` (``lost: true``), not a claim;
-- ``GET /api/hands/{id}/review?seat=S``: at each decision of seat S, the heuristic bot's
-  choice and reason beside what was played;
+- ``GET /api/hands/{id}/review?seat=S``: at each decision of seat S, the 高手's (``strong``,
+  the strongest bot that fits the review's time budget, docs/bots.md) choice and reason
+  beside what was played, with the estimated cost in points of each departure. It is
+  computed in a worker process (never on the event loop: a review runs rollouts for
+  seconds), one at a time, and kept per hand and seat (a finished hand never changes);
 - ``GET /api/hands/{id}/summary``: the winning hand's decomposition (what each gold stands
   for), the specials by name, the score.
 
@@ -19,6 +22,11 @@ its players and those who give its code (``?code=``, server/routes/hands.py). Th
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import multiprocessing
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -131,15 +139,21 @@ def summarize(g: Game) -> dict[str, Any]:
     }
 
 
-def build_review(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
-    """At each decision of ``seat`` that offered a choice, the heuristic bot's choice and
-    reason (from the seat's own view only, R12) beside what was played — the library review
-    (``fujian_mahjong.review``, as ``fjmj review``) plus, per decision, ``frame``: the replay
-    frame the decision was taken in."""
+# the web review's bot and its time budget (rollouts for the cost of each departure stop
+# after it; the rest of the review is the bot's choice only)
+REVIEW_BOT = "strong"
+REVIEW_DEADLINE_S = 6.0
+
+
+def build_review(events: list[dict[str, Any]], seat: int, bot: str = REVIEW_BOT) -> dict[str, Any]:
+    """At each decision of ``seat`` that offered a choice, the bot's choice and reason (from
+    the seat's own view only, R12) beside what was played, with the cost of a departure —
+    the library review (``fujian_mahjong.review``, as ``fjmj review``) plus, per decision,
+    ``frame``: the replay frame the decision was taken in."""
     players = int(events[0]["players"])
     if not 0 <= seat < players:
         raise ValueError(f"seat must be 0-{players - 1}, got {seat}")
-    rev = review(events, seat)
+    rev = review(events, seat, bot=bot, deadline_s=REVIEW_DEADLINE_S)
     frame_of: dict[int, int] = {}
     acts = 0
     for line, e in enumerate(events, 1):
@@ -219,12 +233,48 @@ async def hand_review(
 ) -> dict[str, Any]:
     """The heuristic bot's choice and reason at each decision of ``seat``."""
     events, _hand, _g = await _finished_events(request, hand_id, code)
-    try:
-        out = build_review(events, seat)
-    except ValueError as err:
-        raise ApiError(422, str(err), "bad_seat") from None
-    out["id"] = hand_id
-    return out
+    players = int(events[0]["players"])
+    if not 0 <= seat < players:
+        raise ApiError(422, f"seat must be 0-{players - 1}, got {seat}", "bad_seat")
+    key = (hand_id, seat)
+    out = _reviews.get(key)
+    if out is None:
+        async with _review_turn(request):
+            out = _reviews.get(key)  # another request may have made it meanwhile
+            if out is None:
+                loop = asyncio.get_running_loop()
+                out = await loop.run_in_executor(_review_pool(), build_review, events, seat)
+                _reviews[key] = out
+                while len(_reviews) > _REVIEWS_KEPT:
+                    _reviews.popitem(last=False)
+    _reviews.move_to_end(key)
+    return {**out, "id": hand_id}
+
+
+# ---------------------------------------------------------------------- the review's worker
+
+_REVIEWS_KEPT = 256
+_reviews: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+_pool: ProcessPoolExecutor | None = None
+
+
+def _review_turn(request: Request) -> asyncio.Semaphore:
+    """One review at a time per server (the worker process has one core's worth of work
+    to give); the semaphore lives with the app, on its event loop."""
+    turn: asyncio.Semaphore | None = getattr(request.app.state, "review_turn", None)
+    if turn is None:
+        turn = request.app.state.review_turn = asyncio.Semaphore(1)
+    return turn
+
+
+def _review_pool() -> ProcessPoolExecutor:
+    """The worker process, started on the first review (spawned, not forked: the server's
+    threads and sockets stay in the server)."""
+    global _pool
+    if _pool is None:
+        _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
+    return _pool
 
 
 @router.get("/api/hands/{hand_id}/summary", responses=_ERRORS)
