@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -70,7 +71,7 @@ per_day = 1
 
 [tables]
 stake_min = 0
-stake_max = 100
+stake_max = 50
 """
 
 PASSWORD = "correct horse 42"
@@ -365,6 +366,25 @@ def test_spectator_and_invite_links_opened_without_a_token(
     expect(pg.locator("[data-role=hand] [data-tile]")).to_have_count(0)
     expect(pg.locator("[data-role=leave]")).to_have_count(0)
     expect(pg.locator("[data-action=chat]")).to_have_count(0)  # spectators do not send
+    # a spectator is nobody at the table: no 我/你; the watched seat (0, at the bottom) by
+    # its name, the others as its 下家/对家/上家 with their names (R2)
+    rel = pg.locator("section.seat[data-seat] .seat-box .rel")
+    expect(rel).to_have_count(4)
+    labels = dict(
+        zip(
+            pg.eval_on_selector_all(
+                "section.seat[data-seat]", "els => els.map(e => e.dataset.seat)"
+            ),
+            rel.all_inner_texts(),
+            strict=True,
+        )
+    )
+    assert labels == {"0": "视角", "1": "下家", "2": "对家", "3": "上家"}, labels
+    expect(pg.locator("section.seat[data-seat='0'] [data-role=seat-name]")).to_have_text("桌主")
+    assert "我" not in pg.inner_text("[data-role=table]")
+    entries = pg.locator("[data-role=log] [data-role=log-entry]")
+    expect(entries).not_to_have_count(0)
+    assert not any("你" in e for e in entries.all_inner_texts())
     w.close()
 
     w = Watched(browser)
@@ -455,6 +475,19 @@ def test_relief_profile_and_leaderboards(server: Server, browser: Browser) -> No
     w = Watched(browser)
     pg = w.page
     pg.goto(f"{server.base}/?token={acc['token']}")
+    # the create form offers only the stakes the operator allows ([tables] stake_max = 50)
+    assert server.http("GET", "/api/stakes") == {"min": 0, "max": 50, "max_fee_ratio": 1.0}
+    stakes = pg.locator("[data-role=create-table] select[name=stake] option")
+    expect(stakes).to_have_count(7)
+    assert [o.get_attribute("value") for o in stakes.all()] == [
+        "0",
+        "1",
+        "2",
+        "5",
+        "10",
+        "20",
+        "50",
+    ]
     silver = pg.locator("[data-role=identity] [data-role=silver]")
     now = balance(server, acc["token"])
     expect(silver).to_contain_text(f"{now:,}")
@@ -522,6 +555,11 @@ def test_leaderboard_pages(server: Server, browser: Browser) -> None:
     expect(pg.locator("[data-role=page]")).to_have_text(f"Page 2/2 · {total} players")
     expect(pg.locator("[data-role=leader]")).to_have_count(total - 20)
     expect(pg.locator("[data-role=leader] .lb-rank").first).to_have_text("21")
+    # the seed's level titles in English (R11: the Chinese stays the zh UI's)
+    levels = pg.locator("[data-role=leader] td:nth-child(3)").all_inner_texts()
+    assert levels and all(re.fullmatch(r"Level \d+ [A-Za-z ]+·[A-Za-z0-9 ]+", x) for x in levels), (
+        levels
+    )
     expect(pg.locator("[data-action=page-next]")).to_be_disabled()
     w.close()
 

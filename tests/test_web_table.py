@@ -76,15 +76,48 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     tid = server.table(tok)
     w = Watched(browser, "zh-CN")
     pg = w.page
+    # the page's clock (timers, not the server's) is held during the opening so that each
+    # of its steps can be looked at: it moves only by run_for
+    pg.clock.install()
     pg.goto(f"{server.base}/?token={tok}&table={tid}")
-    pg.click("[data-action=ready]")
+    ready = pg.locator("[data-action=ready]")
+    ready.wait_for()
+    pg.clock.pause_at(pg.evaluate("Date.now()") + 1000)
+    ready.click()
     # the opening: dice, deal, 补花 per seat from the dealer on, the 开金 flip
     opening = pg.locator("[data-role=opening]")
     expect(opening).to_be_visible()
+    expect(opening).to_have_attribute("data-step", "dice")
     expect(opening).to_contain_text("补花")
     expect(opening).to_contain_text("开金")
-    expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).to_have_count(1)
     expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(1)
+    # no flower in any seat panel before the opening shows its 补花
+    panel_flowers = "section.seat[data-seat='{}'] [data-role=flowers] [data-tile]"
+    for seat in range(4):
+        expect(pg.locator(panel_flowers.format(seat))).to_have_count(0)
+    pg.clock.run_for(700)  # the dice
+    expect(opening).to_have_attribute("data-step", "deal")
+    pg.clock.run_for(700)  # the deal: now the dealer's (our) first 补花: 4z 7z → 7p 6z
+    now = opening.locator(".o-step.now")
+    expect(now).to_have_attribute("data-seat", "0")
+    pairs = now.locator("[data-role=flower-pair]")
+    expect(pairs).to_have_count(2)
+    # our own replacement tiles, each beside the flower it replaced (7p is the gold)
+    assert [p.locator("[data-tile]").first.get_attribute("data-tile") for p in pairs.all()] == ["4z", "7z"]
+    assert [
+        p.locator("[data-role=replacement]").get_attribute("data-tile") for p in pairs.all()
+    ] == ["7p", "6z"]
+    expect(pg.locator(panel_flowers.format(0))).to_have_count(2)
+    expect(pg.locator(panel_flowers.format(1))).to_have_count(0)
+    # another seat's replacements are tile backs, never named (R12)
+    others = opening.locator("[data-step=flower]:not([data-seat='0'])")
+    assert others.locator("[data-role=replacement]").count() == 0
+    assert others.locator("[data-back]").count() > 0
+    pg.clock.run_for(1150)  # then 下家's: its flowers join its panel
+    expect(now).to_have_attribute("data-seat", "1")
+    expect(pg.locator(panel_flowers.format(1))).not_to_have_count(0)
+    pg.clock.resume()
+    expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).not_to_have_count(0)
     # play by clicks until 上家's discard can be chowed: chow it
     chowed = False
     for _ in range(12):

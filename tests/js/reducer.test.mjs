@@ -2,7 +2,7 @@
 // and local ones in, the table state, the action log, bubbles, the opening and sounds out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { initState, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+import { OPENING_PACE, initState, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
 
 function view(over = {}) {
   return {
@@ -143,4 +143,82 @@ test("the reducer never changes the state it is given", () => {
   reduce(s0, { type: "hint", action: { type: "discard", tile: "2m" } });
   reduce(s0, state(view({ phase: "over", result: null })), 2);
   assert.equal(JSON.stringify(s0), frozen);
+});
+
+test("the seat panels' flowers appear one 补花 at a time as the opening shows them", () => {
+  const s0 = reduce(initState({ table: 7 }), state(view({ flowers: ["1f", "", "2f3f", ""] })), 0);
+  // dice, deal: no flower shown yet
+  assert.deepEqual(s0.opening.shown, [0, 0, 0, 0]);
+  let s = reduce(s0, { type: "@opening-step" }, 1);
+  assert.deepEqual(s.opening.shown, [0, 0, 0, 0]);
+  s = reduce(s, { type: "@opening-step" }, 2); // seat 0 (the dealer) 补花
+  assert.deepEqual(s.opening.shown, [1, 0, 0, 0]);
+  s = reduce(s, { type: "@opening-step" }, 3); // seat 2
+  assert.deepEqual(s.opening.shown, [1, 0, 2, 0]);
+  assert.equal(s0.opening.shown[2], 0, "the state given is never changed");
+  s = reduce(s, { type: "@opening-step" }, 4); // the gold
+  s = reduce(s, { type: "@opening-step" }, 5);
+  assert.equal(s.opening, null); // over: the panels show every flower
+  // skipping shows them all at once
+  assert.equal(reduce(s0, { type: "@opening-skip" }).opening, null);
+});
+
+test("with the state's `opening`: each 补花 in order, the replacements of our own seat only", () => {
+  const opening = [
+    { seat: 1, round: 1, flowers: "1f2f" },
+    { seat: 0, round: 1, flowers: "3f", drawn: "5z" },
+    { seat: 2, round: 1, flowers: "4f", drawn: "9m" }, // another seat's: never shown (R12)
+    { seat: 0, round: 2, flowers: "5z", drawn: "7p" },
+    { gold: "4m", to_dealer: "6f" },
+  ];
+  const v = view({ dealer: 1, flowers: ["3f5z", "1f2f6f", "4f", ""], hand_sizes: [16, 17, 16, 16] });
+  const s = reduce(initState({ table: 7 }), state(v, { opening }), 0);
+  const flowers = s.opening.steps.filter((x) => x.kind === "flower");
+  assert.deepEqual(
+    flowers.map((x) => [x.seat, x.round, x.tiles, x.drawn]),
+    [
+      [1, 1, ["1f", "2f"], null],
+      [0, 1, ["3f"], ["5z"]],
+      [2, 1, ["4f"], null],
+      [0, 2, ["5z"], ["7p"]],
+    ],
+  );
+  const gold = s.opening.steps[s.opening.steps.length - 1];
+  assert.deepEqual([gold.kind, gold.seat, gold.toDealer], ["gold", 1, ["6f"]]);
+  // the log names our replacements and nobody else's
+  const logged = s.log.filter((e) => e.kind === "flower");
+  assert.deepEqual(logged.map((e) => [e.seat, e.drawn]), [[1, null], [0, ["5z"]], [2, null], [0, ["7p"]]]);
+  // the panels: the dealer's flipped flower appears with the gold step
+  let t = s;
+  const seen = [];
+  while (t.opening) {
+    seen.push(t.opening.shown.slice());
+    t = reduce(t, { type: "@opening-step" }, 1);
+  }
+  assert.deepEqual(seen, [
+    [0, 0, 0, 0],
+    [0, 0, 0, 0],
+    [0, 2, 0, 0],
+    [1, 2, 0, 0],
+    [1, 2, 1, 0],
+    [2, 2, 1, 0],
+    [2, 3, 1, 0],
+  ]);
+});
+
+test("a spectator's opening names no replacement at all", () => {
+  const opening = [{ seat: 0, round: 1, flowers: "1f", drawn: "2m" }, { gold: "4m", to_dealer: "" }];
+  const v = view({ seat: null, hand: "", legal_actions: [], to_act: [] });
+  const s = reduce(initState({ table: 7, as: "spectator" }), state(v, { me: { seat: null }, opening }), 0);
+  const step = s.opening.steps.find((x) => x.kind === "flower");
+  assert.equal(step.drawn, null);
+  assert.equal(step.count, 1);
+});
+
+test("openingStepMs: longer for more flowers, bounded", () => {
+  assert.equal(openingStepMs({ kind: "dice" }), OPENING_PACE.dice);
+  const one = openingStepMs({ kind: "flower", tiles: ["1f"] });
+  const four = openingStepMs({ kind: "flower", tiles: ["1f", "2f", "3f", "4f"] });
+  assert.ok(four > one && four <= 3000);
+  assert.ok(openingStepMs({ kind: "flower", tiles: Array(20).fill("1f") }) <= 3000);
 });

@@ -115,6 +115,27 @@ def notices(events: Sequence[dict[str, Any]], table: int, hand: int) -> list[dic
     return out
 
 
+def opening(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """The hand's opening as ``seat`` may see it (R4, R5, R12): each 补花 of the deal in
+    order, ``{"seat", "round", "flowers"}``, with ``"drawn"`` (the tiles that replaced the
+    flowers, now in that hand) for the seat's own 补花 only, then the 开金
+    ``{"gold", "to_dealer"}`` (the flowers flipped onto the dealer). The flowers are public;
+    a spectator (``seat`` None) is given no ``drawn`` at all. Reads the log up to the gold
+    only (the deal is at its start)."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        t = e.get("type")
+        if t == "flower" and "round" in e:
+            item: dict[str, Any] = {"seat": e["seat"], "round": e["round"], "flowers": e["flowers"]}
+            if seat is not None and e["seat"] == seat:
+                item["drawn"] = e["drawn"]
+            out.append(item)
+        elif t == "gold":
+            out.append({"gold": e["gold"], "to_dealer": e.get("to_dealer", "")})
+            break
+    return out
+
+
 def seat_auto_shown(auto: bool, hidden: bool, seat: int, viewer: int | None) -> bool:
     """A 托管 set at a deadline inside a claim window is told to its own seat only."""
     return auto and (not hidden or seat == viewer)

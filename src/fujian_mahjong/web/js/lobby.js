@@ -5,6 +5,7 @@
 // stake, fee and escape penalty (docs/economy.md). Strings: locale/<lang>/lobby.json.
 import { getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, load, save, serverPaths, token } from "./net.js";
+import { allowedStakes, defaultStake, levelNames } from "./lobbyhelpers.js";
 import { go, h, toast } from "./ui.js";
 
 export const PROFILES = ["fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanming"];
@@ -219,10 +220,14 @@ function select(name, options, value) {
 }
 
 /** "12级 小老板·县城三段" — the seed's level (R11). */
+export { levelNames };
+
 export function levelText(level) {
   if (!level) return "";
-  return t("lobby.level", { n: level.n, title: level.title_zh, rank: level.rank_zh });
+  const { title, rank } = levelNames(level);
+  return t("lobby.level", { n: level.n, title, rank });
 }
+
 
 /** "1,234 ± 2.1" — the skill rating and its uncertainty (docs/economy.md). */
 export function skillText(skill) {
@@ -517,18 +522,18 @@ function roomsCard(me) {
 
 // The difficulty ladder (docs/bots.md): the kind of the table's bots.
 const BOT_KINDS = ["random", "greedy", "heuristic", "strong"];
-// the private table's stake (silver per point; 0: points only); the server refuses one
-// outside the operator's bounds ([tables] stake_min–stake_max) with stake_out_of_bounds
-const STAKES = [0, 1, 2, 5, 10, 20, 50, 100];
-
-function createCard() {
+// the private table's stake (silver per point; 0: points only): only those within the
+// operator's bounds (GET /api/stakes: [tables] stake_min–stake_max of fjmj serve --config);
+// the server refuses any other with stake_out_of_bounds
+function createCard(bounds) {
   const profile = select("profile", PROFILES.map((p) => [p, t(`lobby.profile.${p}`)]), "fuzhou-tcy");
   const players = select("players", [[4, "4"], [3, "3"], [2, "2"]], 4);
   const bots = select("bots", [[3, "3"], [2, "2"], [1, "1"], [0, "0"]], 3);
   const botKind = select("bot_kind", BOT_KINDS.map((k) => [k, t(`lobby.bot_kind.${k}`)]), "heuristic");
   const secs = select("turn_seconds", [[10, "10"], [15, "15"], [20, "20"], [30, "30"], [60, "60"]], 15);
   const hands = select("hands", [[1, "1"], [4, "4"], [8, "8"], [16, "16"]], 8);
-  const stake = select("stake", STAKES.map((s) => [s, s ? t("lobby.stake_value", { n: s }) : t("lobby.points_only_short")]), 1);
+  const stakes = allowedStakes(bounds);
+  const stake = select("stake", stakes.map((s) => [s, s ? t("lobby.stake_value", { n: s }) : t("lobby.points_only_short")]), defaultStake(stakes));
   const priv = h("input", { type: "checkbox", name: "private" });
   const syncPlayers = () => {
     // R2: only sanming allows 2–3 players
@@ -707,9 +712,17 @@ export async function showLobby(root) {
     }
   }
   const signedIn = Boolean(token() && load("name"));
+  let bounds = null;
+  if (signedIn && hasPath(paths, "/api/stakes", "get")) {
+    try {
+      bounds = await call("GET", "api/stakes");
+    } catch (_e) {
+      bounds = null; // the usual stakes; the server still checks its bounds
+    }
+  }
   const next = signedIn ? null : nextTarget();
   const body = h("main", { class: "lobby", dataset: { role: "lobby" } }, next ? inviteCard(next) : null, identityCard(root, paths, me));
-  if (signedIn) body.append(...[roomsCard(me), createCard(), joinCard(), tablesCard(), historyCard(serverHands)].filter(Boolean));
+  if (signedIn) body.append(...[roomsCard(me), createCard(bounds), joinCard(), tablesCard(), historyCard(serverHands)].filter(Boolean));
   root.classList.remove("table-page");
   root.replaceChildren(header(() => showLobby(root)), body);
 }

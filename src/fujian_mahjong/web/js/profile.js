@@ -5,7 +5,7 @@
 // recent hands with replay links. Strings: locale/<lang>/lobby.json.
 import { t } from "./i18n.js";
 import { load, token } from "./net.js";
-import { PROFILES, call, errText, header, levelText, num, skillText } from "./lobby.js";
+import { PROFILES, call, errText, header, levelNames, levelText, num, skillText } from "./lobby.js";
 import { go, h } from "./ui.js";
 
 function pct(x) {
@@ -117,7 +117,7 @@ export async function showProfile(root, playerId) {
     "section",
     { class: "card lb-profile", dataset: { role: "profile", player: String(p.player_id) } },
     h("div", { class: "row" }, h("h2", { dataset: { role: "player-name" } }, p.name), p.registered ? null : h("span", { class: "muted" }, `(${t("lobby.guest")})`), own ? h("span", { class: "badge-l" }, t("lobby.me")) : null),
-    h("div", { class: "lb-level", dataset: { role: "level" } }, h("span", { class: "lb-level-n" }, t("lobby.level_n", { n: p.level ? p.level.n : 1 })), h("span", { class: "lb-level-title" }, p.level ? `${p.level.title_zh} · ${p.level.rank_zh}` : "")),
+    h("div", { class: "lb-level", dataset: { role: "level" } }, h("span", { class: "lb-level-n" }, t("lobby.level_n", { n: p.level ? p.level.n : 1 })), h("span", { class: "lb-level-title" }, p.level ? Object.values(levelNames(p.level)).join(" · ") : "")),
     progressBar(p),
     h(
       "dl",

@@ -11,6 +11,8 @@ export const BUBBLE_MS = 2600;
 const CLAIMS = ["chow", "pong", "kong", "win"];
 // the opening's pace (ms per step): watchable, and skippable
 export const OPENING_PACE = { dice: 700, deal: 700, flower: 900, gold: 1300 };
+// the extra time per further flower of one 补花 step (the tiles appear one by one)
+export const FLOWER_TILE_MS = 250;
 
 export function initState({ table = null, as = "player", autoPass = false } = {}) {
   return {
@@ -84,17 +86,59 @@ export function freshHand(v) {
   return v.phase !== "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
 }
 
-/** The opening as steps to show: the dice, the deal, each seat's 补花 from the dealer on,
- * the 开金 flip (R3, R4). */
-export function openingSteps(v) {
+/** The opening as steps to show (R3, R4, R5): the dice, the deal, each 补花 in order from the
+ * dealer on — one step per seat and round, its flowers and their replacements — and the 开金
+ * flip with any flowers flipped onto the dealer.
+ *
+ * `opening` is the state message's optional `opening` (docs/protocol.md): the deal's flower
+ * events `{"seat", "round", "flowers", "drawn"?}` and the gold's `{"gold", "to_dealer"}`, the
+ * replacements (`drawn`) given for the receiving seat only (R12). Without it the client knows
+ * only each seat's flowers from the view (and its own hand after the replacements): one step
+ * per seat, the replacements counted but not named, the flowers flipped at 开金 among the
+ * dealer's. Each flower step carries `tiles` (the flowers), `drawn` (the replacement tiles,
+ * or null where they are not this viewer's to see) and `count` (how many were replaced). */
+export function openingSteps(v, opening = null) {
   const steps = [{ kind: "dice", dice: v.dice || null }, { kind: "deal" }];
-  for (let i = 0; i < v.players; i++) {
-    const seat = (v.dealer + i) % v.players;
-    const tiles = parseTiles(v.flowers[seat] || "");
-    if (tiles.length) steps.push({ kind: "flower", seat, tiles });
+  let toDealer = [];
+  if (Array.isArray(opening) && opening.length) {
+    for (const e of opening) {
+      if (e && typeof e.seat === "number" && e.flowers) {
+        const tiles = parseTiles(e.flowers);
+        const drawn = e.seat === v.seat && typeof e.drawn === "string" ? parseTiles(e.drawn) : null;
+        steps.push({ kind: "flower", seat: e.seat, round: e.round ?? 1, tiles, drawn, count: tiles.length });
+      } else if (e && e.to_dealer !== undefined) toDealer = parseTiles(e.to_dealer || "");
+    }
+  } else {
+    for (let i = 0; i < v.players; i++) {
+      const seat = (v.dealer + i) % v.players;
+      const tiles = parseTiles(v.flowers[seat] || "");
+      if (tiles.length) steps.push({ kind: "flower", seat, round: 1, tiles, drawn: null, count: tiles.length });
+    }
   }
-  steps.push({ kind: "gold", seat: v.dealer, indicator: v.indicator, gold: v.gold });
+  steps.push({ kind: "gold", seat: v.dealer, indicator: v.indicator, gold: v.gold, toDealer });
   return steps;
+}
+
+/** How many of each seat's flowers the opening has shown up to and including step `upto`
+ * (the seat panels show only these while the opening runs; null: the opening is over, show
+ * them all). */
+export function openingFlowersShown(opening, players) {
+  if (!opening) return null;
+  const shown = Array.from({ length: players }, () => 0);
+  opening.steps.forEach((st, i) => {
+    if (i > opening.step) return;
+    if (st.kind === "flower") shown[st.seat] += st.tiles.length;
+    if (st.kind === "gold" && st.toDealer) shown[st.seat] += st.toDealer.length;
+  });
+  return shown;
+}
+
+/** The opening's pace for a step (ms): a 补花 step lasts longer the more flowers it shows, so
+ * that each flower and its replacement can be seen; never more than a few seconds. */
+export function openingStepMs(step) {
+  if (!step) return 0;
+  if (step.kind === "flower") return Math.min(OPENING_PACE.flower + FLOWER_TILE_MS * Math.max(0, step.tiles.length - 1), 3000);
+  return OPENING_PACE[step.kind] || OPENING_PACE.deal;
 }
 
 /** What happened between two views of the same hand, announced. */
@@ -182,11 +226,12 @@ function stateMessage(state, msg, now) {
   if (v) {
     const prev = state.view;
     if ((newHand || !prev) && freshHand(v)) {
-      const steps = openingSteps(v);
+      const steps = openingSteps(v, msg.opening);
       s.opening = { hand: msg.hand, step: 0, steps, at: now };
+      s.opening.shown = openingFlowersShown(s.opening, v.players);
       for (const st of steps) {
-        if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles }, now, { bubble: false });
-        if (st.kind === "gold") announce(s, { seat: st.seat, kind: "gold", tile: st.indicator, gold: st.gold }, now, { bubble: false });
+        if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles, drawn: st.drawn }, now, { bubble: false });
+        if (st.kind === "gold") announce(s, { seat: st.seat, kind: "gold", tile: st.indicator, gold: st.gold, toDealer: st.toDealer }, now, { bubble: false });
       }
     } else if (prev && !newHand) diffViews(s, prev, v, now);
     if (v.last_discard) s.lastDiscard = v.last_discard;
@@ -316,7 +361,10 @@ export function reduce(state, msg, now = 0) {
     case "@opening-step": {
       if (!state.opening) return state;
       const step = state.opening.step + 1;
-      return { ...state, opening: step >= state.opening.steps.length ? null : { ...state.opening, step, at: now } };
+      if (step >= state.opening.steps.length) return { ...state, opening: null };
+      const opening = { ...state.opening, step, at: now };
+      opening.shown = openingFlowersShown(opening, state.view ? state.view.players : opening.shown.length);
+      return { ...state, opening };
     }
     case "@opening-skip":
       return { ...state, opening: null };

@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, OPENING_PACE, initState, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -48,12 +48,16 @@ function vrow(list, o = {}) {
   return h("span", { class: `tiles ${o.rowCls || ""}` }, kinds.map((k) => vtile(k, o)));
 }
 
-/** A seat as the viewer names it: 你 / the relation and the name. */
+/** A seat as the viewer names it: 你 / the relation and the name. A spectator has no 你: it
+ * watches from the bottom seat (seat 0), named by its name, and the others are 上家/对家/下家
+ * of that seat with their names (R2). */
 function who(st, s) {
-  if (st.seat !== null && s === st.seat) return t("web.you");
+  const watching = st.seat === null || st.seat === undefined;
+  if (!watching && s === st.seat) return t("web.you");
   const name = seatName(st.seats, s);
-  if (st.seat === null) return name;
-  return `${t(relation(s, st.seat, st.view ? st.view.players : st.players || 4).key)} ${name}`;
+  const rel = relation(s, watching ? null : st.seat, st.view ? st.view.players : st.players || 4);
+  if (rel.pos === "bottom") return name;
+  return `${t(rel.key)} ${name}`;
 }
 
 function legal(st) {
@@ -140,9 +144,14 @@ export function entryText(st, e) {
       return t("web.log.pong", { name, tile });
     case "kong":
       return e.meld === "kong_concealed" ? t("web.log.kong_concealed", { name }) : t("web.log.kong", { name, tile });
-    case "flower":
-      return t("web.log.flower", { name, tiles: e.tiles.map((k) => tileName(k, getLang())).join(" "), n: e.tiles.length });
+    case "flower": {
+      const names = (list) => list.map((k) => tileName(k, getLang())).join(" ");
+      // the replacements are named for this viewer's own seat only (R12)
+      if (e.drawn && e.drawn.length) return t("web.log.flower_drawn", { name, tiles: names(e.tiles), n: e.tiles.length, drawn: names(e.drawn) });
+      return t("web.log.flower", { name, tiles: names(e.tiles), n: e.tiles.length });
+    }
     case "gold":
+      if (e.toDealer && e.toDealer.length) return t("web.log.gold_to_dealer", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()), flowers: e.toDealer.map((k) => tileName(k, getLang())).join(" "), name });
       return t("web.log.gold", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()) });
     case "win":
       return e.from !== null && e.from !== undefined ? t("web.log.win_discard", { name, tile, from: who(st, e.from) }) : t("web.log.win", { name, how: t(`wintype.${e.win}`) });
@@ -192,7 +201,10 @@ function seatV(st, s, now) {
   const n = v.players;
   const rel = relation(s, st.seat, n);
   const info = (st.seats && st.seats[s]) || {};
-  const flowers = parseTiles(v.flowers[s]);
+  // while the opening runs, only the flowers it has shown so far (one 补花 at a time)
+  const shownFlowers = st.opening && st.opening.shown ? st.opening.shown[s] : null;
+  const allFlowers = parseTiles(v.flowers[s]);
+  const flowers = shownFlowers === null || shownFlowers === undefined ? allFlowers : allFlowers.slice(0, shownFlowers);
   const points = info.points ?? info.total ?? info.silver ?? (st.totals ? st.totals[s] : null);
   const turn = v.phase !== "over" && v.phase !== "claims" && v.turn === s;
   const mine = rel.pos === "bottom" && st.seat !== null;
@@ -266,9 +278,35 @@ function openingV(st, send) {
       case "deal":
         return h("div", { key: "deal", class: cls, dataset: { step: "deal" } }, t("web.opening.deal", { name: who(st, v.dealer) }));
       case "flower":
-        return h("div", { key: `f${step.seat}`, class: cls, dataset: { step: "flower", seat: String(step.seat) } }, t("web.opening.flower", { name: who(st, step.seat), n: step.tiles.length }), vrow(step.tiles, { size: "s" }));
+        return h(
+          "div",
+          { key: `f${i}`, class: cls, dataset: { step: "flower", seat: String(step.seat), round: String(step.round || 1) } },
+          h("span", {}, t("web.opening.flower", { name: who(st, step.seat), n: step.tiles.length })),
+          h(
+            "span",
+            { class: "o-pairs" },
+            // each flower and what replaced it (R4): the tile itself for this viewer's own
+            // seat, a tile back for any other seat (R12)
+            step.tiles.map((k, j) =>
+              h(
+                "span",
+                { key: `p${j}`, class: "o-pair", style: `--d:${j * FLOWER_TILE_MS}ms`, dataset: { role: "flower-pair", seat: String(step.seat) } },
+                vtile(k, { size: "s" }),
+                h("span", { class: "o-arrow" }, "→"),
+                step.drawn && step.drawn[j] ? vtile(step.drawn[j], { size: "s", gold: v.gold, data: { role: "replacement" } }) : vtile("", { back: true, size: "s" }),
+              ),
+            ),
+          ),
+        );
       default:
-        return h("div", { key: "gold", class: cls, dataset: { step: "gold" } }, t("web.opening.gold"), step.indicator ? vtile(step.indicator, { size: "m", gold: step.gold, cls: i === o.step ? "flip" : "" }) : null, step.gold ? h("b", {}, t("web.opening.gold_is", { tile: tileName(step.gold, getLang()) })) : null);
+        return h(
+          "div",
+          { key: "gold", class: cls, dataset: { step: "gold" } },
+          t("web.opening.gold"),
+          step.indicator ? vtile(step.indicator, { size: "m", gold: step.gold, cls: i === o.step ? "flip" : "" }) : null,
+          step.gold ? h("b", {}, t("web.opening.gold_is", { tile: tileName(step.gold, getLang()) })) : null,
+          step.toDealer && step.toDealer.length ? h("span", { class: "o-to-dealer", dataset: { role: "to-dealer" } }, t("web.opening.to_dealer", { name: who(st, step.seat) }), vrow(step.toDealer, { size: "s" })) : null,
+        );
     }
   });
   return h(
@@ -741,7 +779,7 @@ export async function showTable(root, tableRef, as) {
       if (step.kind === "flower") play("tile");
       if (step.kind === "gold") play("claim");
       dispatch({ type: "@opening-step" });
-    }, OPENING_PACE[step.kind] || 800);
+    }, openingStepMs(step));
   };
 
   let lastLeft = null;

@@ -1,0 +1,36 @@
+// Pure helpers of the lobby and the profile pages (no DOM, no network): the seed's level
+// names in the UI language and the stakes a private table may be offered with. Unit tests:
+// tests/js/lobbyhelpers.test.mjs.
+import { getLang, has, t } from "./i18n.js";
+
+/** The seed's 级别 and 段位 of a level (R11) in the UI language: in Chinese exactly as the
+ * server gives them (`title_zh`, `rank_zh`), else the catalogue's `lobby.level_title.N` and
+ * `lobby.level_rank.N` (the Chinese when a level has no entry). */
+export function levelNames(level) {
+  const zh = getLang() === "zh";
+  const title = !zh && has(`lobby.level_title.${level.n}`) ? t(`lobby.level_title.${level.n}`) : level.title_zh;
+  const rank = !zh && has(`lobby.level_rank.${level.n}`) ? t(`lobby.level_rank.${level.n}`) : level.rank_zh;
+  return { title, rank };
+}
+
+// the private table's stakes the create form offers (silver per point; 0: points only)
+export const STAKES = [0, 1, 2, 5, 10, 20, 50, 100];
+
+/** The stakes to offer within the operator's bounds (`GET /api/stakes` → `{min, max}`;
+ * null: the server does not say, offer the usual list): the usual ones inside the bounds,
+ * and the bounds themselves when they are not among them (the largest only up to the
+ * usual top, 100); never a stake outside. */
+export function allowedStakes(bounds, usual = STAKES) {
+  if (!bounds || !Number.isInteger(bounds.min) || !Number.isInteger(bounds.max) || bounds.min > bounds.max) return usual.slice();
+  const { min, max } = bounds;
+  const top = usual[usual.length - 1];
+  const out = new Set(usual.filter((s) => s >= min && s <= max));
+  out.add(min);
+  if (max <= top) out.add(max);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** The stake the form starts on: 1 silver when allowed, else the least allowed one. */
+export function defaultStake(stakes) {
+  return stakes.includes(1) ? 1 : stakes[0];
+}

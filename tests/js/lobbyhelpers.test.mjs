@@ -1,0 +1,65 @@
+// The lobby's pure helpers (src/fujian_mahjong/web/js/lobbyhelpers.js): the seed's level names
+// in the UI language (R11: the Chinese exactly as scoring/settlement.py's LEVELS, an English
+// rendering per level in the lobby catalogue) and the stakes the create form offers within
+// the operator's bounds (GET /api/stakes).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { setLang } from "../../src/fujian_mahjong/web/js/i18n.js";
+import { STAKES, allowedStakes, defaultStake, levelNames } from "../../src/fujian_mahjong/web/js/lobbyhelpers.js";
+
+const ROOT = new URL("../../src/fujian_mahjong/", import.meta.url);
+const SEED = [...readFileSync(new URL("scoring/settlement.py", ROOT), "utf8").matchAll(/\((\d+), "([^"]+)", "([^"]+)", \d+\)/g)].map((m) => ({
+  n: Number(m[1]),
+  title_zh: m[2],
+  rank_zh: m[3],
+}));
+const lobby = (lang) => JSON.parse(readFileSync(new URL(`web/locale/${lang}/lobby.json`, ROOT), "utf8"));
+
+test("the catalogue has every level of the seed: Chinese exactly as R11, English apart", () => {
+  assert.equal(SEED.length, 24);
+  assert.deepEqual(SEED[0], { n: 1, title_zh: "待业", rank_zh: "麻袋" });
+  assert.deepEqual(SEED[23], { n: 24, title_zh: "财神", rank_zh: "麻将无敌" });
+  const zh = lobby("zh");
+  const en = lobby("en");
+  for (const lv of SEED) {
+    assert.equal(zh[`lobby.level_title.${lv.n}`], lv.title_zh);
+    assert.equal(zh[`lobby.level_rank.${lv.n}`], lv.rank_zh);
+    for (const k of [`lobby.level_title.${lv.n}`, `lobby.level_rank.${lv.n}`]) {
+      assert.ok(en[k] && !/[\u4e00-\u9fff]/.test(en[k]), `${k} in English: ${en[k]}`);
+    }
+  }
+  const titles = new Set(SEED.map((lv) => en[`lobby.level_title.${lv.n}`]));
+  assert.equal(titles.size, 24, "every English title differs");
+});
+
+test("levelNames: the server's Chinese in zh, the catalogue's English in en", () => {
+  setLang("zh");
+  assert.deepEqual(levelNames(SEED[0]), { title: "待业", rank: "麻袋" });
+  setLang("en");
+  assert.deepEqual(levelNames(SEED[0]), { title: "Jobless", rank: "Sack" });
+  assert.deepEqual(levelNames(SEED[23]), { title: "God of wealth", rank: "Mahjong invincible" });
+  // a level the catalogue does not know keeps the server's words
+  assert.deepEqual(levelNames({ n: 99, title_zh: "某", rank_zh: "某段" }), { title: "某", rank: "某段" });
+  setLang("zh");
+});
+
+test("allowedStakes: only stakes within the operator's bounds", () => {
+  assert.deepEqual(allowedStakes({ min: 0, max: 10 ** 9, max_fee_ratio: 1 }), STAKES);
+  assert.deepEqual(allowedStakes({ min: 0, max: 50 }), [0, 1, 2, 5, 10, 20, 50]);
+  assert.deepEqual(allowedStakes({ min: 3, max: 30 }), [3, 5, 10, 20, 30]);
+  assert.deepEqual(allowedStakes({ min: 7, max: 7 }), [7]);
+  assert.deepEqual(allowedStakes({ min: 200, max: 10 ** 9 }), [200]);
+  for (const b of [{ min: 0, max: 50 }, { min: 3, max: 30 }, { min: 200, max: 10 ** 9 }]) {
+    for (const s of allowedStakes(b)) assert.ok(b.min <= s && s <= b.max);
+  }
+  // the server said nothing usable: the usual list (the server still refuses outside)
+  assert.deepEqual(allowedStakes(null), STAKES);
+  assert.deepEqual(allowedStakes({ min: 5, max: 2 }), STAKES);
+});
+
+test("defaultStake: 1 silver when allowed, else the least", () => {
+  assert.equal(defaultStake(allowedStakes({ min: 0, max: 100 })), 1);
+  assert.equal(defaultStake(allowedStakes({ min: 3, max: 30 })), 3);
+  assert.equal(defaultStake(allowedStakes({ min: 0, max: 0 })), 0);
+});
