@@ -1,43 +1,58 @@
-"""Server load benchmark (issue 11): a real `fjmj serve` process and load clients in other
-processes, over loopback WebSockets.
+"""Server load benchmark: a real `fjmj serve` process and an independent load client (other
+processes), over loopback WebSockets.
 
-(a) 200 tables x 4 human clients that act 300 ms after each prompt (claim pause 600 ms):
-    latency from a client's action to every seat of the table receiving the message it
-    causes — a discard's public notice at all four seats, and the state that follows a
-    claim or a win; p50/p99, target p99 < 50 ms, zero errors;
-(b) 50 bot-only tables at full speed: decisions applied per second (target >= 2,000);
-(c) the server's memory per table (resident set growth / tables) in both runs.
+(a) N tables x 4 human clients that act 300 ms after each prompt (default 600 ms claim
+    pause): from a client's discard to every seat of the table having the public `discard`
+    notice, and to every seat having its next `state` (minus the pause); p50/p99, target
+    p99 < 50 ms at 200 tables for one process, zero errors; the server's event-loop lag
+    (server/looplag.py, read from the operator metrics) over the same interval, its CPU per
+    decision (/proc/PID/stat) and its memory per table (resident set growth / tables);
+(b) bot-only tables at full speed: decisions applied per second (target >= 2,000).
 
-`python bench/bench_server.py` prints the rows; `make bench` runs it with the others.
-Sizes can be lowered for a quick look: FJMJ_BENCH_TABLES=20 FJMJ_BENCH_SECONDS=5.
+`python bench/bench_server.py` (and `make bench`) runs the quick set: 50 bot-only tables and
+200 human tables on SQLite. `python bench/bench_server.py --full` runs the whole ladder:
+25/50/100/200 tables on SQLite and on PostgreSQL (a fresh database on 127.0.0.1, dropped
+after; $FJMJ_BENCH_PG names the admin URL) — about 10 minutes. `--tables 100 --db postgresql
+--serve-arg=--ws-deflate` and friends pick one cell. The machine's load average is printed
+with every run (other work on the machine makes every figure worse).
+Environment (quick set): FJMJ_BENCH_TABLES (200), FJMJ_BENCH_SECONDS (30),
+FJMJ_BENCH_BOT_TABLES (50), FJMJ_BENCH_DB (an SQLAlchemy URL instead of SQLite).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
 import os
 import random
+import secrets
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FJMJ = str(Path(sys.executable).with_name("fjmj"))
+# FJMJ_BENCH_FJMJ: another `fjmj` to measure (e.g. an older build, for a before/after)
+FJMJ = os.environ.get("FJMJ_BENCH_FJMJ") or str(Path(sys.executable).with_name("fjmj"))
 TABLES = int(os.environ.get("FJMJ_BENCH_TABLES", "200"))
 SECONDS = float(os.environ.get("FJMJ_BENCH_SECONDS", "30"))
 BOT_TABLES = int(os.environ.get("FJMJ_BENCH_BOT_TABLES", "50"))
+LADDER = (25, 50, 100, 200)
 CLIENT_PROCS = 2
-# FJMJ_BENCH_DB=postgresql+asyncpg://… runs against an (empty) PostgreSQL database instead
+# FJMJ_BENCH_DB=postgresql+asyncpg://… runs the quick set against an (empty) database
 DB = os.environ.get("FJMJ_BENCH_DB", "")
+PG_ADMIN = os.environ.get("FJMJ_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
 THINK_S = 0.3
 PAUSE_S = 0.6
 WINDOW = ("claims", "window_a")
+
+Row = tuple[str, float, str, float]
 
 
 def _port() -> int:
@@ -47,7 +62,7 @@ def _port() -> int:
 
 
 def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far."""
+    """User + system CPU seconds of a process so far (/proc/PID/stat: utime, stime)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -59,14 +74,44 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
+def _loadavg() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+@contextlib.contextmanager
+def _database(kind: str) -> Iterator[str]:
+    """The server's database URL: "" (SQLite in the data dir), a given URL, or a fresh
+    PostgreSQL database (``postgresql``) dropped afterwards — never the tests' own."""
+    if kind != "postgresql":
+        yield kind if kind != "sqlite" else ""
+        return
+    import asyncpg
+
+    name = f"fjmj_bench_{secrets.token_hex(5)}"
+
+    async def do(sql: str) -> None:
+        conn = await asyncpg.connect(PG_ADMIN, timeout=5)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(do(f'CREATE DATABASE "{name}"'))
+    base = PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
+    try:
+        yield f"{base}/{name}"
+    finally:
+        asyncio.run(do(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 class _Server:
-    def __init__(self, **opts: Any) -> None:
+    def __init__(self, db: str = "", serve_args: tuple[str, ...] = (), **opts: Any) -> None:
         import httpx
 
         self.http = httpx.Client(timeout=30)
         self.port = _port()
         self.dir = tempfile.mkdtemp(prefix="fjmj-bench-")
-        # operator metrics (actions) need the operator token; many guests from one address
+        # operator metrics need the operator token; many guests from one address
         self.token = "bench-operator-token-0123456789"
         tok_file = Path(self.dir) / "operator-token"
         tok_file.write_text(self.token)
@@ -75,13 +120,19 @@ class _Server:
         # the exact pause (fast): the figures compare with earlier runs; bench_claims.py
         # measures the fixed window
         args += ["--claim-window", "fast"]
-        if DB:
-            args += ["--db", DB]
+        if db:
+            args += ["--db", db]
         for k, v in opts.items():
             args += ["--" + k.replace("_", "-"), str(v)]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args += list(serve_args)
+        # FJMJ_BENCH_SERVER_LOG=FILE keeps the server's output (e.g. asyncio's debug log)
+        log = os.environ.get("FJMJ_BENCH_SERVER_LOG")
+        out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(args, stdout=out, stderr=out)
         self.base = f"http://127.0.0.1:{self.port}"
-        for _ in range(300):
+        for _ in range(600):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"fjmj serve exited ({self.proc.returncode}): {args}")
             try:
                 self.http.get(self.base + "/api/health").raise_for_status()
                 return
@@ -95,15 +146,21 @@ class _Server:
         r.raise_for_status()
         return r.json()
 
-    def actions(self) -> tuple[int, float]:
-        """Decisions applied so far and the monotonic time they were counted at (the
-        operator metrics are a snapshot refreshed at most every 10 s)."""
+    def metrics(self) -> dict[str, Any]:
         r = self.http.get(
             self.base + "/api/metrics", headers={"Authorization": f"Bearer {self.token}"}
         )
         r.raise_for_status()
-        m = r.json()
-        return int(m["actions"]), time.monotonic() - float(m["snapshot_age_s"])
+        return dict(r.json())
+
+    def fresh(self) -> tuple[dict[str, Any], float, float]:
+        """A metrics snapshot taken now (they refresh at most every 10 s), with the server's
+        CPU seconds and the monotonic time read at the same moment."""
+        while True:
+            m = self.metrics()
+            if float(m["snapshot_age_s"]) == 0.0:
+                return m, _cpu_s(self.proc.pid), time.monotonic()
+            time.sleep(max(0.05, 10.0 - float(m["snapshot_age_s"])))
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -114,13 +171,37 @@ class _Server:
             self.proc.wait()
 
 
+def _lag(m0: dict[str, Any], m1: dict[str, Any]) -> dict[str, float]:
+    """The loop lag between two metrics snapshots: p50/p99 from the difference of their
+    cumulative histograms (a bucket's upper edge), and the largest sample of the last minute."""
+    from fujian_mahjong.server.looplag import histogram_percentile
+
+    c0, c1 = m0.get("loop_lag_counts"), m1.get("loop_lag_counts")
+    if not c0 or not c1:
+        return {"p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+    d = [b - a for a, b in zip(c0, c1, strict=True)]
+    return {
+        "p50": histogram_percentile(d, 50),
+        "p99": histogram_percentile(d, 99),
+        "max": float(m1.get("loop_lag_max_ms") or 0.0),
+    }
+
+
 # ------------------------------------------------------------------------ load client process
 
 
 async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
     """One load process: whole tables (four seats each), acting THINK_S after each prompt."""
+    import orjson
     import websockets
 
+    from fujian_mahjong.server.looplag import LoopLag
+
+    loads = orjson.loads  # the client's own parsing must not be what is measured
+
+    # the load client's own loop lag: a slow client delays what it measures
+    lag = LoopLag()
+    lag.start()
     url = spec["url"]
     until = time.monotonic() + spec["seconds"] + spec["warmup"]
     measure_from = time.monotonic() + spec["warmup"]
@@ -149,7 +230,7 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
                 except (TimeoutError, websockets.ConnectionClosed):
                     break
                 now = time.monotonic()
-                m = json.loads(raw)
+                m = loads(raw)
                 t = m["type"]
                 if t == "error":
                     errors.append(m["code"])
@@ -201,12 +282,25 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
                 await ws.close()
 
     await asyncio.gather(*(table(t["id"], t["tokens"]) for t in spec["tables"]))
-    return {"lat": lat, "after": after, "errors": errors, "states": states}
+    await lag.stop()
+    return {
+        "lat": lat,
+        "after": after,
+        "errors": errors,
+        "states": states,
+        "lag_counts": lag.counts,
+    }
 
 
 def _client_entry() -> None:
     spec = json.loads(sys.stdin.read())
-    print(json.dumps(asyncio.run(_client_main(spec))))
+    try:  # the load client on uvloop too: a slow client delays what it measures
+        import uvloop
+
+        result = uvloop.run(_client_main(spec))
+    except ImportError:
+        result = asyncio.run(_client_main(spec))
+    Path(spec["out"]).write_text(json.dumps(result))
 
 
 # ------------------------------------------------------------------------ the runs
@@ -219,8 +313,11 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
-def _humans(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]]:
-    srv = _Server(claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
+def humans(
+    n_tables: int, seconds: float, db: str = "", serve_args: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """N tables x 4 clients acting THINK_S after each prompt; the figures as a dict."""
+    srv = _Server(db, serve_args, claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
     try:
         rss0 = _rss_kb(srv.proc.pid)
         tables = []
@@ -236,11 +333,12 @@ def _humans(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]
                 "tables": tables[j::CLIENT_PROCS],
                 "seconds": seconds,
                 "warmup": warmup,
+                # the result goes to a file: uvloop's client truncates a pipe at 64 KiB
+                "out": str(Path(srv.dir) / f"client-{j}.json"),
             }
             p = subprocess.Popen(
                 [sys.executable, __file__, "--client"],
                 stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
                 text=True,
                 cwd=ROOT,
             )
@@ -248,94 +346,186 @@ def _humans(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]
             p.stdin.write(json.dumps(spec))
             p.stdin.close()
             procs.append(p)
-        time.sleep(warmup + seconds / 2)
+        time.sleep(warmup)
+        m0, c0, t0 = srv.fresh()
+        time.sleep(max(seconds - 2.0, 10.5))  # past the metrics snapshot's refresh
+        m1, c1, t1 = srv.fresh()
         rss1 = _rss_kb(srv.proc.pid)
-        a0, t0 = srv.actions()
-        c0 = _cpu_s(srv.proc.pid)
-        time.sleep(max(seconds / 4, 10.5))  # past the metrics snapshot's refresh
-        a1, t1 = srv.actions()
-        cpu = _cpu_s(srv.proc.pid) - c0
-        rate = (a1 - a0) / max(1e-6, t1 - t0)
-        cpu_per = 1000 * cpu / max(1, a1 - a0)
+        load = _loadavg()
+        decisions = int(m1["actions"]) - int(m0["actions"])
         lat: list[float] = []
         after: list[float] = []
         errors: list[str] = []
-        for p in procs:
-            assert p.stdout is not None
-            out = p.stdout.read()
+        client_lag: list[int] = []
+        for j, p in enumerate(procs):
             p.wait(timeout=seconds + warmup + 120)
-            r = json.loads(out.strip().splitlines()[-1])
+            r = json.loads((Path(srv.dir) / f"client-{j}.json").read_text())
             lat += r["lat"]
             after += r["after"]
             errors += r["errors"]
+            client_lag = [
+                a + b
+                for a, b in zip(
+                    client_lag or [0] * len(r["lag_counts"]), r["lag_counts"], strict=True
+                )
+            ]
     finally:
         srv.stop()
-    return [
-        (
-            f"server: {n_tables} tables x 4 clients, p50 discard->every seat notified (ms)",
-            1000 * _pct(lat, 50),
-            "ms",
-            0,
-        ),
-        (
-            f"server: {n_tables} tables x 4 clients, p99 discard->every seat notified (ms; target < 50)",
-            1000 * _pct(lat, 99),
-            "ms",
-            0,
-        ),
-        (
-            f"server: {n_tables} tables x 4 clients, p50 discard->every seat's state - pause (ms)",
-            1000 * _pct(after, 50),
-            "ms",
-            0,
-        ),
-        (
-            f"server: {n_tables} tables x 4 clients, p99 discard->every seat's state - pause (ms)",
-            1000 * _pct(after, 99),
-            "ms",
-            0,
-        ),
-        (f"server: {n_tables} tables x 4 clients, discards timed", float(len(lat)), "", 0),
-        (f"server: {n_tables} tables x 4 clients, errors (target 0)", float(len(errors)), "", 0),
-        (f"server: {n_tables} tables x 4 clients, decisions/s", rate, "/s", 0),
-        (f"server: {n_tables} tables x 4 clients, server CPU per decision (ms)", cpu_per, "ms", 0),
-        (
-            f"server: memory per human table ({n_tables} tables, 4 sockets each), KiB",
-            (rss1 - rss0) / n_tables,
-            "KiB",
-            0,
-        ),
-    ]
+    lag = _lag(m0, m1)
+    from fujian_mahjong.server.looplag import histogram_percentile
+
+    return {
+        "tables": n_tables,
+        "notice_p50": 1000 * _pct(lat, 50),
+        "notice_p99": 1000 * _pct(lat, 99),
+        "state_p50": 1000 * _pct(after, 50),
+        "state_p99": 1000 * _pct(after, 99),
+        "timed": len(lat),
+        "errors": len(errors),
+        "error_codes": sorted(set(errors)),
+        "rate": decisions / max(1e-6, t1 - t0),
+        "cpu_ms": 1000 * (c1 - c0) / max(1, decisions),
+        "cpu_share": (c1 - c0) / max(1e-6, t1 - t0),
+        "kib_per_table": (rss1 - rss0) / n_tables,
+        "lag_p50": lag["p50"],
+        "lag_p99": lag["p99"],
+        "lag_max": lag["max"],
+        "client_lag_p99": histogram_percentile(client_lag, 99),
+        "gc": [
+            int(b) - int(a)
+            for a, b in zip(
+                m0.get("gc_collections") or [0, 0, 0],
+                m1.get("gc_collections") or [0, 0, 0],
+                strict=True,
+            )
+        ],
+        "gc_max_ms": m1.get("gc_pause_max_ms"),
+        "load": load,
+    }
 
 
-def _bots(n_tables: int, seconds: float) -> list[tuple[str, float, str, float]]:
-    srv = _Server(claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
+def bots(
+    n_tables: int, seconds: float, db: str = "", serve_args: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """N bot-only tables at full speed: decisions/s, CPU per decision, memory per table."""
+    srv = _Server(db, serve_args, claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
     try:
         tok = srv.post("/api/guests", {"name": "bench"})["token"]
         rss0 = _rss_kb(srv.proc.pid)
         for _ in range(n_tables):
             srv.post("/api/tables", {"bots": 4, "hands": 64}, tok)
         time.sleep(2.0)
-        a0, t0 = srv.actions()
+        m0, c0, t0 = srv.fresh()
         time.sleep(max(seconds, 10.5))  # past the metrics snapshot's refresh
-        a1, t1 = srv.actions()
-        rate = (a1 - a0) / max(1e-6, t1 - t0)
+        m1, c1, t1 = srv.fresh()
         rss1 = _rss_kb(srv.proc.pid)
+        load = _loadavg()
     finally:
         srv.stop()
+    decisions = int(m1["actions"]) - int(m0["actions"])
+    lag = _lag(m0, m1)
+    return {
+        "tables": n_tables,
+        "rate": decisions / max(1e-6, t1 - t0),
+        "cpu_ms": 1000 * (c1 - c0) / max(1, decisions),
+        "kib_per_table": (rss1 - rss0) / n_tables,
+        "lag_p99": lag["p99"],
+        "load": load,
+    }
+
+
+def _human_rows(r: dict[str, Any], db: str) -> list[Row]:
+    n = r["tables"]
+    pre = f"server{db}: {n} tables x 4 clients,"
     return [
-        (f"server: {n_tables} bot-only tables, decisions/s", rate, "/s", 2000),
-        (
-            f"server: memory per bot table ({n_tables} tables), KiB",
-            (rss1 - rss0) / n_tables,
-            "KiB",
-            0,
-        ),
+        (f"{pre} p50 discard->every seat notified (ms)", r["notice_p50"], "ms", 0),
+        (f"{pre} p99 discard->every seat notified (ms; target < 50)", r["notice_p99"], "ms", 0),
+        (f"{pre} p50 discard->every seat's state - pause (ms)", r["state_p50"], "ms", 0),
+        (f"{pre} p99 discard->every seat's state - pause (ms)", r["state_p99"], "ms", 0),
+        (f"{pre} event-loop lag p99 (ms)", r["lag_p99"], "ms", 0),
+        (f"{pre} discards timed", float(r["timed"]), "", 0),
+        (f"{pre} errors (target 0)", float(r["errors"]), "", 0),
+        (f"{pre} decisions/s", r["rate"], "/s", 0),
+        (f"{pre} server CPU per decision (ms)", r["cpu_ms"], "ms", 0),
+        (f"{pre} memory per table (KiB)", r["kib_per_table"], "KiB", 0),
     ]
 
 
-def run() -> list[tuple[str, float, str, float]]:
-    return _bots(BOT_TABLES, min(SECONDS, 10.0)) + _humans(TABLES, SECONDS)
+def _bot_rows(r: dict[str, Any], db: str) -> list[Row]:
+    n = r["tables"]
+    return [
+        (f"server{db}: {n} bot-only tables, decisions/s", r["rate"], "/s", 2000),
+        (f"server{db}: {n} bot-only tables, server CPU per decision (ms)", r["cpu_ms"], "ms", 0),
+        (f"server{db}: memory per bot table ({n} tables), KiB", r["kib_per_table"], "KiB", 0),
+    ]
+
+
+def run() -> list[Row]:
+    """The quick set (`make bench`): bot-only tables, then TABLES human tables."""
+    print(f"  (bench_server: load average {_loadavg()} before)", flush=True)
+    db = " (PostgreSQL)" if DB.startswith("postgresql") else ""
+    rows = _bot_rows(bots(BOT_TABLES, min(SECONDS, 10.0), DB), db)
+    rows += _human_rows(humans(TABLES, SECONDS, DB), db)
+    print(f"  (bench_server: load average {_loadavg()} after)", flush=True)
+    return rows
+
+
+HEAD = (
+    f"{'db':<10} {'tables':>6} {'notice p50/p99':>15} {'state p50/p99':>14} "
+    f"{'lag p50/p99/max':>16} {'dec/s':>6} {'cpu ms/dec':>10} {'KiB/table':>9} "
+    f"{'errors':>6}  load avg"
+)
+
+
+def _line(db: str, r: dict[str, Any]) -> str:
+    return (
+        f"{db:<10} {r['tables']:>6} {r['notice_p50']:>7.0f}/{r['notice_p99']:<7.0f}"
+        f"{r['state_p50']:>6.0f}/{r['state_p99']:<7.0f} "
+        f"{r['lag_p50']:>5.1f}/{r['lag_p99']:>4.0f}/{r['lag_max']:<5.0f} {r['rate']:>6.0f} "
+        f"{r['cpu_ms']:>10.2f} {r['kib_per_table']:>9.0f} {r['errors']:>6}  {r['load']}"
+    )
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help="25/50/100/200 tables on both DBs")
+    ap.add_argument("--tables", type=int, nargs="*", help="human table counts (a ladder)")
+    ap.add_argument("--db", choices=("sqlite", "postgresql", "both"), default=None)
+    ap.add_argument("--seconds", type=float, default=SECONDS, help="measured seconds per run")
+    ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help="0: no bot-only run")
+    ap.add_argument(
+        "--serve-arg", action="append", default=[], help="an extra `fjmj serve` argument"
+    )
+    a = ap.parse_args(argv)
+    ladder = a.tables if a.tables is not None else (list(LADDER) if a.full else [TABLES])
+    dbs = {"sqlite": ["sqlite"], "postgresql": ["postgresql"], "both": ["sqlite", "postgresql"]}[
+        a.db or ("both" if a.full else "sqlite")
+    ]
+    extra = tuple(a.serve_arg)
+    print(f"load average before: {_loadavg()}; {os.cpu_count()} CPUs; serve args {extra}")
+    for kind in dbs:
+        if a.bot_tables:
+            with _database(kind) as url:
+                r = bots(a.bot_tables, min(a.seconds, 10.0), url, extra)
+            print(
+                f"{kind:<10} {a.bot_tables} bot-only tables: {r['rate']:,.0f} decisions/s, "
+                f"{r['cpu_ms']:.2f} ms CPU/decision, {r['kib_per_table']:.0f} KiB/table, "
+                f"lag p99 {r['lag_p99']:.0f} ms  (load {r['load']})",
+                flush=True,
+            )
+    print(HEAD, flush=True)
+    for kind in dbs:
+        for n in ladder:
+            with _database(kind) as url:
+                r = humans(n, a.seconds, url, extra)
+            print(_line(kind, r), flush=True)
+            print(
+                f"  gc collections (gen 0/1/2) {r['gc']}, longest pauses {r['gc_max_ms']} ms;"
+                f" load clients' own loop lag p99 {r['client_lag_p99']:.0f} ms"
+            )
+            if r["errors"]:
+                print(f"  errors: {r['error_codes']}", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
@@ -343,5 +533,4 @@ if __name__ == "__main__":
         _client_entry()
     else:
         sys.path.insert(0, str(ROOT))
-        for label, value, unit, target in run():
-            print(f"{label:<72} {value:>12,.2f} {unit}  {'>= ' + str(target) if target else ''}")
+        sys.exit(main(sys.argv[1:]))

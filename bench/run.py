@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,8 @@ def main() -> int:
     from fujian_mahjong import _compiled
 
     print(f"fujian_mahjong: {_compiled.status()['reason']}")
+    # other work on the machine makes every figure worse: say how busy it was
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"{'benchmark':<58} {'figure':>14}  target")
     for name in MODULES:
         try:
@@ -35,6 +38,7 @@ def main() -> int:
             tgt = f">= {target:,.0f}{unit}" if target else ""
             mark = "" if not target else ("  ok" if value >= target else "  BELOW TARGET")
             print(f"{label:<58} {value:>14,.2f}  {tgt}{mark}", flush=True)
+    print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     return 0
 
 

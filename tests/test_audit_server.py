@@ -6,8 +6,9 @@ situation at a known event; nothing is retried and nothing sleeps.
 - who was asked to answer a discard is private (R12 rev 2): a seat that was not asked, a
   spectator, and a seat that was asked and has answered receive exactly the same messages
   (types, order, contents, sizes, fake-clock times) whether or not anyone else could claim;
-- a deadline that passes inside a claim window makes the seat 托管 for itself only, and a
-  托管 seat answers a window inside the pause (it never makes the window close late);
+- a deadline that passes inside a claim window is a pass and sets no 托管 (nobody can tell
+  it from a human's pass), and a 托管 seat answers a window inside the pause (it never
+  makes the window close late);
 - a private table's sequential id does not open it (REST and WebSocket ``join``), and its
   code cannot be guessed (code-shaped misses are rate limited per address);
 - a message over 8 KiB closes the connection (1008, also on a real ASGI WebSocket);
@@ -270,9 +271,10 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(tmp_path: Path) 
 
 def test_a_claim_window_timeout_does_not_name_the_seat_asked(tmp_path: Path) -> None:
     """Seat 1 (B) is asked to answer the dealer's 5p and lets its deadline pass inside the
-    window: it becomes 托管 for itself only. A (the dealer) and a spectator never see B
-    marked 托管 (that would say B was asked: a pair, a chow or a win, R12 rev 2), and B keeps
-    a human's deadline on its own turn; only that deadline makes its 托管 public."""
+    window: the server passes for it and nothing more (docs/protocol.md, "Acting"). Nobody —
+    A (the dealer), a spectator, B itself — sees B marked 托管 (that would say B was asked:
+    a pair, a chow or a win, R12 rev 2), and B keeps a human's deadline on its own turn;
+    only a missed own turn makes it 托管, for everyone."""
 
     async def main() -> dict[str, Any]:
         deals = StackedDeals([wall(True, False)], dealer=0)
@@ -288,8 +290,7 @@ def test_a_claim_window_timeout_does_not_name_the_seat_asked(tmp_path: Path) -> 
             assert _asked(b) and b.state
             assert abs(b.state["deadline_ms"] - TURN * 1000) <= 1
             await h.advance(TURN)  # B's claim deadline passes: the server passes for it
-            own = _auto_seen(b, 1)
-            assert own, "the seat itself is told it is 托管"
+            assert not _auto_seen(b, 1), "a missed claim prompt set 托管"
             assert b.state and b.state["view"]["turn"] == 1 and b.legal  # B's own turn
             assert abs(b.state["deadline_ms"] - TURN * 1000) <= 1, "a human's deadline"
             seen_before = {c.name: _auto_seen(c, 1) for c in (a, w)}

@@ -1,7 +1,7 @@
 """Issue 11 acceptance, the unhappy paths, in-process (tests/inproc.py: the real app and
 dispatcher, a fake clock, recording clients, fixed or stacked deals — each test is one
 scripted hand that reaches its situation at a known event): reconnect mid-hand, a deadline
-passing (the server plays, 托管; inside a claim window told to that seat only), malformed
+passing (the server plays, 托管; inside a claim window only a pass, no 托管), malformed
 and illegal messages (hypothesis junk included) answered with errors that change nothing,
 the connection closed after 20 bad messages in a minute, leaving (a leaver voids the hand and
 ends the match; the grace period), hints and 托管 on request, the REST lobby."""
@@ -280,10 +280,11 @@ CLAIM_DEAL = {
 }
 
 
-def test_a_deadline_inside_a_claim_window_is_told_to_that_seat_only(tmp_path: Path) -> None:
+def test_a_deadline_inside_a_claim_window_is_only_a_pass(tmp_path: Path) -> None:
     """R12 rev 2: seat 1 is asked about seat 0's 5p and lets its deadline pass. The server
-    passes for it and marks it 托管 in the seat list of seat 1 only; the others never see it
-    (it would tell them seat 1 had been asked). Its next own-turn deadline makes it public."""
+    passes for it and sets no 托管 (docs/protocol.md, "Acting"): nobody, seat 1 included,
+    sees it marked (a mark would tell the others seat 1 had been asked). Its next own-turn
+    deadline makes it 托管, for everyone."""
     wall = stacked(CLAIM_DEAL, tail="9s")
     g = game_of_wall(wall)
     g.apply(0, Action("discard", parse("5p")[0]))
@@ -306,13 +307,13 @@ def test_a_deadline_inside_a_claim_window_is_told_to_that_seat_only(tmp_path: Pa
             await h.advance(PAUSE)
             st2 = b.state
             assert st2 is not None and st2["view"]["phase"] == "turn" and b.legal
-            assert st2["seats"][1]["auto"] is True, "the seat itself was not told it is 托管"
+            assert not any(_seat_flags(b, 1, "auto")), "a missed claim prompt set 托管"
             assert not any(_seat_flags(a, 1, "auto")), "another seat learned who was asked"
             assert st2["deadline_ms"] == 4000  # it keeps its deadlines
             assert not any(_seat_flags(a, 1, "auto"))
-            await h.advance(4)  # its own turn's deadline: now 托管 is public
+            await h.advance(4)  # its own turn's deadline: now it is 托管, for everyone
             await h.advance(PAUSE)
-            assert any(_seat_flags(a, 1, "auto"))
+            assert any(_seat_flags(a, 1, "auto")) and any(_seat_flags(b, 1, "auto"))
             discards = [d for d in a.of_type("discard") if d["seat"] == 1]
             assert len(discards) == 1
             await play(h, [a], until=lambda: bool(a.of_type("hand_end")))

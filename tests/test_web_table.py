@@ -103,7 +103,10 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     pairs = now.locator("[data-role=flower-pair]")
     expect(pairs).to_have_count(2)
     # our own replacement tiles, each beside the flower it replaced (7p is the gold)
-    assert [p.locator("[data-tile]").first.get_attribute("data-tile") for p in pairs.all()] == ["4z", "7z"]
+    assert [p.locator("[data-tile]").first.get_attribute("data-tile") for p in pairs.all()] == [
+        "4z",
+        "7z",
+    ]
     assert [
         p.locator("[data-role=replacement]").get_attribute("data-tile") for p in pairs.all()
     ] == ["7p", "6z"]

@@ -92,6 +92,50 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=None,
         help="a table's fee may be at most this many times its stake (R11; default 1)",
     )
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="several processes on one PostgreSQL (--db) and this Redis "
+        "(redis://host:6379/0): each table runs in one process, any process serves any "
+        "client, a dead process's tables move to the others (docs/deploy.md)",
+    )
+    p.add_argument(
+        "--redis-prefix",
+        default=None,
+        help="prefix of every Redis key and channel (default fjmj): several clusters on one Redis",
+    )
+    p.add_argument(
+        "--lease-s",
+        type=float,
+        default=None,
+        help="with --redis: seconds a table's lease lasts unrenewed (default 5); a dead "
+        "process's tables move after about this long",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="with --redis: run N processes on this machine sharing --port (SO_REUSEPORT); "
+        "a worker that dies is started again (default 1)",
+    )
+    p.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="bind with SO_REUSEPORT, so that several processes share the port (Linux)",
+    )
+    p.add_argument(
+        "--ws-deflate",
+        action="store_true",
+        help="compress WebSocket messages (permessage-deflate) for clients that offer it; off "
+        "by default: it costs server CPU on every message (docs/architecture.md)",
+    )
+    p.add_argument(
+        "--loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="the event loop: uvloop when installed (auto, the default), or asyncio's own",
+    )
     p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     p.set_defaults(func=run_serve)
 
@@ -150,6 +194,11 @@ def _settings(args: argparse.Namespace) -> object:
         "guests_per_address",
         "max_fee_ratio",
     ):
+        if getattr(args, name, None) is not None:
+            extra[name] = getattr(args, name)
+    if getattr(args, "redis", None):
+        extra["redis_url"] = args.redis
+    for name in ("redis_prefix", "lease_s"):
         if getattr(args, name, None) is not None:
             extra[name] = getattr(args, name)
     if getattr(args, "operator_token_file", None):
@@ -219,6 +268,20 @@ def run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if st.redis_url and not st.database_url.startswith("postgresql"):
+        print(
+            "fjmj: serve: --redis needs PostgreSQL (--db postgresql+asyncpg://…)", file=sys.stderr
+        )
+        return 2
+    if st.lease_s < 0.5:
+        print("fjmj: serve: --lease-s must be at least 0.5", file=sys.stderr)
+        return 2
+    workers = int(getattr(args, "workers", 1) or 1)
+    if workers != 1:
+        if workers < 1 or not st.redis_url:
+            print("fjmj: serve: --workers N needs N >= 1 and --redis", file=sys.stderr)
+            return 2
+        return _supervise(workers, st)
     app = create_app(st)
     shown_host = f"[{st.host}]" if ":" in st.host else st.host
     print(f"fjmj serve: http://{shown_host}:{st.port}/  (API docs at /docs, WebSocket at /ws)")
@@ -229,9 +292,85 @@ def run_serve(args: argparse.Namespace) -> int:
         port=st.port,
         log_level=args.log_level,
         ws_max_size=65536,
+        # per-message deflate costs CPU on every frame of every client (off unless asked)
+        ws_per_message_deflate=bool(getattr(args, "ws_deflate", False)),
+        loop=getattr(args, "loop", "auto") or "auto",
         lifespan="on",
     )
     server = uvicorn.Server(config)
+    sockets = [_reuse_port_socket(st.host, st.port)] if getattr(args, "reuse_port", False) else None
     with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+        server.run(sockets=sockets)
     return 0 if server.started or not server.should_exit else 1
+
+
+def _reuse_port_socket(host: str, port: int) -> Any:
+    """A listening socket bound with SO_REUSEPORT: the kernel spreads new connections over
+    every process bound to the same port."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _supervise(workers: int, st: Any) -> int:
+    """``--workers N``: N ``fjmj serve --reuse-port`` processes on one port (each with the
+    same options), each started again if it dies; SIGINT/SIGTERM stop them all."""
+    import signal
+    import subprocess
+    import time
+
+    argv = sys.argv[1:]
+    rest: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--workers":
+            skip = True
+            continue
+        if a.startswith("--workers="):
+            continue
+        rest.append(a)
+    cmd = [sys.executable, "-m", "fujian_mahjong.cli.main", *rest, "--reuse-port"]
+    stopping = False
+
+    def stop(_sig: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    # the workers have a session of their own: a Ctrl-C at the terminal reaches this process
+    # only, which stops each worker once, cleanly (SIGTERM: its leases are given back)
+    procs = [subprocess.Popen(cmd, start_new_session=True) for _ in range(workers)]
+    print(
+        f"fjmj serve: {workers} workers on port {st.port} (pids {', '.join(str(p.pid) for p in procs)})",
+        flush=True,
+    )
+    while not stopping:
+        time.sleep(0.5)
+        for i, p in enumerate(procs):
+            if p.poll() is not None and not stopping:
+                print(
+                    f"fjmj serve: worker {p.pid} exited ({p.returncode}); starting another",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                procs[i] = subprocess.Popen(cmd, start_new_session=True)
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return 0

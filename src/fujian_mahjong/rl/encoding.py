@@ -37,7 +37,7 @@ A_ADDED_KONG: Final = A_CONCEALED_KONG + N_KINDS  # R6 加杠 of k
 A_CHOW: Final = A_ADDED_KONG + N_KINDS  # R6 chow: +0 claimed tile lowest, +1 middle, +2 highest
 A_PONG: Final = A_CHOW + 3
 A_KONG: Final = A_PONG + 1  # exposed kong on a discard (明杠)
-A_WIN: Final = A_KONG + 1  # 自摸 / 放胡 / 抢杠 / 天胡
+A_WIN: Final = A_KONG + 1  # 自摸 / 点炮胡 (on a discard) / 抢杠 / 天胡
 A_THREE_GOLDS: Final = A_WIN + 1  # R7 三金倒
 A_ROB_GOLD: Final = A_THREE_GOLDS + 1  # R8.2 闲家抢金 (no tile)
 A_PASS: Final = A_ROB_GOLD + 1
@@ -355,7 +355,12 @@ ACTION_DOC: Final = (
     (A_CHOW + 2, A_PONG, "chow_high", "chow with the claimed tile highest (t−2, t−1)"),
     (A_PONG, A_KONG, "pong", "pong the discard"),
     (A_KONG, A_WIN, "kong", "exposed kong on the discard (明杠)"),
-    (A_WIN, A_THREE_GOLDS, "win", "自摸 / 放胡 / 抢杠 / 天胡, whichever the moment offers"),
+    (
+        A_WIN,
+        A_THREE_GOLDS,
+        "win",
+        "自摸 / 点炮胡 (on a discard) / 抢杠 / 天胡, whichever the moment offers",
+    ),
     (A_THREE_GOLDS, A_ROB_GOLD, "three_golds", "三金倒 (R7)"),
     (A_ROB_GOLD, A_PASS, "rob_gold", "闲家抢金 in window B (R8.2)"),
     (A_PASS, N_ACTIONS, "pass", "decline what is offered"),

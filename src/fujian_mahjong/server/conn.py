@@ -3,7 +3,13 @@
 
 A table actor never waits on a client: ``Conn.send`` is non-blocking. The WebSocket transport
 queues the encoded message for a writer task of its own; the recording transport (tests)
-keeps every message in memory, so a test reads exactly what a client would have received."""
+keeps every message in memory, so a test reads exactly what a client would have received.
+
+Messages are encoded with ``orjson`` (compact, UTF-8, the same text ``json.dumps(…,
+ensure_ascii=False, separators=(",", ":"))`` writes but for a float's exponent, ``1e-7`` for
+``1e-07``; about ten times faster). One message for several connections (``send_all``: a
+table's public notices and broadcasts) is validated and encoded once, each connection's
+``seq`` spliced onto the encoded text."""
 
 from __future__ import annotations
 
@@ -11,7 +17,10 @@ import asyncio
 import json
 import time
 from collections import deque
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
 
 from fujian_mahjong.server.protocol import server_message
 
@@ -24,6 +33,33 @@ _validate = server_message.validate_python
 MAX_QUEUED = 2_000
 # the close code a client is dropped with (policy violation); docs/protocol.md
 CLOSE_POLICY = 1008
+
+
+def encode(msg: dict[str, Any]) -> str:
+    """One message as compact JSON text (UTF-8 as is, no ASCII escapes)."""
+    try:
+        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # what orjson refuses (an int past 64 bits): the slow way
+        return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+
+
+def send_all(conns: Iterable[Conn], msg: dict[str, Any]) -> None:
+    """Send one table-stream message to several connections, as ``conn.send(dict(msg))``
+    to each would — the same text, ``seq`` last — but validated and encoded once."""
+    targets = [c for c in conns if not c.closed]
+    if len(targets) < 2 or "seq" in msg:
+        for c in targets:
+            c.send(dict(msg))
+        return
+    _validate({**msg, "seq": 0})
+    body = encode(msg)
+    head = body[:-1] + ',"seq":'  # body is a JSON object: "{…}"
+    state = msg.get("type") == "state"
+    for c in targets:
+        c.seq += 1
+        if state:
+            c.state_seq = c.seq
+        c.deliver(f"{head}{c.seq}}}")
 
 
 class Transport(Protocol):
@@ -119,7 +155,11 @@ class Conn:
         # every outgoing message is built against its model in server/protocol.py (the
         # contract of docs/protocol.md): a message of the wrong shape is a bug, raised here
         _validate(msg)
-        if not self.transport.send(json.dumps(msg, ensure_ascii=False, separators=(",", ":"))):
+        self.deliver(encode(msg))
+
+    def deliver(self, text: str) -> None:
+        """Hand one encoded (and validated) message to the transport."""
+        if not self.transport.send(text):
             self.close("too many unread messages")
 
     def error(self, code: str, message: str) -> bool:

@@ -22,7 +22,9 @@ Money rules (docs/economy.md):
   between registered players; ratings move by the full points;
 - the skill rating (server/rating.py) moves with the settlement, in the same transaction;
 - 救济金 relief (:func:`grant_relief`) is the one other source of silver besides grants and
-  admin changes: a ``relief`` row, at most ``per_day`` times a day, only below a threshold.
+  admin changes: a ``relief`` row, at most ``per_day`` times a day, only below a threshold;
+- a private match dissolved by vote (:func:`record_dissolution`) voids its hand in progress
+  charging nobody (R11: no penalty, no fee), noted on the void settlement and the match.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -49,7 +52,7 @@ from fujian_mahjong.server.store.economy_models import (
     SettlementRow,
     TableStakes,
 )
-from fujian_mahjong.server.store.models import HandRow, Player, utcnow
+from fujian_mahjong.server.store.models import HandRow, MatchRow, Player, TableRow, utcnow
 
 __all__ = [
     "DEFAULT_GRANT",
@@ -68,6 +71,7 @@ __all__ = [
     "level_json",
     "make_stakes",
     "min_balance_floor",
+    "record_dissolution",
     "set_stakes",
     "settle_hand",
     "settle_void",
@@ -584,6 +588,78 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
     return detail
 
 
+async def record_dissolution(
+    s: AsyncSession,
+    *,
+    table_id: int,
+    match_id: int | None,
+    hand_id: int | None,
+    votes: dict[str, bool | None],
+    totals: list[int],
+    hands_played: int,
+) -> dict[str, Any] | None:
+    """解散房间 (docs/economy.md): a private match dissolved by the vote of every seated
+    human, in one transaction — the hand in progress (``hand_id``, if any) is void with a
+    ``void`` settlement that charges nobody (R11: no points, no escape penalty, and no fee,
+    as for any void hand but the leaver's) and notes ``"dissolved": true`` with the votes;
+    the match row gets the status ``dissolved`` with its totals; the table is closed. Once:
+    run again (after a store fault) it changes nothing already recorded. Returns the void
+    settlement's detail (None without a hand or when it was recorded already)."""
+    detail: dict[str, Any] | None = None
+    if hand_id is not None and not await _begin_settlement(s, hand_id):
+        hand = (
+            await s.execute(
+                select(HandRow.table_id, HandRow.seat_players).where(HandRow.id == hand_id)
+            )
+        ).first()
+        if hand is None:
+            raise EconomyError("no_hand", f"no hand {hand_id}")
+        stakes = await get_stakes(s, int(hand[0]))
+        await s.execute(
+            update(HandRow).where(HandRow.id == hand_id).values(status="void", ended_at=utcnow())
+        )
+        detail = {
+            "table_id": int(hand[0]),
+            "stakes": None if stakes is None else asdict(stakes),
+            "seat_players": list(hand[1]),
+            "leaver": None,
+            "player_id": None,
+            "balance_before": None,
+            "penalty": 0,
+            "fee": 0,
+            "balance_after": None,
+            "dissolved": True,
+            "votes": dict(votes),
+        }
+        await s.execute(
+            insert(SettlementRow).values(
+                hand_id=hand_id, kind="void", detail=detail, created_at=utcnow()
+            )
+        )
+    else:
+        await _write_first(s)
+    if match_id is not None:
+        await s.execute(
+            update(MatchRow)
+            # only a match still playing: run again it changes nothing, and a match that
+            # ended meanwhile (over, or void by a leaver) keeps its own end
+            .where(MatchRow.id == match_id, MatchRow.status == "playing")
+            .values(
+                status="dissolved",
+                totals=list(totals),
+                hands_played=hands_played,
+                leaver=None,
+                ended_at=utcnow(),
+            )
+        )
+    await s.execute(
+        update(TableRow)
+        .where(TableRow.id == table_id, TableRow.status != "closed")
+        .values(status="closed", closed_at=utcnow())
+    )
+    return detail
+
+
 async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
     """What ``hand_end`` adds (docs/economy.md): per seat the silver change (after the fee),
     the transfer, the fee and the new balance (null for seats without an account), and the
@@ -596,7 +672,11 @@ async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
     ).first()
     if row is None:
         return {"silver": None, "level_ups": []}
-    kind, d = row
+    return end_fields(row[0], row[1])
+
+
+def end_fields(kind: str, d: dict[str, Any]) -> dict[str, Any]:
+    """``hand_end_fields`` from a settlement's kind and detail (pure)."""
     if kind == "void":
         n = len(d["seat_players"])
         silver: list[dict[str, Any] | None] = [None] * n
@@ -671,6 +751,7 @@ class AuditReport:
     escapes_burned: int = 0
     hands: int = 0
     voids: int = 0
+    dissolved: int = 0  # void hands of matches dissolved by vote (no one charged)
 
     @property
     def ok(self) -> bool:
@@ -776,6 +857,7 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
         ledger = by_hand.pop(hid, {})
         if kind == "void":
             rep.voids += 1
+            rep.dissolved += bool(d.get("dissolved"))
             _audit_void(bad, hid, d, ledger)
             continue
         rep.hands += 1
@@ -804,6 +886,14 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
     for hid in unsettled:
         if int(hid) not in settled:
             bad.append(f"hand {hid}: finished at a table with stakes but never settled")
+    # 解散房间: a dissolved match left no hand open (the one in progress was voided)
+    for hid, mid in await s.execute(
+        select(HandRow.id, HandRow.match_id)
+        .join(MatchRow, MatchRow.id == HandRow.match_id)
+        .where(MatchRow.status == "dissolved", HandRow.status == "playing")
+        .order_by(HandRow.id)
+    ):
+        bad.append(f"hand {hid}: still playing in match {mid}, which was dissolved")
     if not rep.conserved():
         bad.append(
             f"silver created or lost: balances {rep.silver} + fees {rep.fees_burned} + "
@@ -852,6 +942,10 @@ def _audit_void(
     bad: list[str], hid: int, d: dict[str, Any], ledger: dict[int, dict[str, tuple[int, int]]]
 ) -> None:
     pid = d["player_id"]
+    if d.get("dissolved") and (
+        d["leaver"] is not None or pid is not None or d["penalty"] or d["fee"]
+    ):
+        bad.append(f"hand {hid}: dissolved by vote, but someone was charged or named a leaver")
     if d["balance_before"] is None:
         if ledger:
             bad.append(f"hand {hid}: void without a penalty, but ledger rows exist")
@@ -892,7 +986,33 @@ async def account_of(s: AsyncSession, player_id: int) -> tuple[Player, int, int]
 
 class EconomySettlement:
     """The store's settlement hook (``Store(settlement=...)``): R11 settlement of a finished
-    hand and a void hand's escape penalty, in the store's transaction."""
+    hand and a void hand's escape penalty, in the store's transaction.
+
+    It also remembers the settlement it just wrote (``take``), so the table that ends the
+    hand builds its ``hand_end`` without reading it back (docs/architecture.md: no
+    end-of-hand read on the actor's path). The entry is written in the transaction's last
+    settlement attempt: a rolled-back attempt is overwritten by its retry, and a retry that
+    finds the hand settled already drops it (then ``take`` is None and the caller reads the
+    committed row, as after a restart). The caller takes it only once its commit returned."""
+
+    KEEP = 4096  # entries not taken (a table gone before its hand_end) are dropped oldest first
+
+    def __init__(self) -> None:
+        self._settled: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    def _remember(self, hand_id: int, kind: str, detail: dict[str, Any] | None) -> None:
+        self._settled.pop(hand_id, None)
+        if detail is None:
+            return  # settled before: the committed row is the truth
+        # the detail as the database returns it (JSON), so hand_end is the same either way
+        self._settled[hand_id] = (kind, orjson.loads(orjson.dumps(detail)))
+        while len(self._settled) > self.KEEP:
+            del self._settled[next(iter(self._settled))]
+
+    def take(self, hand_id: int) -> tuple[str, dict[str, Any]] | None:
+        """The kind and detail of the settlement this process last wrote for ``hand_id``
+        (once), or None."""
+        return self._settled.pop(hand_id, None)
 
     async def settle_hand(
         self,
@@ -901,9 +1021,13 @@ class EconomySettlement:
         score: dict[str, Any] | None,
         result: dict[str, Any] | None,
     ) -> dict[str, Any] | None:
-        return await settle_hand(s, hand_id, score, result)
+        detail = await settle_hand(s, hand_id, score, result)
+        self._remember(hand_id, "hand", detail)
+        return detail
 
     async def settle_void(
         self, s: AsyncSession, hand_id: int, leaver: int | None
     ) -> dict[str, Any] | None:
-        return await settle_void(s, hand_id, leaver)
+        detail = await settle_void(s, hand_id, leaver)
+        self._remember(hand_id, "void", detail)
+        return detail

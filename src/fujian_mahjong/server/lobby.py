@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import BUILTIN, get_profile
@@ -17,6 +17,9 @@ from fujian_mahjong.server.rooms import RoomService
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Store
 from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.cluster import Cluster
 
 log = logging.getLogger("fjmj.lobby")
 
@@ -46,6 +49,8 @@ class Lobby:
         self.rooms = RoomService(self)
         self.closed_actions = 0  # decisions applied at tables that have closed since
         self._wall: tuple[float, float] | None = None  # (wall time, clock time) at first use
+        # several processes (``--redis``): leases, the shared table list (server/cluster/)
+        self.cluster: Cluster | None = None
 
     def wall_time(self) -> float:
         """Seconds since the epoch, moved by the injected clock: the wall time when first
@@ -115,6 +120,8 @@ class Lobby:
         }
 
     def open_tables(self) -> list[dict[str, Any]]:
+        if self.cluster is not None:
+            return self.cluster.open_tables()  # every process's tables
         return [
             self.describe(t)
             for t in self.tables.values()
@@ -141,6 +148,7 @@ class Lobby:
         room: str | None = None,
         max_balance: int | None = None,
         claim_window: str | None = None,
+        bot_kind: str | None = None,
     ) -> TableActor:
         """A new table. Its row, its bot seats and its ``stakes`` are stored in one
         transaction before the actor exists, so no join can come before the stakes.
@@ -173,7 +181,10 @@ class Lobby:
             stakes,
             room,
             max_balance if stakes is not None else None,
+            bot_kind,
         )
+        if self.cluster is not None:
+            await self.cluster.acquire_new(tid)  # a table made here is run here
         self.stakes[tid] = dict(stakes) if stakes is not None else None
         if room is not None:
             self.table_rooms[tid] = room
@@ -182,7 +193,9 @@ class Lobby:
         )
         actor = self._spawn(cfg)
         for seat in bot_seats:
-            actor.seats[seat] = Seat(bot=True, name=f"Bot {seat + 1}", ready=True)
+            actor.seats[seat] = Seat(
+                bot=True, bot_kind=bot_kind, name=f"Bot {seat + 1}", ready=True
+            )
         if bots == players:
             actor.post(actor._maybe_start)
         return actor
@@ -203,11 +216,17 @@ class Lobby:
         self.stakes.pop(actor.id, None)
         self.table_rooms.pop(actor.id, None)
         self.rooms.forget(actor.id)
+        if self.cluster is not None:
+            self.cluster.table_closed(actor.id)
 
-    async def restore(self) -> int:
-        """Bring back every table that was live when the server stopped (crash restore)."""
+    async def restore(self, only: set[int] | None = None) -> int:
+        """Bring back every table that was live when the server stopped (crash restore);
+        ``only``: these tables (several processes: the leases this process has taken)."""
         n = 0
-        for entry in await self.store.load_live_tables():
+        entries = await (
+            self.store.load_live_tables() if only is None else self.store.load_live_tables(only)
+        )
+        for entry in entries:
             t = entry["table"]
             cfg = TableConfig(
                 t.id, t.code, t.creator_id, t.profile, t.players, t.turn_seconds, t.hands, t.private

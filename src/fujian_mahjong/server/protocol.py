@@ -70,10 +70,37 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
+class Chat(_Msg):
+    """A preset phrase or reaction (``GET /api/phrases``; server/social.py): no free text."""
+
+    type: Literal["chat"]
+    phrase: Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class Dissolve(_Msg):
+    """解散房间: the first accept proposes; accept or refuse the open proposal."""
+
+    type: Literal["dissolve"]
+    accept: bool
+
+
 ClientMessage = Annotated[
-    Hello | Join | Ready | Next | Act | Hint | Auto | Leave | Ping, Field(discriminator="type")
+    Hello | Join | Ready | Next | Act | Hint | Auto | Leave | Ping | Chat | Dissolve,
+    Field(discriminator="type"),
 ]
-CLIENT_TYPES = ("hello", "join", "ready", "next", "act", "hint", "auto", "leave", "ping")
+CLIENT_TYPES = (
+    "hello",
+    "join",
+    "ready",
+    "next",
+    "act",
+    "hint",
+    "auto",
+    "leave",
+    "ping",
+    "chat",
+    "dissolve",
+)
 _client = TypeAdapter(ClientMessage)
 
 
@@ -212,6 +239,7 @@ class HandVoid(_Msg):
     hand: int
     leaver: int | None
     seq: int
+    dissolved: bool = False  # 解散房间: void by vote (leaver null), nobody charged
 
 
 class MatchEnd(_Msg):
@@ -222,6 +250,7 @@ class MatchEnd(_Msg):
     leaver: int | None
     history: list[dict[str, Any]]
     seq: int
+    dissolved: bool = False  # 解散房间: ended by the vote of every seated human
 
 
 class TableClosed(_Msg):
@@ -242,6 +271,29 @@ class HintReply(_Msg):
     action: dict[str, Any]
     reason: str
     reason_zh: str
+
+
+class ChatOut(_Msg):
+    """A seated player's preset phrase, to every viewer of the table (server/social.py)."""
+
+    type: Literal["chat"]
+    table: int
+    seat: int
+    phrase: str
+    seq: int
+
+
+class DissolveOut(_Msg):
+    """The dissolve vote as it stands: each seated human's answer by seat (null: not yet),
+    the time left (null once over) and the outcome (null while open)."""
+
+    type: Literal["dissolve"]
+    table: int
+    votes: dict[str, bool | None]
+    deadline_ms: int | None
+    proposer: int
+    outcome: Literal["dissolved", "refused", "expired"] | None
+    seq: int
 
 
 class Pong(_Msg):
@@ -281,7 +333,9 @@ ServerMessage = Annotated[
     | HintReply
     | Pong
     | Error
-    | Status,
+    | Status
+    | ChatOut
+    | DissolveOut,
     Field(discriminator="type"),
 ]
 server_message = TypeAdapter(ServerMessage)

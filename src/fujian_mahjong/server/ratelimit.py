@@ -1,12 +1,35 @@
 """A small in-process sliding-window rate limiter (login attempts per name and per address,
-registrations per address). One server process owns its tables and its logins; several
-processes behind a balancer would each limit on their own (docs/economy.md)."""
+registrations per address). With several processes (``--redis``, server/cluster/) every
+hit is also broadcast to the limiter of the same name in every other process (``set_hub``),
+so a limit holds across the whole cluster (docs/deploy.md)."""
 
 from __future__ import annotations
 
+import sys
 import time
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable
+
+# several processes: where hits go (name, "hit" | "reset", key); None with one process
+_hub: Callable[[str, str, str], None] | None = None
+# every limiter by name: the file and line that made it, the same in every process
+_named: dict[str, weakref.WeakSet[RateLimiter]] = {}
+
+
+def set_hub(hub: Callable[[str, str, str], None] | None) -> None:
+    """Send every hit and reset to ``hub`` as well (server/cluster/), or stop (None)."""
+    global _hub
+    _hub = hub
+
+
+def apply_remote(name: str, op: str, key: str) -> None:
+    """A hit (or a reset) another process's limiter ``name`` counted: count it here too."""
+    for lim in list(_named.get(name, ())):
+        if op == "hit":
+            lim._hit(key)
+        elif op == "reset":
+            lim._hits.pop(key, None)
 
 
 class RateLimiter:
@@ -29,6 +52,9 @@ class RateLimiter:
         self.clock = clock
         self.max_keys = max_keys
         self._hits: OrderedDict[str, deque[float]] = OrderedDict()
+        caller = sys._getframe(1)
+        self.name = f"{caller.f_code.co_filename.rsplit('/', 1)[-1]}:{caller.f_lineno}"
+        _named.setdefault(self.name, weakref.WeakSet()).add(self)
 
     def _live(self, key: str) -> deque[float] | None:
         q = self._hits.get(key)
@@ -50,6 +76,11 @@ class RateLimiter:
         return max(0.0, q[0] + self.window_s - self.clock())
 
     def hit(self, key: str) -> None:
+        self._hit(key)
+        if _hub is not None:
+            _hub(self.name, "hit", key)
+
+    def _hit(self, key: str) -> None:
         q = self._live(key)
         if q is None:
             q = self._hits[key] = deque()
@@ -60,3 +91,5 @@ class RateLimiter:
 
     def reset(self, key: str) -> None:
         self._hits.pop(key, None)
+        if _hub is not None:
+            _hub(self.name, "reset", key)

@@ -11,6 +11,7 @@ they never hold up a table with humans."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import hmac
 import weakref
@@ -18,8 +19,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-from fujian_mahjong.bots import HeuristicBot
+from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game
+from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
 
@@ -29,7 +31,6 @@ Command = Callable[[], Awaitable[None]]
 class SeatLike(Protocol):
     bot: bool
     auto: bool
-    auto_hidden: bool
 
     @property
     def human(self) -> bool: ...
@@ -46,7 +47,12 @@ class Scheduler:
         self.timers: dict[Any, Timer] = {}
         self.scheduled: dict[int, int] = {}  # seat -> decision point an automatic act is due at
         self.deadlines: dict[int, tuple[int, float]] = {}  # seat -> (decision point, deadline)
-        self.bot = HeuristicBot()
+        # one bot per kind (bots keep no per-game state between calls: each decision is
+        # made from the seat's view alone, R12); 托管 seats play the default kind
+        self.default_kind = "heuristic"
+        self.bots: dict[str, Bot] = {}
+        # (seat, decision point) -> a search bot's decision being made (prethink)
+        self.thinking: dict[tuple[int, int], asyncio.Future[Decision]] = {}
 
     # ------------------------------------------------------------------ timers
 
@@ -69,6 +75,13 @@ class Scheduler:
         for t in self.timers.values():
             t.cancel()
         self.timers.clear()
+        self.drop_thinking()
+
+    def drop_thinking(self) -> None:
+        """Forget the searches under way (their threads finish; nobody uses the result)."""
+        for f in self.thinking.values():
+            f.cancel()
+        self.thinking.clear()
 
     def clear_acts(self) -> None:
         """The hand is over (or the store failed): no automatic act, no deadline, no pause."""
@@ -78,6 +91,7 @@ class Scheduler:
             self.cancel(key)
         self.scheduled.clear()
         self.deadlines.clear()
+        self.drop_thinking()
 
     def forget(self, seat: int) -> None:
         """The seat acted (or its plan changed): plan it again at the next pump."""
@@ -103,7 +117,7 @@ class Scheduler:
         if d is not None and in_window(phase) and d[0] >= window_key:
             # the same claim window (another seat answered meanwhile): same deadline
             self.deadlines[seat] = (key, d[1])
-        elif s.human and (not s.auto or s.auto_hidden):
+        elif s.human and not s.auto:
             self.deadlines[seat] = (key, self.clock.now() + turn_seconds)
 
     # ------------------------------------------------------------------ automatic acts
@@ -120,8 +134,11 @@ class Scheduler:
         bot_delay_s: float,
         turn_seconds: float,
         command: Callable[[int, int], Command],
+        game: Game | None = None,
     ) -> None:
-        """Bots, 托管 seats and deadlines: one timer per seat that must act."""
+        """Bots, 托管 seats and deadlines: one timer per seat that must act. A search bot
+        (``game`` given) starts thinking now, on a copy of the game, while its delay runs
+        (:meth:`prethink`)."""
         window = in_window(phase)
         for seat in to_act:
             if held and not (window and seat in window_asked):
@@ -129,7 +146,7 @@ class Scheduler:
             if self.scheduled.get(seat) == key:
                 continue
             s = seats[seat]
-            if s.bot or (s.auto and not s.auto_hidden):
+            if s.bot or s.auto:
                 # answers inside a claim window are hidden by the pause: no delay needed (a
                 # 托管 seat answering late would make the window close late just when it
                 # was asked, R12 rev 2)
@@ -138,6 +155,8 @@ class Scheduler:
                 self.ensure_deadline(seat, s, key, phase, window_key, turn_seconds)
                 delay = self.deadlines[seat][1] - self.clock.now()
             self.scheduled[seat] = key
+            if game is not None and s.bot and getattr(s, "bot_kind", None) in SLOW_KINDS:
+                self.prethink(game, seat, key, s.bot_kind)
             if delay <= 0:
                 # straight into the queue (bots at full speed): no timer to create or cancel
                 self.cancel(("act", seat))
@@ -145,9 +164,18 @@ class Scheduler:
             else:
                 self.later(("act", seat), delay, command(seat, key))
 
-    def auto_action(self, g: Game, seat: int, bot: bool) -> Action:
-        """A bot plays its own game; a human's seat at a deadline: claims → pass, own turn →
-        win if possible, else the heuristic bot's choice."""
+    def bot(self, kind: str | None = None) -> Bot:
+        """The bot of this kind (None: the default kind)."""
+        k = kind or self.default_kind
+        b = self.bots.get(k)
+        if b is None:
+            b = self.bots[k] = make_bot(k, 0)
+        return b
+
+    def auto_action(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
+        """A bot plays its own game; a human's seat at a deadline (or 托管): claims → pass
+        (a missed claim prompt is a pass and nothing more, docs/protocol.md), own turn →
+        win if possible, else the default bot's choice."""
         legal = g.legal_actions(seat)
         if not bot:
             if in_window(g.phase):
@@ -157,7 +185,57 @@ class Scheduler:
             for a in legal:
                 if a.type == "win":
                     return a
-        return self.bot.act(g.seat_view(seat)).action
+            kind = None
+        return self.bot(kind).act(g.seat_view(seat)).action
+
+    def prethink(self, g: Game, seat: int, key: int, kind: str | None) -> None:
+        """Start a search bot's decision at decision point ``key`` in a worker thread, on a
+        copy of the game (the table goes on meanwhile: chat, other seats' answers). It
+        thinks while its bot delay runs, so the moment its move is shown does not depend
+        on how long it thought (R12: a search's length depends on the bot's hand) unless
+        the search outlasts the delay; and the table's queue never waits for it then
+        either, except at the moment the move is due."""
+        stale = [k for k in self.thinking if k[0] == seat and k[1] != key]
+        for k in stale:
+            self.thinking.pop(k).cancel()
+        if (seat, key) in self.thinking:
+            return
+        view = copy.deepcopy(g).seat_view(seat)  # a bot of its own, on a game of its own
+        bot = make_bot(kind or "", 0)
+        self.thinking[(seat, key)] = asyncio.ensure_future(asyncio.to_thread(bot.act, view))
+
+    async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
+        """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
+        a worker thread (started by :meth:`prethink` when its act was planned) so the
+        event loop keeps serving the other tables."""
+        if bot and kind in SLOW_KINDS:
+            task = self.thinking.pop((seat, len(g.events)), None)
+            if task is None:
+                self.prethink(g, seat, len(g.events), kind)
+                task = self.thinking.pop((seat, len(g.events)))
+            return (await task).action
+        if bot and kind in DRAWING_KINDS:
+            # R12: a bot that draws at random draws under the hand's secret seed (published
+            # only after the hand), the seat and the decision point, afresh each time: a
+            # constant seed shared across seats and hands would let anyone replay the draws
+            # (and read from each choice where the tile ranks in the bot's hand), and the
+            # draws of a hidden claim answer would shift the next visible choice
+            secret = f"{g.seed}:{seat}:{len(g.events)}"
+            return make_bot(kind or "", secret).act(g.seat_view(seat)).action
+        return self.auto_action(g, seat, bot, kind)
+
+    async def advise(self, view: SeatView) -> Decision:
+        """The hint: the strongest bot that fits a hint's time, in a worker thread
+        (docs/bots.md), on a copy of the game (``TableActor.hint``): the table's actor
+        does not wait for it, so nobody can tell from the table's pace that a seat asked."""
+        return await asyncio.to_thread(make_bot(HINT_KIND, 0).act, view)
+
+
+# the kinds that search (think for up to a second) and the hint's bot
+SLOW_KINDS = frozenset({"strong"})
+# the kinds whose choices draw from a random generator (fujian_mahjong.bots)
+DRAWING_KINDS = frozenset({"random", "greedy"})
+HINT_KIND = "strong"
 
 
 # ---------------------------------------------------------------------- the claim pause's length

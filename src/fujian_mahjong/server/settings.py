@@ -85,6 +85,16 @@ class Settings:
     table_stake_min: int = 0
     table_stake_max: int = 10**9
 
+    # several processes on one PostgreSQL and one Redis (server/cluster/, docs/deploy.md):
+    # the Redis URL (empty: one process, nothing shared), the prefix of every Redis key and
+    # channel, how long a table's lease lasts without renewal (it is renewed every quarter
+    # of that; a dead process's tables move after at most about this long), this process's
+    # id in the cluster (empty: host-pid-random)
+    redis_url: str = ""
+    redis_prefix: str = "fjmj"
+    lease_s: float = 5.0
+    node_id: str = ""
+
     @property
     def database_url(self) -> str:
         return self.db_url or sqlite_url(self.data_dir)

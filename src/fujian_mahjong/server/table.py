@@ -17,6 +17,7 @@ sent; a failed commit is retried with back-off and nothing is shown meanwhile.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,10 +27,11 @@ from fujian_mahjong.engine import Action, Game, Match, apply_decisions, spectato
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
-from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.scheduler import ClaimPace, Scheduler, bot_pacer, claim_window_mode
+from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
 if TYPE_CHECKING:
@@ -75,10 +77,11 @@ class Seat:
     player_id: int | None = None
     name: str = ""
     bot: bool = False
+    bot_kind: str | None = None  # fujian_mahjong.bots.BOT_KINDS; None: the server's default
     ready: bool = False
     auto: bool = False  # 托管: the server plays this seat
-    # 托管 from a deadline inside a claim window: told to this seat only (R12 rev 2 — the
-    # others would learn it was asked to answer); public at its next own-turn deadline
+    # never set any more: a deadline inside a claim window is only a pass, no 托管
+    # (docs/protocol.md, "Acting"); always False, so 托管 is always public
     auto_hidden: bool = False
     conn: Conn | None = None
     disconnected_at: float | None = None
@@ -159,6 +162,7 @@ class TableActor:
         self.task: asyncio.Task[None] | None = None
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
+        self.social = Social(self)  # chat and the dissolve vote (server/social.py)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
         self.busy = False
@@ -169,6 +173,7 @@ class TableActor:
         self.pending_leave: int | None = None
         self.pace: ClaimPace | None = None  # the match's claim pause (made at its start)
         self._pace_match: Match | None = None
+        self._hinting: set[int] = set()  # seats whose hint the bot is preparing
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -285,6 +290,11 @@ class TableActor:
         hand, or the pump with its unsaved events."""
         if self.status == "closed":
             return
+        if self.social.agreed is not None:  # a dissolution by vote (server/social.py)
+            await self.social.try_dissolve()
+            if self.status == "closed":
+                self._recovered()
+                return
         if self.pending_leave is not None:
             await self.finisher.end_match(leaver=self.pending_leave)
             if self.status == "closed":
@@ -379,8 +389,7 @@ class TableActor:
         return out
 
     def broadcast(self, msg: dict[str, Any]) -> None:
-        for c in self.conns():
-            c.send(dict(msg))
+        send_all(self.conns(), msg)  # validated and encoded once (server/conn.py)
 
     def broadcast_seats(self) -> None:
         for c in self.conns():
@@ -559,12 +568,17 @@ class TableActor:
             # R9/R11: a leaver voids the hand in progress and ends the match (retried as a
             # whole after a store fault) — unless the hand's end was decided before the leave
             # (D-24: a win declared stands; the match ends after that hand)
+            if self.social.agreed is not None:
+                # 解散房间 agreed: the vote ends the match once no pause or window is open
+                # (server/social.py); leaving meanwhile makes nobody a leaver
+                self.seats_dirty = True
+                return
             if self.pending_leave is None:
                 self.pending_leave = seat
             self.seats_dirty = True
             await self.finisher.end_match(leaver=seat)
 
-    async def add_bot(self, player_id: int) -> dict[str, Any]:
+    async def add_bot(self, player_id: int, kind: str | None = None) -> dict[str, Any]:
         if player_id != self.cfg.creator_id:
             raise TableError("forbidden", "only the table's creator may add or remove bots")
         if self.status != "open":
@@ -572,8 +586,8 @@ class TableActor:
         seat = next((i for i in reversed(range(len(self.seats))) if not self.seats[i].taken), None)
         if seat is None:
             raise TableError("table_full", "no free seat for a bot")
-        self.seats[seat] = Seat(bot=True, name=f"Bot {seat + 1}", ready=True)
-        await self.store.set_seat(self.id, seat, None, bot=True)
+        self.seats[seat] = Seat(bot=True, bot_kind=kind, name=f"Bot {seat + 1}", ready=True)
+        await self.store.set_seat(self.id, seat, None, bot=True, bot_kind=kind)
         self.seats_dirty = True
         await self._maybe_start()
         await self._pump()
@@ -638,6 +652,9 @@ class TableActor:
             seed=game.seed,
             seed_sha256=str(start["seed_sha256"]),
             seat_players=[None if s.bot else s.player_id for s in self.seats],
+            bot_kinds=[
+                (s.bot_kind or self.sched.default_kind) if s.bot else None for s in self.seats
+            ],
         )
         self.status = "playing"
         for s in self.seats:
@@ -746,11 +763,43 @@ class TableActor:
             self._send_state(conn, h, held, window, force=True)
 
     async def hint(self, conn: Conn) -> None:
+        """WS ``hint``, called outside the actor (server/ws.py). The seat's decision is read
+        inside the actor and copied; the hint bot thinks on the copy (a worker thread, up
+        to a second) while the table goes on, so nobody else's message waits for it (R12:
+        a table that stalled would tell everyone that a seat asked, e.g. inside a claim
+        window); the reply goes to the seat only while it is still at that decision."""
+        seat, view = await self.call(lambda: self._hint_begin(conn))
+        try:
+            d = await self.sched.advise(view)
+        finally:
+            self._hinting.discard(seat)
+        await self.call(lambda: self._hint_end(conn, seat, view, d))
+
+    async def _hint_begin(self, conn: Conn) -> tuple[int, Any]:
         seat = self._seat_for(conn)
         h = self.hand
         if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
             raise TableError("not_your_turn", "there is nothing to decide now")
-        d = self.sched.bot.act(h.game.seat_view(seat))
+        if seat in self._hinting:  # one search at a time per seat (each up to a CPU second)
+            raise TableError("rate_limited", "a hint is being prepared; wait for it")
+        self._hinting.add(seat)
+        # a copy: the actor may change the game while the bot reads it in its thread
+        return seat, copy.deepcopy(h.game).seat_view(seat)
+
+    async def _hint_end(self, conn: Conn, seat: int, view: Any, d: Any) -> None:
+        h = self.hand
+        if (
+            h is None
+            or conn.table is not self
+            or conn.seat != seat
+            or conn.state_key != len(h.game.events)
+            or h.game.legal_actions(seat) != view.legal
+        ):
+            # the seat acted or was passed for meanwhile (what another seat answered in the
+            # same window changes nothing here: this seat's view stays as it was)
+            if conn.table is self and conn.seat == seat:
+                raise TableError("stale", "the table has moved on; ask again if you need to")
+            return
         conn.send(
             {
                 "type": "hint",
@@ -821,10 +870,9 @@ class TableActor:
             window = vis.in_window(g.phase)
             if h.notices_sent < len(h.notices):
                 # public notices (a discard, a hand start) go out at once, to everyone
-                for c in self.conns():
-                    if c is not fresh:
-                        for n in h.notices[h.notices_sent :]:
-                            c.send(dict(n))
+                others = [c for c in self.conns() if c is not fresh]
+                for n in h.notices[h.notices_sent :]:
+                    send_all(others, n)
                 h.notices_sent = len(h.notices)
             # a (re)joining client inside a pause: the last state it may see, then the
             # pending notices (docs/protocol.md, "Reconnecting")
@@ -919,6 +967,8 @@ class TableActor:
         msg["seats"] = self.seats_json(seat)
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
+        if not any(g.discards) and not any(g.melds):
+            msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)
         msg["number"] = h.number
         msg["seed_sha256"] = g.events[0].get("seed_sha256")
         c.send(msg)
@@ -938,6 +988,7 @@ class TableActor:
             self.settings.bot_delay_ms / 1000.0,
             self.cfg.turn_seconds,
             self._auto_cmd,
+            g,
         )
 
     def _auto_cmd(self, seat: int, key: int) -> Command:
@@ -948,14 +999,13 @@ class TableActor:
             if seat not in h.game.to_act():
                 return
             s = self.seats[seat]
-            if s.human and (not s.auto or s.auto_hidden):
-                # the deadline passed: 托管 until the player acts again. Inside a claim
-                # window only the seat itself is told (R12 rev 2): until its next own-turn
-                # deadline it keeps its deadlines, so nobody can tell it from a human's
+            if s.human and not s.auto and not vis.in_window(h.game.phase):
+                # a missed own turn: 托管 until the player acts again (docs/protocol.md).
+                # A missed claim prompt is only a pass (auto_action) and sets nothing: it
+                # looks exactly like a human's pass to everyone (R12 rev 2)
                 s.auto = True
-                s.auto_hidden = vis.in_window(h.game.phase)
-                self.seats_dirty = self.seats_dirty or not s.auto_hidden
-            await self._apply(seat, self.sched.auto_action(h.game, seat, s.bot))
+                self.seats_dirty = True
+            await self._apply(seat, await self.sched.decide(h.game, seat, s.bot, s.bot_kind))
 
         return run
 
@@ -964,7 +1014,13 @@ class TableActor:
     async def restore(self, rows: dict[str, Any]) -> None:
         """Rebuild the table after a restart from the database (docs/architecture.md)."""
         for seat, (pid, name, bot) in rows["seats"].items():
-            self.seats[seat] = Seat(player_id=pid, name=name, bot=bot, ready=bot)
+            self.seats[seat] = Seat(
+                player_id=pid,
+                name=name,
+                bot=bot,
+                bot_kind=rows.get("bot_kinds", {}).get(seat) if bot else None,
+                ready=bot,
+            )
         now = self.clock.now()
         for i, s in enumerate(self.seats):
             if s.human:

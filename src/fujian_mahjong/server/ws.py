@@ -14,6 +14,7 @@ from fujian_mahjong.server.store import STORE_FAULTS
 from fujian_mahjong.server.table import TableActor, TableError
 
 if TYPE_CHECKING:
+    from fujian_mahjong.server.cluster import Cluster
     from fujian_mahjong.server.lobby import Lobby
     from fujian_mahjong.server.ratelimit import RateLimiter
     from fujian_mahjong.server.store import Store
@@ -35,6 +36,9 @@ class Dispatcher:
         self.misses = misses
         # the open connections of each player that said hello (closed at logout)
         self.by_player: dict[int, set[Conn]] = {}
+        # several processes (``--redis``): frames of a table owned by another process go
+        # there (server/cluster/); None: one process
+        self.cluster: Cluster | None = None
 
     def close_player(
         self,
@@ -42,11 +46,13 @@ class Dispatcher:
         code: int = CLOSE_LOGGED_OUT,
         reason: str = "logged out",
         token: str | None = None,
+        local: bool = False,
     ) -> int:
         """Close this player's open connections (only those that said hello with ``token``
         when it is given): the token was revoked. Each is closed with ``code`` after what
         is already queued, and its table keeps the seat for the grace period as for any
-        lost connection. Returns how many were closed."""
+        lost connection. Returns how many were closed here (with several processes the
+        others close theirs too; ``local``: only here)."""
         conns = [
             c
             for c in self.by_player.get(player_id, ())
@@ -55,6 +61,9 @@ class Dispatcher:
         for c in conns:
             c.close(reason, code)
             self.disconnected(c)
+        if self.cluster is not None and not local:
+            # several processes: that player's sockets on the others close too
+            self.cluster.broadcast_logout(player_id, code, reason, token)
         return len(conns)
 
     def _forget(self, conn: Conn) -> None:
@@ -77,6 +86,19 @@ class Dispatcher:
         return isinstance(ref, str) and self.lobby.code_like(ref)
 
     def find(self, ref: Any, viewer: int | None, addr: str) -> TableActor:
+        if self.cluster is not None:
+            # several processes: a table run by another one answers REST's calls from there
+            if self.code_like(ref):
+                self.check_misses(addr)
+            try:
+                return self.lobby.find(ref, viewer)
+            except TableError as e:
+                remote = self.cluster.remote_table(ref, addr) if e.code == "no_table" else None
+                if remote is not None:
+                    return remote  # type: ignore[return-value]
+        return self._find(ref, viewer, addr)
+
+    def _find(self, ref: Any, viewer: int | None, addr: str) -> TableActor:
         if not self.code_like(ref):
             return self.lobby.find(ref, viewer)
         self.check_misses(addr)
@@ -89,6 +111,8 @@ class Dispatcher:
 
     def disconnected(self, conn: Conn) -> None:
         """The client is gone: its table keeps the seat for the grace period (R11)."""
+        if self.cluster is not None:
+            self.cluster.unbind(conn)  # its table's owner is told, if another process
         if conn.table is not None:
             t = conn.table
             t.post(lambda: t.disconnected(conn))
@@ -98,6 +122,8 @@ class Dispatcher:
     async def handle(self, conn: Conn, text: str) -> None:
         """One client message; a bad one is answered with ``error`` (never an exception)."""
         try:
+            if self.cluster is not None and await self.cluster.intercept(conn, text):
+                return  # forwarded to the process that owns the table
             await self._handle(conn, text)
         except (P.ProtocolError, TableError) as e:
             conn.error(e.code, e.message)
@@ -159,7 +185,12 @@ class Dispatcher:
             # players): its sequential id must not let anyone spectate it
             t = self.find(msg.table, conn.player_id, conn.addr)
             as_ = msg.as_
-            await t.call(lambda: t.join(conn, as_))
+
+            async def join() -> None:
+                await t.join(conn, as_)
+                t.social.joined(conn)  # an open dissolve vote (server/social.py)
+
+            await t.call(join)
             return
         joined = conn.table
         if joined is None:
@@ -171,9 +202,15 @@ class Dispatcher:
             seq, action = msg.seq, msg.action
             await t.call(lambda: t.act(conn, seq, action))
         elif isinstance(msg, P.Hint):
-            await t.call(lambda: t.hint(conn))
+            await t.hint(conn)  # the bot thinks outside the actor (R12: nobody waits)
         elif isinstance(msg, P.Auto):
             on = msg.on
             await t.call(lambda: t.set_auto(conn, on))
         elif isinstance(msg, P.Leave):
             await t.call(lambda: t.leave(conn))
+        elif isinstance(msg, P.Chat):
+            phrase = msg.phrase
+            await t.call(lambda: t.social.chat(conn, phrase))
+        elif isinstance(msg, P.Dissolve):
+            accept = msg.accept
+            await t.call(lambda: t.social.dissolve(conn, accept))

@@ -6,7 +6,8 @@ answer inside a claim pause, so a seat polling it could tell when a claim window
 (R12 rev 2). The metrics are for the operator only (``Authorization: Bearer`` with the
 token of ``fjmj serve --operator-token-file``; without one configured the route does not
 exist: 404), and their counters are snapshots taken at most every ``metrics_refresh_s``
-(10 s), so even they cannot time one claim window."""
+(10 s), so even they cannot time one claim window. The metrics also carry the event
+loop's lag (``server/looplag.py``; null where the app runs on a test's fake clock)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,23 @@ class MetricsOut(BaseModel):
     degraded_tables: int
     store_failing: bool
     snapshot_age_s: float
+    # the event loop's lag (server/looplag.py), ms: p50/p99/max of the last minute, the
+    # largest since start, and a cumulative histogram (counts per bucket of upper edges
+    # loop_lag_buckets_ms, the last bucket open) to difference between two readings; null
+    # where the server runs on a fake clock (tests)
+    loop_lag_p50_ms: float | None = None
+    loop_lag_p99_ms: float | None = None
+    loop_lag_max_ms: float | None = None
+    loop_lag_max_ever_ms: float | None = None
+    loop_lag_samples: int | None = None
+    loop_lag_window_s: float | None = None
+    loop_lag_buckets_ms: list[float] | None = None
+    loop_lag_counts: list[int] | None = None
+    # garbage collections since start per generation (0, 1, 2): how many, their total and
+    # longest pause (ms)
+    gc_collections: list[int] | None = None
+    gc_pause_total_ms: list[float] | None = None
+    gc_pause_max_ms: list[float] | None = None
 
 
 @router.get(
@@ -76,7 +94,8 @@ async def metrics(
     request: Request, settings: SettingsDep, store: StoreDep, lobby: LobbyDep
 ) -> MetricsOut:
     """The operator's counters (tables, decisions applied, commits, the database), as a
-    snapshot refreshed at most every 10 s (``snapshot_age_s`` says how old it is)."""
+    snapshot refreshed at most every 10 s (``snapshot_age_s`` says how old it is), and the
+    event loop's lag."""
     _operator(request, settings.operator_token)
     now = lobby.clock.now()
     state = request.app.state
@@ -93,5 +112,8 @@ async def metrics(
                 "store_failing": store.failing,
             },
         )
+        lag = getattr(state, "looplag", None)
+        if lag is not None:
+            snap[1].update(lag.snapshot())
         state.metrics_snapshot = snap
     return MetricsOut(**snap[1], snapshot_age_s=round(now - snap[0], 3))

@@ -49,6 +49,11 @@ class StakesOut(BaseModel):
     min_balance: int
 
 
+# the bot kinds a table may seat (fujian_mahjong.bots.BOT_KINDS): 新手, 普通, 高手 and the
+# reference kinds
+BotKind = Literal["random", "greedy", "heuristic", "strong", "heuristic-v1"]
+
+
 class TableIn(BaseModel):
     # strict: "10", true or 2.0 are not integers here, "yes" is not a boolean
     model_config = ConfigDict(strict=True)
@@ -61,6 +66,8 @@ class TableIn(BaseModel):
     private: bool = False
     # how long a claim pause lasts (docs/protocol.md); default: the server's --claim-window
     claim_window: Literal["auto", "fast", "fixed"] | None = None
+    # the bots' kind (docs/bots.md, the difficulty ladder); default: the server's (heuristic)
+    bot_kind: BotKind | None = None
     # R11 (server/economy.py): silver per point, base, fee (at most max_fee_ratio × stake),
     # loss cap in points (0: the profile's own, if any), the minimum balance to sit down
     # (default 20 × stake; never below what one hand can cost)
@@ -114,6 +121,7 @@ async def new_table(
             b.private,
             stakes=asdict(stakes),
             claim_window=b.claim_window,
+            bot_kind=b.bot_kind,
         )
     except TableError as e:
         raise ApiError(400, e.message, e.code) from None
@@ -186,15 +194,22 @@ async def table_detail(
 
 
 async def _bots(
-    lobby: Lobby, dispatcher: Dispatcher, request: Request, ref: str, me: Player, add: bool
+    lobby: Lobby,
+    dispatcher: Dispatcher,
+    request: Request,
+    ref: str,
+    me: Player,
+    add: bool,
+    kind: str | None = None,
 ) -> dict[str, Any]:
     addr = request.client.host if request.client else "?"
     _check_misses(dispatcher, ref, addr)
     try:
         # by id a private table is there only for its creator and its players
         t = dispatcher.find(ref, me.id, addr)
-        fn = t.add_bot if add else t.remove_bot
-        return await t.call(lambda: fn(me.id))  # type: ignore[no-any-return]
+        if add:
+            return await t.call(lambda: t.add_bot(me.id, kind))  # type: ignore[no-any-return]
+        return await t.call(lambda: t.remove_bot(me.id))  # type: ignore[no-any-return]
     except TableError as e:
         status = {"forbidden": 403, "no_table": 404, "rate_limited": 429}.get(e.code, 409)
         raise ApiError(status, e.message, e.code) from None
@@ -205,10 +220,16 @@ _BOT_ERRORS = errors(401, 403, 404, 409, 422, 429, 503)
 
 @router.post("/api/tables/{ref}/bots", responses=_BOT_ERRORS)
 async def add_bot(
-    ref: TableRef, request: Request, me: Me, lobby: LobbyDep, dispatcher: DispatcherDep
+    ref: TableRef,
+    request: Request,
+    me: Me,
+    lobby: LobbyDep,
+    dispatcher: DispatcherDep,
+    kind: BotKind | None = None,
 ) -> dict[str, Any]:
-    """The creator adds a bot (before the match starts); answers the table."""
-    return await _bots(lobby, dispatcher, request, ref, me, True)
+    """The creator adds a bot (before the match starts), of ``?kind=`` (default: the
+    server's); answers the table."""
+    return await _bots(lobby, dispatcher, request, ref, me, True, kind)
 
 
 @router.delete("/api/tables/{ref}/bots", responses=_BOT_ERRORS)

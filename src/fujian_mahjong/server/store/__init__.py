@@ -44,6 +44,7 @@ __all__ = [
     "Base",
     "EventRow",
     "HandRow",
+    "LeaseLost",
     "MatchRow",
     "Player",
     "SeatRow",
@@ -81,6 +82,20 @@ def make_engine(url: str) -> AsyncEngine:
 
         return engine
     return create_async_engine(url, pool_size=10, max_overflow=20)
+
+
+def head_revision() -> str:
+    """The newest migration's revision id (what ``upgrade(url)`` migrates to)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option(
+        "script_location", str(Path(__file__).resolve().parent.parent / "migrations")
+    )
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
 
 
 def _alembic_upgrade(sync_conn: Any, revision: str = "head") -> None:
@@ -123,6 +138,15 @@ class StoreUnavailable(Exception):
     """The database cannot take a write now (what fault injection raises)."""
 
 
+class LeaseLost(StoreUnavailable):
+    """Several processes (server/cluster/): this process no longer holds the table's lease,
+    so the write was refused (fencing) and nothing of it was stored."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"table {table_id}: this process no longer holds its lease")
+        self.table_id = table_id
+
+
 # what a failing database raises (full disk, lost connection, locked file)
 STORE_FAULTS: tuple[type[BaseException], ...] = (
     OperationalError,
@@ -154,6 +178,14 @@ class StoreFaults(Protocol):
     connection would."""
 
     def before_commit(self) -> None: ...
+
+
+def _batch_hands(b: tuple[list[dict[str, Any]], dict[str, Any] | None, Any]) -> list[int]:
+    """The hand ids one pending append writes (its rows and its finish)."""
+    hands = [int(r["hand_id"]) for r in b[0][:1]]
+    if b[1] is not None:
+        hands.append(int(b[1]["hand_id"]))
+    return hands
 
 
 class Store:
@@ -193,6 +225,50 @@ class Store:
         self._wake = asyncio.Event()
         self._side: set[asyncio.Task[None]] = set()
         self.commits = 0
+        # several processes (server/cluster/): table id -> the epoch of the lease this
+        # process holds; every write of a table checks it in the database (fencing). None:
+        # one process, nothing is checked
+        self.fences: dict[int, int] | None = None
+        self.on_fenced: Any = None  # called with a table id whose write was refused
+
+    async def _fence(
+        self, s: AsyncSession, table_id: int | None = None, match_id: int | None = None
+    ) -> None:
+        """Several processes: refuse (LeaseLost) a write of a table whose lease this process
+        no longer holds (server/cluster/lease.py). Nothing with one process."""
+        if self.fences is None:
+            return
+        from fujian_mahjong.server.cluster.lease import FENCE_TABLE_SQL
+
+        if table_id is None:
+            table_id = (
+                await s.execute(select(MatchRow.table_id).where(MatchRow.id == match_id))
+            ).scalar_one()
+        epoch = self.fences.get(table_id)
+        row = None if epoch is None else (await s.execute(FENCE_TABLE_SQL, {"t": table_id})).first()
+        if row is None or int(row[1]) != epoch:
+            if self.on_fenced is not None:
+                self.on_fenced(table_id)
+            raise LeaseLost(table_id)
+
+    async def _fence_hands(self, s: AsyncSession, hand_ids: list[int]) -> dict[int, int]:
+        """Several processes: {hand id: table id} of the hands whose table's lease this
+        process no longer holds (their events must not be written)."""
+        if self.fences is None or not hand_ids:
+            return {}
+        from fujian_mahjong.server.cluster.lease import FENCE_SQL
+
+        rows = (await s.execute(FENCE_SQL, {"hands": sorted(set(hand_ids))})).all()
+        seen = {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
+        bad: dict[int, int] = {}
+        for hid in hand_ids:
+            tid, epoch = seen.get(hid, (-1, -1))
+            if self.fences.get(tid) != epoch:
+                bad[hid] = tid
+        if bad and self.on_fenced is not None:
+            for tid in set(bad.values()):
+                self.on_fenced(tid)
+        return bad
 
     @property
     def dialect_name(self) -> str:
@@ -289,11 +365,13 @@ class Store:
         stakes: dict[str, int] | None = None,
         room: str | None = None,
         max_balance: int | None = None,
+        bot_kind: str | None = None,
     ) -> int:
         """A new table, its bot seats and (R11) its stakes row, in ONE transaction: no
         join can find the table before its minimum balance is there to check. ``room``:
         the quick-match room it belongs to (server/rooms.py), ``max_balance`` the room's
-        upper bound on the balance to sit down."""
+        upper bound on the balance to sit down, ``bot_kind`` its bots' kind (None: the
+        server's default)."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         async with self.write() as s:
@@ -312,7 +390,9 @@ class Store:
             s.add(t)
             await s.flush()
             for seat in bots:
-                s.add(SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True))
+                s.add(
+                    SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True, bot_kind=bot_kind)
+                )
             if stakes is not None:
                 s.add(TableStakes(table_id=t.id, max_balance=max_balance, **stakes))
             return t.id
@@ -324,17 +404,33 @@ class Store:
             ).first() is not None
 
     async def set_seat(
-        self, table_id: int, seat: int, player_id: int | None, bot: bool, free: bool = False
+        self,
+        table_id: int,
+        seat: int,
+        player_id: int | None,
+        bot: bool,
+        free: bool = False,
+        bot_kind: str | None = None,
     ) -> None:
         async with self.write() as s:
+            await self._fence(s, table_id)
             await s.execute(
                 delete(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat)
             )
             if not free:
-                s.add(SeatRow(table_id=table_id, seat=seat, player_id=player_id, bot=bot))
+                s.add(
+                    SeatRow(
+                        table_id=table_id,
+                        seat=seat,
+                        player_id=player_id,
+                        bot=bot,
+                        bot_kind=bot_kind,
+                    )
+                )
 
     async def set_table_status(self, table_id: int, status: str) -> None:
         async with self.write() as s:
+            await self._fence(s, table_id)
             values: dict[str, Any] = {"status": status}
             if status == "closed":
                 values["closed_at"] = utcnow()
@@ -348,6 +444,7 @@ class Store:
 
     async def create_match(self, table_id: int, first_dealer: int, players: int, seed: str) -> int:
         async with self.write() as s:
+            await self._fence(s, table_id)
             m = MatchRow(
                 table_id=table_id,
                 first_dealer=first_dealer,
@@ -365,6 +462,7 @@ class Store:
         self, match_id: int, hands_played: int, totals: list[int], over: bool
     ) -> None:
         async with self.write() as s:
+            await self._fence(s, match_id=match_id)
             values: dict[str, Any] = {"hands_played": hands_played, "totals": totals}
             if over:
                 values["status"] = "over"
@@ -375,6 +473,7 @@ class Store:
         if match_id is None:
             return
         async with self.write() as s:
+            await self._fence(s, match_id=match_id)
             await s.execute(
                 update(MatchRow)
                 .where(MatchRow.id == match_id)
@@ -404,6 +503,7 @@ class Store:
         the list None: every bot is the server's default), which anchors the skill rating
         (server/rating.py)."""
         async with self.write() as s:
+            await self._fence(s, table_id)
             h = HandRow(
                 match_id=match_id,
                 table_id=table_id,
@@ -425,6 +525,9 @@ class Store:
 
     async def void_hand(self, hand_id: int, leaver: int | None = None) -> None:
         async with self.write() as s:
+            bad = await self._fence_hands(s, [hand_id])
+            if bad:
+                raise LeaseLost(bad[hand_id])
             await s.execute(
                 update(HandRow)
                 .where(HandRow.id == hand_id)
@@ -477,8 +580,17 @@ class Store:
         self,
         batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
     ) -> None:
+        fenced: dict[int, int] = {}
         try:
             async with self.write() as s:
+                if self.fences is not None:
+                    # several processes: only the tables this process still holds write
+                    fenced = await self._fence_hands(s, [h for b in batch for h in _batch_hands(b)])
+                    if fenced:
+                        lost = [b for b in batch if set(_batch_hands(b)) & fenced.keys()]
+                        for b in lost:
+                            b[2].set_exception(LeaseLost(fenced[_batch_hands(b)[0]]))
+                        batch = [b for b in batch if b not in lost]
                 rows = [r for b in batch for r in b[0]]
                 if rows:
                     await s.execute(insert(EventRow), rows)
@@ -599,24 +711,21 @@ class Store:
             )
         return int(getattr(res, "rowcount", 0) or 0)
 
-    async def load_live_tables(self) -> list[dict[str, Any]]:
-        """Every table not closed, with its seats, its current match (finished hands' logs)
-        and its unfinished hand with the stored events — what a restart needs."""
+    async def load_live_tables(self, only: set[int] | None = None) -> list[dict[str, Any]]:
+        """Every table not closed (``only``: of these ids), with its seats, its current
+        match (finished hands' logs) and its unfinished hand with the stored events — what a
+        restart needs."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         out: list[dict[str, Any]] = []
+        q = select(TableRow).where(TableRow.status != "closed").order_by(TableRow.id)
+        if only is not None:
+            q = q.where(TableRow.id.in_(sorted(only)))
         async with self.sessions() as s:
-            tables = (
-                (
-                    await s.execute(
-                        select(TableRow).where(TableRow.status != "closed").order_by(TableRow.id)
-                    )
-                )
-                .scalars()
-                .all()
-            )
+            tables = (await s.execute(q)).scalars().all()
             for t in tables:
                 seats: dict[int, tuple[int | None, str, bool]] = {}
+                kinds: dict[int, str | None] = {}
                 rows = (
                     await s.execute(
                         select(SeatRow, Player)
@@ -627,7 +736,14 @@ class Store:
                 for seat, player in rows:
                     name = player.name if player is not None else f"Bot {seat.seat + 1}"
                     seats[seat.seat] = (seat.player_id, name, seat.bot)
-                entry: dict[str, Any] = {"table": t, "seats": seats, "match": None, "hand": None}
+                    kinds[seat.seat] = seat.bot_kind
+                entry: dict[str, Any] = {
+                    "table": t,
+                    "seats": seats,
+                    "bot_kinds": kinds,
+                    "match": None,
+                    "hand": None,
+                }
                 stake_row = await s.get(TableStakes, t.id)
                 entry["stakes"] = (
                     None

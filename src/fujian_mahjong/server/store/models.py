@@ -90,6 +90,8 @@ class SeatRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    # a bot's kind (fujian_mahjong.bots.BOT_KINDS; null: the server's default bot)
+    bot_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class MatchRow(Base):

@@ -1,0 +1,217 @@
+"""Cluster capacity: bot-only tables' decisions per second with 1 and with 2 `fjmj serve`
+processes on one PostgreSQL database and one Redis (``--redis``; docs/deploy.md).
+
+For each process count K: a fresh PostgreSQL database and Redis key prefix, K processes
+(`--claim-pause-ms 0 --bot-delay-ms 0`), then N bot-only tables of H hands each made
+round-robin through the K processes (a table runs in the process that made it). The clock
+runs from the first table's creation until every table is closed; the decisions are the
+``act`` events stored in the database (exact, whatever the batching of commits). Also: the
+servers' CPU seconds per decision (/proc/PID/stat), PostgreSQL's commits over the run
+(pg_stat_database) and the machine's load average — other work on the machine makes every
+figure worse. Target: 2 processes >= 1.6x the decisions/s of one.
+
+``python bench/bench_cluster.py [--tables 40] [--hands 4] [--procs 1,2]``;
+$FJMJ_BENCH_PG names the PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/
+test), $FJMJ_BENCH_REDIS the Redis URL (default redis://127.0.0.1:6379/0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+PG = os.environ.get("FJMJ_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS = os.environ.get("FJMJ_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+FJMJ = str(Path(sys.executable).with_name("fjmj"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _pg(sql: str, db: str | None = None) -> list[Any]:
+    import asyncpg
+
+    url = PG if db is None else PG.rsplit("/", 1)[0] + "/" + db
+    conn = await asyncpg.connect(url, timeout=10)
+    try:
+        return list(await conn.fetch(sql))
+    finally:
+        await conn.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _create(
+    procs: list[tuple[subprocess.Popen[bytes], str]],
+    tables: int,
+    hands: int,
+    auth: dict[str, str],
+) -> None:
+    """The bot-only tables, round-robin through the processes, 8 requests at a time."""
+    sem = asyncio.Semaphore(8)
+    async with httpx.AsyncClient(timeout=60) as http:
+
+        async def one(i: int) -> None:
+            async with sem:
+                r = await http.post(
+                    procs[i % len(procs)][1] + "/api/tables",
+                    json={"bots": 4, "hands": hands},
+                    headers=auth,
+                )
+                r.raise_for_status()
+
+        await asyncio.gather(*(one(i) for i in range(tables)))
+
+
+def run(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
+    db = f"fjmj_bench_{secrets.token_hex(5)}"
+    prefix = f"fjmjbench{secrets.token_hex(3)}"
+    asyncio.run(_pg(f'CREATE DATABASE "{db}"'))
+    url = PG.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1) + "/" + db
+    procs: list[tuple[subprocess.Popen[bytes], str]] = []
+    clustered = k > 0
+    k = max(1, k)
+    try:
+        for i in range(k):
+            port = free_port()
+            cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(tmp / f"{k}-{i}")]
+            cmd += ["--db", url]
+            if clustered:
+                cmd += ["--redis", REDIS, "--redis-prefix", prefix]
+            cmd += ["--claim-pause-ms", "0", "--bot-delay-ms", "0"]
+            log = open(tmp / f"{k}-{i}.log", "wb")  # noqa: SIM115 - closed with the process
+            p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            base = f"http://127.0.0.1:{port}"
+            end = time.monotonic() + 60
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(base + "/api/tables", timeout=1).status_code == 200:
+                        break
+                if time.monotonic() > end or p.poll() is not None:
+                    raise RuntimeError(f"process {i} did not start; see {tmp}/{k}-{i}.log")
+                time.sleep(0.1)
+            procs.append((p, base))
+        tok = httpx.post(procs[0][1] + "/api/guests", json={"name": "bench"}).json()["token"]
+        auth = {"Authorization": f"Bearer {tok}"}
+        cpu0 = [cpu_seconds(p.pid) for p, _ in procs]
+        commits0 = asyncio.run(
+            _pg(f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'")
+        )[0][0]
+        t0 = time.monotonic()
+        asyncio.run(_create(procs, tables, hands, auth))
+        created = time.monotonic() - t0
+        # the window: from the moment every table exists to the last hand's end; the
+        # decisions: those of the hands dealt inside it (whole hands, counted exactly)
+        start = asyncio.run(_pg("SELECT now()", db))[0][0]
+        while True:
+            open_ = asyncio.run(_pg("SELECT count(*) FROM tables WHERE status <> 'closed'", db))
+            if open_[0][0] == 0:
+                break
+            if time.monotonic() - t0 > 1800:
+                raise RuntimeError("the tables did not finish in 30 minutes")
+            time.sleep(0.2)
+        elapsed = time.monotonic() - t0
+        cpu = sum(cpu_seconds(p.pid) - c for (p, _), c in zip(procs, cpu0, strict=True))
+        row = asyncio.run(
+            _pg(
+                "SELECT count(*) FILTER (WHERE h.created_at >= "
+                f"'{start.isoformat()}'), count(*), "
+                "(SELECT max(ended_at) FROM hands) FROM events e JOIN hands h "
+                "ON h.id = e.hand_id WHERE e.data->>'type' = 'act'",
+                db,
+            )
+        )[0]
+        inside, n, last = int(row[0]), int(row[1]), row[2]
+        window = (last - start).total_seconds()
+        commits1 = asyncio.run(
+            _pg(f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'")
+        )[0][0]
+        return {
+            "processes": k,
+            "redis": clustered,
+            "tables": tables,
+            "hands": hands,
+            "decisions": n,
+            "seconds": round(elapsed, 2),
+            "creating_s": round(created, 2),
+            "window_s": round(window, 2),
+            "decisions_per_s": round(inside / window, 1),
+            "server_cpu_ms_per_decision": round(1000 * cpu / max(1, n), 3),
+            "pg_commits_per_s": round((commits1 - commits0) / elapsed, 1),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+    finally:
+        for p, _ in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+        for p, _ in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                print(f"process {p.pid} did not stop within 30 s: killed", file=sys.stderr)
+                p.kill()
+        with contextlib.suppress(Exception):
+            import redis
+
+            r = redis.Redis.from_url(REDIS)
+            keys = list(r.scan_iter(f"{prefix}:*"))
+            if keys:
+                r.delete(*keys)
+        asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=40)
+    ap.add_argument("--hands", type=int, default=8)
+    ap.add_argument(
+        "--procs",
+        default="1,2",
+        help="process counts to run, e.g. 1,2 (0: one process without --redis)",
+    )
+    a = ap.parse_args(argv)
+    results = []
+    with tempfile.TemporaryDirectory() as d:
+        for k in (int(x) for x in a.procs.split(",")):
+            res = run(k, a.tables, a.hands, Path(d))
+            results.append(res)
+            print(json.dumps(res), flush=True)
+    one = next((r for r in results if r["processes"] == 1 and r["redis"]), None)
+    for r in results:
+        if one is not None and r["processes"] > 1:
+            print(
+                f"{r['processes']} processes: {r['decisions_per_s'] / one['decisions_per_s']:.2f}x"
+                " the decisions/s of 1 process with --redis (target >= 1.6x for 2)"
+            )
+    plain = next((r for r in results if not r["redis"]), None)
+    for r in results:
+        if plain is not None and r["redis"]:
+            print(
+                f"{r['processes']} process(es) with --redis: "
+                f"{r['decisions_per_s'] / plain['decisions_per_s']:.2f}x one process without"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

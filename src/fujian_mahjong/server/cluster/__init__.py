@@ -1,0 +1,771 @@
+"""Several ``fjmj serve`` processes on one PostgreSQL database and one Redis (``--redis``;
+docs/deploy.md).
+
+Every process accepts every WebSocket and REST call. Each live table's actor runs in exactly
+one process, the holder of its lease (``lease.py``: a row per table, taken by a conditional
+UPDATE, renewed every ``lease_s / 4`` seconds, every write fenced by its epoch). A socket on
+process A whose table is owned by process B is split the way lila-ws splits its socket
+servers from the game servers: A keeps the socket, forwards the client's frames over Redis
+to B, where a proxy connection (``Conn`` over a ``RemoteTransport``) runs them through B's
+own ``Dispatcher``; every message B's table sends that connection goes back over Redis to A,
+which writes it to the socket as it is (its ``seq`` was given on B). Each process listens on
+one Redis channel of its own (``{prefix}:to:{node}``), and messages to one process travel
+in order, batched per event-loop turn.
+
+When a process dies its leases expire; the others take them (``take_expired``, every
+``lease_s / 4`` seconds) and restore each table from the database exactly as a restart does
+(``Lobby.restore``). The sockets that were bound to the dead process are closed with 1012
+(service restart) once its heartbeat key expires, and the clients reconnect — through any
+process — with ``hello`` + ``join``; the join waits for the table's new owner.
+
+Shared across processes: the table list (each process publishes its tables' summaries to a
+Redis hash of its own, every second; every process lists the union of the live processes'
+hashes), spectator counts (in those summaries) and rate limits (each hit is broadcast to
+every process's limiter of the same name: ``ratelimit.set_hub``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.server import ratelimit
+from fujian_mahjong.server.cluster.lease import Leases
+from fujian_mahjong.server.conn import Conn
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.settings import Settings
+    from fujian_mahjong.server.store import Store
+    from fujian_mahjong.server.ws import Dispatcher
+
+__all__ = ["CLOSE_MOVED", "Cluster", "RemoteTransport", "node_id"]
+
+log = logging.getLogger("fjmj.cluster")
+
+# the close code of a socket whose table moved to another process (service restart): the
+# client reconnects and joins again (docs/protocol.md, "Reconnecting")
+CLOSE_MOVED = 1012
+MOVED = "the table moved to another server; reconnect"
+# messages queued for one process before a proxy connection is dropped
+MAX_OUTBOX = 50_000
+# tables one process takes per sweep (several processes share a dead one's tables)
+TAKE_PER_SWEEP = 25
+# how often each process publishes its tables' summaries and reads the others'
+SHARE_EVERY_S = 1.0
+
+
+def node_id() -> str:
+    """A process id unique in the cluster: host, pid and a random suffix."""
+    return f"{socket.gethostname()[:24]}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class RemoteTransport:
+    """The owner's side of a socket held by another process: every message goes back over
+    Redis to that process, which writes it to the socket."""
+
+    def __init__(self, cluster: Cluster, node: str, cid: int) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.cid = cid
+
+    def send(self, text: str) -> bool:
+        return self.cluster.post(self.node, ["o", self.cid, text])
+
+    def close(self, code: int, reason: str) -> None:
+        self.cluster.post(self.node, ["c", self.cid, code, reason])
+        self.cluster.proxy_closed(self.node, self.cid)
+
+
+class RemoteTable:
+    """A table run by another process, as REST's bot calls use it (``Dispatcher.find``):
+    ``add_bot`` / ``remove_bot`` run there, through the bus."""
+
+    def __init__(self, cluster: Cluster, node: str, ref: Any, addr: str) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.ref = ref
+        self.addr = addr
+
+    async def add_bot(self, player_id: int, *args: Any) -> Any:
+        return await self.cluster.call_remote(
+            self.node, "add_bot", self.ref, player_id, self.addr, list(args)
+        )
+
+    async def remove_bot(self, player_id: int, *args: Any) -> Any:
+        return await self.cluster.call_remote(
+            self.node, "remove_bot", self.ref, player_id, self.addr, list(args)
+        )
+
+    async def join(self, _conn: Any, _as: str) -> None:
+        from fujian_mahjong.server.table import TableError
+
+        raise TableError("no_table", "that table has moved; join again")
+
+    async def call(self, fn: Any) -> Any:
+        return await fn()
+
+
+@dataclass
+class Proxy:
+    """A connection whose socket is on another process (its frames, in order)."""
+
+    conn: Conn
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class Binding:
+    """A socket of this process whose table is owned by ``node``."""
+
+    conn: Conn
+    node: str
+    table: int | None = None  # seated or watching there (from the messages that pass)
+
+
+class Cluster:
+    """This process's part of the cluster: leases, the Redis bus, the shared table list."""
+
+    def __init__(self, settings: Settings, store: Store, lobby: Lobby) -> None:
+        self.settings = settings
+        self.store = store
+        self.lobby = lobby
+        self.dispatcher: Dispatcher | None = None
+        self.node = getattr(settings, "node_id", "") or node_id()
+        self.prefix = getattr(settings, "redis_prefix", "fjmj") or "fjmj"
+        self.lease_s = float(getattr(settings, "lease_s", 5.0))
+        self.leases = Leases(store.engine, self.node, self.lease_s)
+        self.redis: Redis | None = None
+        self._pubsub: Any = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._side: set[asyncio.Task[Any]] = set()
+        self._out: dict[str, list[Any]] = {}
+        self._wake = asyncio.Event()
+        self.bound: dict[int, Binding] = {}  # conn id -> binding (sockets here)
+        self.proxies: dict[tuple[str, int], Proxy] = {}  # (node, conn id) -> proxy here
+        self.remote_tables: dict[int, dict[str, Any]] = {}  # the other processes' tables
+        self.remote_owner: dict[int, str] = {}  # their process
+        self.remote_codes: dict[str, int] = {}
+        self._calls: dict[int, asyncio.Future[Any]] = {}
+        self._next_call = 0
+        self._published: dict[int, str] = {}
+        self.alive_nodes: set[str] = set()
+        self.takeovers = 0  # tables this process took from another (metrics, tests)
+        if store.dialect_name == "postgresql":
+            _end_idle_transactions(store, self.lease_s)
+
+    # ------------------------------------------------------------------ names
+
+    def channel(self, node: str) -> str:
+        return f"{self.prefix}:to:{node}"
+
+    def alive_key(self, node: str) -> str:
+        return f"{self.prefix}:alive:{node}"
+
+    def tables_key(self, node: str) -> str:
+        return f"{self.prefix}:tables:{node}"
+
+    @property
+    def nodes_key(self) -> str:
+        return f"{self.prefix}:nodes"
+
+    @property
+    def rl_channel(self) -> str:
+        return f"{self.prefix}:rl"
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Connect to Redis, claim the tables nobody holds, start the loops."""
+        from redis.asyncio import Redis
+
+        if self.store.dialect_name != "postgresql":
+            raise RuntimeError("--redis (several processes) needs PostgreSQL (--db)")
+        url = str(getattr(self.settings, "redis_url", ""))
+        self.redis = Redis.from_url(url)
+        try:
+            await self.redis.ping()
+        except Exception as e:
+            raise RuntimeError(f"--redis {url}: {_line(e)}") from None
+        self.store.fences = {}
+        self.store.on_fenced = self._fenced
+        await self._heartbeat()
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(self.channel(self.node), self.rl_channel)
+        ratelimit.set_hub(self._rate_hit)
+        await self.leases.adopt_orphans()
+        loop = asyncio.get_running_loop()
+        for coro in (self._reader(), self._flusher(), self._lease_loop(), self._watch()):
+            self._tasks.append(loop.create_task(coro))
+        self._tasks.append(loop.create_task(self._share_tables()))
+        log.warning("cluster: node %s on redis %s (lease %.1f s)", self.node, url, self.lease_s)
+
+    async def stop(self) -> None:
+        """Stop the loops (the lobby then stops the actors; ``close`` gives the leases)."""
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._tasks.clear()
+        for p in list(self.proxies.values()):
+            if p.task is not None:
+                p.task.cancel()
+        ratelimit.set_hub(None)
+
+    async def close(self) -> None:
+        """After the lobby stopped its actors: give every lease back at once (another
+        process takes them without waiting for them to expire), leave Redis."""
+        with contextlib.suppress(Exception):
+            await self.leases.release_all()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await self.redis.delete(self.alive_key(self.node), self.tables_key(self.node))
+                await self.redis.srem(self.nodes_key, self.node)
+            if self._pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await self._pubsub.aclose()
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._side.add(task)
+        task.add_done_callback(self._side.discard)
+
+    # ------------------------------------------------------------------ leases
+
+    async def acquire_new(self, table_id: int) -> None:
+        """A table created here is owned here."""
+        epoch = await self.leases.acquire_new(table_id)
+        assert self.store.fences is not None
+        self.store.fences[table_id] = epoch
+
+    def table_closed(self, table_id: int) -> None:
+        """The table closed (its match over, everyone left): its lease row goes."""
+        if self.store.fences is not None:
+            self.store.fences.pop(table_id, None)
+        self._spawn(self.leases.release([table_id], delete=True))
+
+    def _fenced(self, table_id: int) -> None:
+        # called inside a store transaction: drop the table after it
+        asyncio.get_running_loop().call_soon(
+            self.drop, table_id, "a write was refused: another process holds its lease"
+        )
+
+    def drop(self, table_id: int, why: str) -> None:
+        """Stop this process's actor of a table it no longer holds (nothing is written:
+        the table lives on in the database and in the process that holds it now)."""
+        if self.store.fences is not None:
+            self.store.fences.pop(table_id, None)
+        self.leases.held.pop(table_id, None)
+        lobby = self.lobby
+        actor = lobby.tables.pop(table_id, None)
+        if actor is None:
+            return
+        log.warning("cluster: table %s stopped here: %s", table_id, why)
+        lobby.closed_actions += actor.actions
+        lobby.codes.pop(actor.cfg.code, None)
+        lobby.stakes.pop(table_id, None)
+        lobby.table_rooms.pop(table_id, None)
+        lobby.rooms.forget(table_id)
+        actor.on_close = None
+        actor.sched.cancel_all()
+        for c in actor.conns():
+            c.close(MOVED, CLOSE_MOVED)
+        self._spawn(self._stop_actor(actor))
+
+    @staticmethod
+    async def _stop_actor(actor: Any) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(actor.stop(), 30)
+        actor.sched.cancel_all()
+
+    async def _restore(self, got: dict[int, int]) -> None:
+        """Run the crash restore for tables whose lease this process has just taken."""
+        assert self.store.fences is not None
+        self.store.fences.update(got)
+        try:
+            await self.lobby.restore(only=set(got))
+        finally:
+            gone = [t for t in got if t not in self.lobby.tables]
+            for t in gone:
+                self.store.fences.pop(t, None)
+            if gone:
+                await self.leases.release(gone)
+        took = [t for t in got if t in self.lobby.tables]
+        if took:
+            self.takeovers += len(took)
+            log.warning("cluster: took table(s) %s", ", ".join(map(str, took)))
+
+    async def _restore_logged(self, got: dict[int, int]) -> None:
+        try:
+            await self._restore(got)
+        except Exception as e:
+            log.warning("cluster: restoring %s failed: %s", sorted(got), _line(e))
+
+    async def _lease_loop(self) -> None:
+        period = self.lease_s / 4
+        while True:
+            try:
+                await self._heartbeat()
+            except Exception as e:
+                log.warning("cluster: redis heartbeat failed: %s", _line(e))
+            try:
+                for t in await self.leases.renew():
+                    self.drop(t, "its lease was taken")
+                got = await self.leases.take_expired(TAKE_PER_SWEEP)
+                if got:
+                    # restored beside this loop: a long restore must not delay renewals
+                    self._spawn(self._restore_logged(got))
+            except Exception as e:
+                log.warning("cluster: lease renewal failed: %s", _line(e))
+            await asyncio.sleep(period)
+
+    async def _heartbeat(self) -> None:
+        assert self.redis is not None
+        async with self.redis.pipeline(transaction=False) as p:
+            p.set(self.alive_key(self.node), "1", px=int(self.lease_s * 1000))
+            p.sadd(self.nodes_key, self.node)
+            await p.execute()
+
+    async def _watch(self) -> None:
+        """The local lease check (every tenth of a lease): a process that did not renew
+        in time stops its actors before anyone may take them; and the sockets bound to a
+        process that died are closed so their clients reconnect."""
+        step = max(0.05, min(0.25, self.lease_s / 10))
+        last_alive = 0.0
+        while True:
+            await asyncio.sleep(step)
+            if self.leases.held and not self.leases.valid:
+                for t in list(self.leases.held):
+                    self.drop(t, "its lease was not renewed in time")
+                self.leases.held.clear()
+            now = time.monotonic()
+            if now - last_alive >= min(0.5, self.lease_s / 4):
+                last_alive = now
+                try:
+                    await self._check_peers()
+                except Exception as e:
+                    log.warning("cluster: peer check failed: %s", _line(e))
+
+    async def _check_peers(self) -> None:
+        assert self.redis is not None
+        peers = {b.node for b in self.bound.values()} | {n for n, _ in self.proxies}
+        peers.discard(self.node)
+        if not peers:
+            return
+        order = sorted(peers)
+        alive = await self.redis.mget([self.alive_key(n) for n in order])
+        dead = {n for n, a in zip(order, alive, strict=True) if a is None}
+        for cid, b in list(self.bound.items()):
+            if b.node in dead:
+                del self.bound[cid]
+                b.conn.close(MOVED, CLOSE_MOVED)
+        for key, p in list(self.proxies.items()):
+            if key[0] in dead:
+                self.proxies.pop(key, None)
+                p.queue.put_nowait(None)
+
+    # ------------------------------------------------------------------ the bus
+
+    def post(self, node: str, item: list[Any]) -> bool:
+        """Queue one item for another process (sent in order, batched)."""
+        box = self._out.setdefault(node, [])
+        if len(box) >= MAX_OUTBOX:
+            return False
+        box.append(item)
+        self._wake.set()
+        return True
+
+    async def _flusher(self) -> None:
+        assert self.redis is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            out, self._out = self._out, {}
+            try:
+                async with self.redis.pipeline(transaction=False) as p:
+                    for node, items in out.items():
+                        if node == "":
+                            for it in items:
+                                p.publish(self.rl_channel, json.dumps(it))
+                        else:
+                            p.publish(self.channel(node), json.dumps(items))
+                    await p.execute()
+            except Exception as e:
+                log.warning("cluster: redis publish failed: %s", _line(e))
+
+    async def _reader(self) -> None:
+        """This process's channel and the broadcast one; after a lost Redis connection,
+        subscribe again (what was sent meanwhile is lost: the sockets bound to a process
+        that did not hear from us see their tables' processes as alive, the clients resend
+        or reconnect)."""
+        me = self.channel(self.node).encode()
+        while True:
+            try:
+                async for m in self._pubsub.listen():
+                    if m.get("type") != "message":
+                        continue
+                    try:
+                        data = json.loads(m["data"])
+                        if m["channel"] == me:
+                            for item in data:
+                                self._on_item(item)
+                        else:
+                            self._on_broadcast(data)
+                    except Exception:
+                        log.exception("cluster: bad bus message")
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("cluster: redis subscription lost (%s); subscribing again", _line(e))
+                await asyncio.sleep(1.0)
+                with contextlib.suppress(Exception):
+                    assert self.redis is not None
+                    self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                    await self._pubsub.subscribe(self.channel(self.node), self.rl_channel)
+
+    def _on_broadcast(self, data: list[Any]) -> None:
+        src, name, op, key = data[:4]
+        if src == self.node:
+            return
+        if op == "logout":
+            # a token revoked on another process: close this process's sockets of it
+            if self.dispatcher is not None:
+                pid, code, reason, token = key
+                self.dispatcher.close_player(int(pid), int(code), str(reason), token, local=True)
+            return
+        ratelimit.apply_remote(str(name), str(op), str(key))
+
+    def broadcast_logout(self, player_id: int, code: int, reason: str, token: str | None) -> None:
+        """A player's token was revoked here: every other process closes its sockets too."""
+        self.post("", [self.node, "", "logout", [player_id, code, reason, token]])
+
+    def _on_item(self, item: list[Any]) -> None:
+        kind = item[0]
+        if kind == "o":  # a message for one of our sockets
+            b = self.bound.get(int(item[1]))
+            if b is None:
+                return
+            text = str(item[2])
+            if text.startswith('{"type":"seated"'):
+                b.table = json.loads(text).get("table")
+            elif text.startswith('{"type":"left"'):
+                b.table = None
+            if not b.conn.closed and not b.conn.transport.send(text):
+                self.unbind(b.conn)
+                b.conn.close("too many unread messages")
+        elif kind == "c":  # the owner closed that connection
+            b = self.bound.pop(int(item[1]), None)
+            if b is not None:
+                b.conn.close(str(item[3]), int(item[2]))
+        elif kind == "f":  # a client's frame for one of our tables
+            _, src, cid, pid, name, token, addr, text = item
+            key = (str(src), int(cid))
+            p = self.proxies.get(key)
+            if p is None:
+                conn = Conn(
+                    self.settings.bad_messages_per_minute, RemoteTransport(self, key[0], key[1])
+                )
+                p = self.proxies[key] = Proxy(conn)
+                p.task = asyncio.get_running_loop().create_task(self._serve_proxy(key, p))
+            c = p.conn
+            c.player_id, c.name, c.token, c.addr = pid, name, token, addr
+            p.queue.put_nowait(str(text))
+        elif kind == "r":  # a REST call for one of our tables (add or remove a bot)
+            self._spawn(self._answer(*item[1:]))
+        elif kind == "R":  # the answer to one of ours
+            fut = self._calls.pop(int(item[1]), None)
+            if fut is not None and not fut.done():
+                fut.set_result(item[2:])
+        elif kind == "g":  # that socket is gone
+            p = self.proxies.pop((str(item[1]), int(item[2])), None)
+            if p is not None:
+                p.queue.put_nowait(None)
+
+    async def _serve_proxy(self, key: tuple[str, int], p: Proxy) -> None:
+        d = self.dispatcher
+        assert d is not None
+        while True:
+            text = await p.queue.get()
+            if text is None:
+                d.disconnected(p.conn)
+                return
+            try:
+                await d.handle(p.conn, text)
+            except Exception:
+                log.exception("unexpected error handling a forwarded WebSocket message")
+                p.conn.error("server_error", "the server could not handle that message")
+
+    async def _answer(
+        self, src: str, rid: int, op: str, ref: Any, pid: int, addr: str, args: list[Any]
+    ) -> None:
+        from fujian_mahjong.server.store import STORE_FAULTS
+        from fujian_mahjong.server.table import TableError
+
+        d = self.dispatcher
+        assert d is not None
+        try:
+            t = d.find(ref, pid, addr)
+            if isinstance(t, RemoteTable):
+                raise TableError("no_table", f"no open table {str(ref)[:20]!r}")
+            fn = t.add_bot if op == "add_bot" else t.remove_bot
+            res = await t.call(lambda: fn(pid, *args))
+            self.post(src, ["R", rid, "ok", res])
+        except TableError as e:
+            self.post(src, ["R", rid, "error", [e.code, e.message]])
+        except STORE_FAULTS:
+            self.post(src, ["R", rid, "store", None])
+
+    async def call_remote(
+        self, node: str, op: str, ref: Any, pid: int, addr: str, args: list[Any]
+    ) -> Any:
+        """Run a REST call on the process that owns the table (TableError as there)."""
+        from fujian_mahjong.server.store import StoreUnavailable
+        from fujian_mahjong.server.table import TableError
+
+        self._next_call += 1
+        rid = self._next_call
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = fut
+        self.post(node, ["r", self.node, rid, op, ref, pid, addr, args])
+        try:
+            kind, payload = await asyncio.wait_for(fut, 10 + self.lease_s)
+        except TimeoutError:
+            raise TableError("no_table", "the table's server did not answer; try again") from None
+        finally:
+            self._calls.pop(rid, None)
+        if kind == "ok":
+            return payload
+        if kind == "store":
+            raise StoreUnavailable("the table's server cannot save now")
+        raise TableError(str(payload[0]), str(payload[1]))
+
+    def remote_table(self, ref: Any, addr: str) -> RemoteTable | None:
+        """A table another process runs (from the shared list), for REST calls."""
+        tid: int | None = None
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            tid = ref
+        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
+            tid = int(ref.strip()) if len(ref.strip()) <= 18 else None
+        elif isinstance(ref, str):
+            tid = self.remote_codes.get(ref.strip().upper())
+        node = self.remote_owner.get(tid) if tid is not None else None
+        if node is None:
+            return None
+        return RemoteTable(self, node, ref, addr)
+
+    def proxy_closed(self, node: str, cid: int) -> None:
+        p = self.proxies.pop((node, cid), None)
+        if p is not None:
+            p.queue.put_nowait(None)
+
+    # ------------------------------------------------------------------ sockets here
+
+    def is_proxy(self, conn: Conn) -> bool:
+        return isinstance(conn.transport, RemoteTransport)
+
+    def unbind(self, conn: Conn) -> None:
+        """This socket is gone (or moves to another table): tell its table's owner."""
+        b = self.bound.pop(conn.id, None)
+        if b is not None:
+            self.post(b.node, ["g", self.node, conn.id])
+
+    async def intercept(self, conn: Conn, text: str) -> bool:
+        """A frame from a socket of this process: True when it went to the process that owns
+        the socket's table (False: this process handles it, as with one process)."""
+        if self.is_proxy(conn):
+            return False
+        b = self.bound.get(conn.id)
+        if b is None and '"join"' not in text:
+            return False
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+        typ = data.get("type") if isinstance(data, dict) else None
+        if typ in ("ping", "hello"):
+            return False
+        if typ == "join" and conn.player_id is not None and isinstance(data, dict):
+            target = await self._route(conn, data.get("table"))
+            if b is not None and target != b.node:
+                if b.table is not None:
+                    conn.error("already_joined", "this connection is already at another table")
+                    return True
+                self.unbind(conn)
+                b = None
+            if target is None:
+                return False
+            if b is None:
+                b = self.bound[conn.id] = Binding(conn, target)
+        if b is None:
+            return False
+        self.post(
+            b.node,
+            ["f", self.node, conn.id, conn.player_id, conn.name, conn.token, conn.addr, text],
+        )
+        return True
+
+    async def _route(self, conn: Conn, ref: Any) -> str | None:
+        """The process a join of ``ref`` must go to (None: this one). A table whose owner
+        died is taken here (its crash restore) once its lease has expired."""
+        if conn.table is not None:
+            return None  # the table here answers (the same table, or already_joined)
+        key: int | str
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            key = ref
+        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
+            if len(ref.strip()) > 18:
+                return None
+            key = int(ref.strip())
+        elif isinstance(ref, str) and self.lobby.code_like(ref):
+            key = ref.strip().upper()
+        else:
+            return None
+        if isinstance(key, int) and key in self.lobby.tables:
+            return None
+        if isinstance(key, str) and key in self.lobby.codes:
+            return None
+        deadline = time.monotonic() + 2 * self.lease_s + 2
+        while True:
+            row = await self.leases.owner_of(key)
+            if row is None:
+                return None
+            tid, owner, live = row
+            if tid in self.lobby.tables:
+                return None
+            if live and owner is not None and owner != self.node and await self._alive(owner):
+                return owner
+            if not live:
+                epoch = await self.leases.try_take(tid)
+                if epoch is not None:
+                    await self._restore({tid: epoch})
+                    return None
+            if time.monotonic() > deadline:
+                return None
+            await asyncio.sleep(0.1)
+
+    async def _alive(self, node: str) -> bool:
+        assert self.redis is not None
+        return bool(await self.redis.exists(self.alive_key(node)))
+
+    # ------------------------------------------------------------------ rate limits
+
+    def _rate_hit(self, name: str, op: str, key: str) -> None:
+        self.post("", [self.node, name, op, key])
+
+    # ------------------------------------------------------------------ the table list
+
+    async def _share_tables(self) -> None:
+        """Every second: publish this process's tables, read the others'."""
+        while True:
+            try:
+                await self._publish_tables()
+                await self._read_tables()
+            except Exception as e:
+                log.warning("cluster: table list sync failed: %s", _line(e))
+            await asyncio.sleep(SHARE_EVERY_S)
+
+    async def _publish_tables(self) -> None:
+        assert self.redis is not None
+        cur = {
+            tid: json.dumps(self.lobby.describe(t), separators=(",", ":"))
+            for tid, t in self.lobby.tables.items()
+            if t.status != "closed"
+        }
+        changed = {str(k): v for k, v in cur.items() if self._published.get(k) != v}
+        removed = [str(k) for k in self._published if k not in cur]
+        if changed or removed:
+            async with self.redis.pipeline(transaction=False) as p:
+                if changed:
+                    p.hset(self.tables_key(self.node), mapping=changed)  # type: ignore[arg-type]
+                if removed:
+                    p.hdel(self.tables_key(self.node), *removed)
+                await p.execute()
+            self._published = cur
+
+    async def _read_tables(self) -> None:
+        assert self.redis is not None
+        nodes = sorted(
+            n.decode() if isinstance(n, bytes) else str(n)
+            for n in await self.redis.smembers(self.nodes_key)
+        )
+        alive = await self.redis.mget([self.alive_key(n) for n in nodes]) if nodes else []
+        live = [n for n, a in zip(nodes, alive, strict=True) if a is not None]
+        dead = [n for n, a in zip(nodes, alive, strict=True) if a is None]
+        self.alive_nodes = set(live)
+        out: dict[int, dict[str, Any]] = {}
+        owner: dict[int, str] = {}
+        others = [n for n in live if n != self.node]
+        async with self.redis.pipeline(transaction=False) as p:
+            for n in others:
+                p.hgetall(self.tables_key(n))
+            results = await p.execute()
+        for n, h in zip(others, results, strict=True):
+            for k, v in h.items():
+                out[int(k)] = json.loads(v)
+                owner[int(k)] = n
+        self.remote_tables = out
+        self.remote_owner = owner
+        self.remote_codes = {str(t.get("code")): tid for tid, t in out.items()}
+        if dead:
+            # a dead process's list goes with it (its tables reappear under their new owner)
+            async with self.redis.pipeline(transaction=False) as p:
+                for n in dead:
+                    p.srem(self.nodes_key, n)
+                    p.delete(self.tables_key(n))
+                await p.execute()
+
+    def open_tables(self) -> list[dict[str, Any]]:
+        """The open public tables of every live process, by id."""
+        local = {
+            t.id: self.lobby.describe(t)
+            for t in self.lobby.tables.values()
+            if not t.cfg.private and t.status != "closed"
+        }
+        remote = {k: t for k, t in self.remote_tables.items() if not t.get("private")}
+        merged = {**remote, **local}
+        return [merged[k] for k in sorted(merged)]
+
+    def metrics(self) -> dict[str, Any]:
+        return {
+            "node": self.node,
+            "leases": len(self.leases.held),
+            "takeovers": self.takeovers,
+            "remote_sockets": len(self.bound),
+            "proxies": len(self.proxies),
+            "nodes_alive": len(self.alive_nodes),
+        }
+
+
+def _end_idle_transactions(store: Store, lease_s: float) -> None:
+    """A process paused in the middle of a transaction (SIGSTOP, a VM frozen) must not keep
+    its row locks — a lease row locked by its fencing read or its renewal — past the
+    lease: PostgreSQL ends any transaction of ours left idle for half a lease (the paused
+    process finds its connection gone when it resumes, and its write fails)."""
+    from sqlalchemy import event
+
+    ms = max(250, int(lease_s * 500))
+
+    @event.listens_for(store.engine.sync_engine, "connect")
+    def _timeout(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute(f"SET idle_in_transaction_session_timeout = {ms}")
+        cur.close()
+
+
+def _line(e: BaseException) -> str:
+    s = str(e)
+    return f"{type(e).__name__}: {s.splitlines()[0][:200] if s else ''}"

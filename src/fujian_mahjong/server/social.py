@@ -1,0 +1,361 @@
+"""A table's social side (docs/protocol.md): chat by preset phrases and reactions (快捷语,
+表情) and 解散房间, dissolving a private match by vote.
+
+The table actor (``server/table.py``) owns one :class:`Social`; the socket layer posts its
+commands on the actor's queue (``TableActor.call``), so they are serialised with every other
+action of the table, and time comes only from the table's Clock (FakeClock in the tests).
+
+R12: nothing here reads the hidden state of a hand. A phrase or a vote is relayed to every
+viewer the moment the actor takes it, inside a claim pause or window too; an agreed
+dissolution waits, as ``seats`` updates do, until no claim pause or window is open, and
+only then voids the hand. The phrases are a fixed list that names no tile (no free text),
+and bots never chat or vote."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from fujian_mahjong.server import economy
+from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.clock import Timer
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.table import TableActor
+
+__all__ = [
+    "CHAT_LIMIT",
+    "CHAT_WINDOW_S",
+    "DISSOLVE_S",
+    "PHRASES",
+    "PROPOSE_COOLDOWN_S",
+    "Phrase",
+    "Social",
+    "phrases_json",
+]
+
+# at most CHAT_LIMIT phrases per player in any CHAT_WINDOW_S seconds (the table's clock)
+CHAT_LIMIT = 3
+CHAT_WINDOW_S = 10.0
+# a dissolve proposal lasts this long (the table's clock)
+DISSOLVE_S = 120.0
+# a seat whose proposal was refused or lapsed may propose again only this long after
+PROPOSE_COOLDOWN_S = 30.0
+# how often an agreed dissolution looks again whether the pause or window has ended
+RECHECK_S = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One preset phrase (快捷语, ``kind="phrase"``) or reaction (表情, ``"reaction"``)."""
+
+    id: str
+    zh: str
+    en: str
+    kind: Literal["phrase", "reaction"]
+    emoji: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "zh": self.zh, "en": self.en, "kind": self.kind, "emoji": self.emoji}
+
+
+# Fixed in code: no free text (nothing to moderate); no text names a tile, a meld, a wait or
+# a decision ("let me think" would tell that a seat was asked, R12), so a phrase carries no
+# game information beyond what it says (tests/test_chat.py checks the tile names).
+PHRASES: tuple[Phrase, ...] = (
+    Phrase("hello", "大家好，很高兴见到各位", "Hello everyone, nice to meet you", "phrase"),
+    Phrase("hurry", "快点吧", "Hurry up, please", "phrase"),
+    Phrase("nice_play", "你的牌打得太好了", "You play really well", "phrase"),
+    Phrase("lucky", "运气真好", "What luck!", "phrase"),
+    Phrase("sorry_dc", "不好意思，掉线了", "Sorry, I was disconnected", "phrase"),
+    Phrase("good_luck", "祝大家好运", "Good luck, everyone", "phrase"),
+    Phrase("thanks", "谢谢", "Thank you", "phrase"),
+    Phrase("again", "再来一局吧", "One more match?", "phrase"),
+    Phrase("bye", "我要走了，下次再玩", "I have to go, see you next time", "phrase"),
+    Phrase("smile", "微笑", "Smile", "reaction", "😊"),
+    Phrase("laugh", "大笑", "Laugh", "reaction", "😂"),
+    Phrase("thumbs_up", "赞", "Thumbs up", "reaction", "👍"),
+    Phrase("clap", "鼓掌", "Applause", "reaction", "👏"),
+    Phrase("wow", "惊讶", "Wow", "reaction", "😮"),
+    Phrase("cry", "大哭", "Cry", "reaction", "😭"),
+    Phrase("angry", "生气", "Angry", "reaction", "😠"),
+)
+BY_ID = {p.id: p for p in PHRASES}
+
+
+def phrases_json() -> list[dict[str, Any]]:
+    """``GET /api/phrases``: the phrases in display order."""
+    return [p.to_json() for p in PHRASES]
+
+
+@dataclass
+class Vote:
+    """An open dissolve proposal: each seated human's answer (None: not yet)."""
+
+    proposer: int
+    votes: dict[int, bool | None]
+    deadline: float
+    token: int
+
+
+class Social:
+    """Chat and the dissolve vote of one table (commands run inside its actor)."""
+
+    def __init__(self, table: TableActor) -> None:
+        self.t = table
+        self.chats: dict[int, deque[float]] = {}  # player id -> times of recent phrases
+        self.vote: Vote | None = None
+        self.cooldown: dict[int, float] = {}  # seat -> when it may propose again
+        self.agreed: dict[int, bool | None] | None = None  # the votes of an agreed vote
+        self._token = 0
+        self._timer: Timer | None = None
+        self._void_sent = False
+
+    # ------------------------------------------------------------------ chat
+
+    async def chat(self, conn: Conn, phrase: str) -> None:
+        """WS ``chat``: relay a preset phrase from a seated player to every viewer."""
+        from fujian_mahjong.server.table import TableError
+
+        t = self.t
+        if conn.seat is None or conn.table is not t or not t.seats[conn.seat].human:
+            raise TableError("not_seated", "only a seated player may chat; spectators watch")
+        p = BY_ID.get(phrase)
+        if p is None:
+            shown = repr(phrase)[:40]
+            raise TableError("bad_phrase", f"unknown phrase {shown}; see GET /api/phrases")
+        assert conn.player_id is not None
+        now = t.clock.now()
+        q = self.chats.setdefault(conn.player_id, deque())
+        while q and q[0] <= now - CHAT_WINDOW_S:
+            q.popleft()
+        if len(q) >= CHAT_LIMIT:
+            wait = q[0] + CHAT_WINDOW_S - now
+            # answered here, not raised: a refused phrase is not a bad message (the
+            # connection's limit of 20 a minute is for broken clients, not eager players)
+            conn.send(
+                {
+                    "type": "error",
+                    "code": "rate_limited",
+                    "message": f"at most {CHAT_LIMIT} phrases in {CHAT_WINDOW_S:g} s; "
+                    f"try again in {max(wait, 0.1):.1f} s",
+                },
+                stream=False,
+            )
+            return
+        q.append(now)
+        # relayed now, to every viewer at once, whatever the hand's state (R12: nothing
+        # about it depends on who was asked or what anyone decided)
+        t.broadcast({"type": "chat", "table": t.id, "seat": conn.seat, "phrase": p.id})
+
+    # ------------------------------------------------------------------ the dissolve vote
+
+    def _message(self, outcome: str | None) -> dict[str, Any]:
+        v = self.vote
+        assert v is not None
+        left = None
+        if outcome is None:
+            left = max(0, round((v.deadline - self.t.clock.now()) * 1000))
+        return {
+            "type": "dissolve",
+            "table": self.t.id,
+            "votes": {str(s): a for s, a in sorted(v.votes.items())},
+            "deadline_ms": left,
+            "proposer": v.proposer,
+            "outcome": outcome,
+        }
+
+    def joined(self, conn: Conn) -> None:
+        """A viewer (re)joined: show it the open vote, if any."""
+        if self.vote is not None and self.agreed is None and conn.table is self.t:
+            conn.send(self._message(None))
+
+    async def dissolve(self, conn: Conn, accept: bool) -> None:
+        """WS ``dissolve``: propose (the first accept), accept or refuse (R11: an agreed
+        dissolution voids the hand in progress without any escape penalty or fee). A vote
+        needs two or more seated humans; a repeated accept is answered to its sender only."""
+        from fujian_mahjong.server.table import TableError
+
+        t = self.t
+        if conn.seat is None or conn.table is not t or not t.seats[conn.seat].human:
+            raise TableError("not_seated", "only a seated player may vote to dissolve")
+        if not t.cfg.private:
+            raise TableError(
+                "not_private", "only a private table can be dissolved by vote; leave instead"
+            )
+        if self.agreed is not None:
+            raise TableError("not_now", "the match is being dissolved")
+        if t.match is None or t.status not in ("playing", "between"):
+            raise TableError(
+                "not_now", "no match is in progress; before the first hand, leaving costs nothing"
+            )
+        seat = conn.seat
+        now = t.clock.now()
+        v = self.vote
+        if v is None:
+            if not accept:
+                raise TableError("no_vote", "there is no proposal to refuse")
+            wait = self.cooldown.get(seat, 0.0) - now
+            if wait > 0:
+                raise TableError(
+                    "rate_limited", f"you may propose to dissolve again in {wait:.0f} s"
+                )
+            humans = [i for i, s in enumerate(t.seats) if s.human]
+            if len(humans) < 2:
+                # a "vote" of one would void any hand that looks bad at no cost: an escape
+                # without R11's escape penalty, and only good hands kept in the levels
+                raise TableError(
+                    "not_now",
+                    "a vote needs two or more players at the table; "
+                    "alone with bots, leave instead (the escape penalty applies mid-hand)",
+                )
+            self._token += 1
+            v = self.vote = Vote(
+                proposer=seat,
+                votes={i: None for i in humans},
+                deadline=now + DISSOLVE_S,
+                token=self._token,
+            )
+            token = self._token
+            self._timer = t.clock.call_later(DISSOLVE_S, lambda: t.post(self._lapse_cmd(token)))
+        if seat not in v.votes:
+            raise TableError("not_seated", "only the seated players vote")
+        if accept and v.votes[seat] is True:
+            # nothing changed: answered to this viewer only (a repeated accept relayed to
+            # everyone would let one client flood every screen; chat is rate-limited)
+            conn.send(self._message(None))
+            return
+        v.votes[seat] = accept
+        if not accept:
+            self._end("refused")
+            return
+        if all(a is True for a in v.votes.values()):
+            self.agreed = dict(v.votes)
+            self._cancel_timer()
+            t.broadcast(self._message("dissolved"))
+            await self.try_dissolve()
+            return
+        t.broadcast(self._message(None))
+
+    def _end(self, outcome: str) -> None:
+        """The vote is over without agreement: play goes on."""
+        v = self.vote
+        assert v is not None
+        self._cancel_timer()
+        self.cooldown[v.proposer] = self.t.clock.now() + PROPOSE_COOLDOWN_S
+        self.t.broadcast(self._message(outcome))
+        self.vote = None
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _lapse_cmd(self, token: int) -> Any:
+        async def run() -> None:
+            v = self.vote
+            if v is None or v.token != token or self.agreed is not None:
+                return
+            if self.t.status == "closed":
+                self.vote = None
+                return
+            self._end("expired")
+
+        return run
+
+    # ------------------------------------------------------------------ the dissolution
+
+    def _later(self, delay: float) -> None:
+        """Look again when the pause ends (exactly then: a recheck later would put the
+        dissolution after the next state for some pauses only), or, while a claim window
+        is open past it (its end is not known yet), in RECHECK_S."""
+        t = self.t
+        self._cancel_timer()
+        when = delay if delay > 0 else RECHECK_S
+        self._timer = t.clock.call_later(when, lambda: t.post(self.try_dissolve))
+
+    async def try_dissolve(self) -> None:
+        """Dissolve an agreed match, when nothing is hidden by a pause or a window.
+
+        Run again after a store fault (the table's ``_recover``) and on each recheck; each
+        step happens once: the store records the dissolution in one transaction (the hand
+        void, its note, the match, the table), then the messages go out, then the table
+        closes."""
+        t = self.t
+        votes = self.agreed
+        if votes is None:
+            return
+        if t.status == "closed":
+            self.agreed = None
+            self.vote = None
+            return
+        h = t.hand
+        if h is not None and not h.end_sent:
+            now = t.clock.now()
+            g = h.game
+            # R12: as ``seats`` updates, nothing changes for others inside a pause or an open
+            # window; a hand whose end is decided ends first (its hand_end is due once the
+            # pause is over: the pump sends it), then the match is dissolved
+            if g.is_over() or vis.quiet(t.status == "playing", now, h.hold_until, g.phase):
+                self._later(h.hold_until - now)
+                return
+        elif t.status not in ("playing", "between"):
+            return
+        hand_id = h.id if h is not None and not h.end_sent else None
+        if h is not None and hand_id is not None:
+            await t.flush(h)  # its events so far (not over: nothing is settled)
+        m = t.match
+        totals = list(m.totals) if m is not None else [0] * t.cfg.players
+        played = m.hands_played if m is not None else 0
+        async with t.store.write() as s:
+            fence = getattr(t.store, "_fence", None)
+            if fence is not None:  # several processes: only the table's lease holder writes
+                await fence(s, t.id)
+            await economy.record_dissolution(
+                s,
+                table_id=t.id,
+                match_id=t.match_id,
+                hand_id=hand_id,
+                votes={str(k): v for k, v in votes.items()},
+                totals=totals,
+                hands_played=played,
+            )
+        # the messages, after the commit (docs/architecture.md)
+        if h is not None and hand_id is not None:
+            h.voided = True
+            if not self._void_sent:
+                async with t.store.sessions() as s:
+                    extra = await economy.hand_end_fields(s, hand_id)
+                t.broadcast(
+                    {
+                        "type": "hand_void",
+                        "table": t.id,
+                        "hand": hand_id,
+                        "leaver": None,
+                        "dissolved": True,
+                        **extra,
+                    }
+                )
+                self._void_sent = True
+        t.hand = None
+        t.sched.clear_acts()
+        t.broadcast(
+            {
+                "type": "match_end",
+                "table": t.id,
+                "totals": totals,
+                "hands_played": played,
+                "leaver": None,
+                "dissolved": True,
+                # points only, as the finisher's match_end (the silver is in each hand_end)
+                "history": [
+                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
+                    for e in (m.history if m else [])
+                ],
+            }
+        )
+        self.agreed = None
+        self.vote = None
+        await t.finisher.close("dissolved")

@@ -1,0 +1,635 @@
+"""Several `fjmj serve` processes on one PostgreSQL database and one Redis (docs/deploy.md).
+
+Real processes on loopback (the point here is processes: sockets held by one, tables run by
+another, a process killed or paused), each with ``--redis`` on a fresh database and a Redis
+key prefix of its own, and a 2 s lease so a dead process's tables move within seconds:
+
+- three processes: four clients of one table connect through three different processes and
+  play a whole hand, with a spectator on a fourth socket; the R12 spy checks every message;
+  the lobby lists the same tables (with the spectator count) from every process; the log
+  replays with `fjmj replay` and `fjmj admin audit` is clean; a bot is added and removed over
+  REST through processes that do not run the table; the table-code rate limit counts the
+  misses of every process;
+- SIGKILL of the process that owns a busy table: another one owns it within 10 s (the crash
+  restore: every stored event reproduced), the clients reconnect through the survivors and
+  finish the hand; the log replays, the audit is clean (nothing settled twice);
+- a split-brain attempt: the owner is paused (SIGSTOP) with a client's action on its way to
+  it, past its lease; another process takes the table and the hand goes on there; then the
+  paused owner resumes (SIGCONT) and handles that action: it must stop its actor without
+  writing anything — the stored log is the survivors' alone and replays;
+- fencing in-process: a write of a process whose lease was taken since is refused;
+- ``--workers 2``: two processes on one port, a killed worker is started again, SIGINT stops
+  both and gives their leases back.
+
+PostgreSQL (127.0.0.1:5432, database ``test``) and Redis (127.0.0.1:6379) as the machine
+provides them: missing, these tests fail under ``FJMJ_REQUIRE_PG=1`` (CI) and skip otherwise,
+saying why (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import PG_ADMIN_URL, _pg_exec, free_port, pg_unavailable
+from tests.test_server_support import (
+    FJMJ,
+    Client,
+    Server,
+    fetch_log,
+    play,
+    spy,
+    verify_with_cli,
+)
+
+REDIS_URL = os.environ.get("FJMJ_TEST_REDIS", "redis://127.0.0.1:6379/0")
+LEASE_S = 2.0
+
+
+def redis_unavailable() -> str | None:
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL, socket_timeout=3).ping()
+    except Exception as e:
+        return f"Redis not reachable at {REDIS_URL}: {type(e).__name__}: {e}"[:300]
+    return None
+
+
+class Blind(Server):
+    """``fjmj serve`` through tests/cluster_server.py (the same options)."""
+
+    def start(self) -> Server:
+        self.port = free_port()
+        cmd = [sys.executable, "-m", "tests.cluster_server", "serve", "--port", str(self.port)]
+        cmd += ["--data-dir", str(self.data_dir), "--db", self.db, *self.opts]
+        with open(self.log, "a") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+        atexit.register(self.kill)
+        _wait(lambda: self._up(), 60, "tests.cluster_server answers")
+        return self
+
+    def _up(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise RuntimeError("cluster_server exited:\n" + self.log.read_text()[-2000:])
+        try:
+            return self.get("/api/tables").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+
+@dataclass
+class Env:
+    db: str
+    prefix: str
+    root: Path
+
+    def node(self, name: str, blind: bool = False) -> Server:
+        """A ``fjmj serve`` process (``blind``: one that never notices on its own that it
+        lost a lease, tests/cluster_server.py: only the database's fencing stops it)."""
+        s = (Blind if blind else Server)(self.root / name, db=self.db, claim_pause_ms=30)
+        s.opts += ["--redis", REDIS_URL, "--redis-prefix", self.prefix]
+        s.opts += ["--lease-s", str(LEASE_S)]
+        (self.root / name).mkdir(parents=True, exist_ok=True)
+        return s
+
+    async def sql(self, query: str, *args: Any) -> list[Any]:
+        import asyncpg
+
+        conn = await asyncpg.connect(self.db.replace("+asyncpg", ""), timeout=5)
+        try:
+            return list(await conn.fetch(query, *args))
+        finally:
+            await conn.close()
+
+    def owner(self, table_id: int) -> tuple[str | None, int, bool]:
+        rows = asyncio.run(
+            self.sql(
+                "SELECT owner, epoch, COALESCE(expires_at > now(), false) AS live "
+                "FROM table_leases WHERE table_id = $1",
+                table_id,
+            )
+        )
+        assert rows, f"table {table_id} has no lease row"
+        return rows[0]["owner"], int(rows[0]["epoch"]), bool(rows[0]["live"])
+
+    def audit(self) -> None:
+        out = subprocess.run(
+            [FJMJ, "admin", "audit", "--db", self.db],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "audit: OK" in out.stdout, out.stdout
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[Env]:
+    """A fresh PostgreSQL database and Redis prefix (dropped / deleted after)."""
+    why = pg_unavailable() or redis_unavailable()
+    if why is not None:
+        if os.environ.get("FJMJ_REQUIRE_PG") == "1":
+            pytest.fail(f"FJMJ_REQUIRE_PG=1 but {why}")
+        pytest.skip(why)
+    name = f"fjmj_c_{secrets.token_hex(6)}"
+    asyncio.run(_pg_exec(f'CREATE DATABASE "{name}"'))
+    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
+    prefix = f"fjmjtest{secrets.token_hex(4)}"
+    e = Env(f"{base}/{name}", prefix, tmp_path)
+    try:
+        yield e
+    finally:
+        import redis
+
+        r = redis.Redis.from_url(REDIS_URL)
+        keys = list(r.scan_iter(f"{prefix}:*"))
+        if keys:
+            r.delete(*keys)
+        asyncio.run(_pg_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def _start(env: Env, n: int, blind_last: bool = False) -> list[Server]:
+    nodes: list[Server] = []
+    try:
+        for i in range(n):
+            node = env.node(f"p{i}", blind=blind_last and i == n - 1)
+            nodes.append(node.start())  # one at a time: migrations run once
+    except BaseException:
+        for s in nodes:
+            s.kill()
+        raise
+    return nodes
+
+
+def _node_of(s: Server) -> str:
+    assert s.proc is not None
+    return f"-{s.proc.pid}-"
+
+
+def _wait(cond: Any, timeout: float, what: str) -> float:
+    """Poll a condition about other processes until it holds; the seconds it took."""
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.05)
+    return time.monotonic() - t0
+
+
+def _listed(s: Server) -> dict[int, dict[str, Any]]:
+    return {t["id"]: t for t in s.get("/api/tables").json()}
+
+
+def _next_act(events: list[dict[str, Any]], seat: Any, view: dict[str, Any]) -> dict[str, Any]:
+    """The logged decision taken at the point where ``seat`` was shown ``view``."""
+    from fujian_mahjong.engine import Action, Game
+
+    start, end = events[0], events[-1]
+    g = Game.new(start["profile"], end["seed"], start["players"], start["dealer"], start["streak"])
+    while len(g.events) < len(events):
+        v = g.view(seat)
+        v["to_act"] = [seat] if seat in g.to_act() else []
+        e = events[len(g.events)]
+        if v == view:
+            assert e["type"] == "act" and e["seat"] == seat, e
+            return e
+        g.apply(int(e["seat"]), Action.from_json(e["action"]))
+    raise AssertionError("the view shown is not a point of the logged hand")
+
+
+def _no_win(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    return next((a for a in legal if a["type"] == "discard"), None) or next(
+        a for a in legal if a["type"] == "pass"
+    )
+
+
+async def _answer_until(cs: list[Client], acts: int) -> tuple[Client, dict[str, Any]]:
+    """Everyone answers without winning until ``acts`` actions were taken in all and some
+    client must discard: that client and its state (its action is left to the caller)."""
+    done = 0
+    found: asyncio.Future[tuple[Client, dict[str, Any]]] = (
+        asyncio.get_running_loop().create_future()
+    )
+
+    async def run(c: Client) -> None:
+        nonlocal done
+        while not found.done():
+            m = await c.recv(60)
+            if m["type"] != "state" or not m["view"]["legal_actions"]:
+                continue
+            legal = m["view"]["legal_actions"]
+            discards = {a["tile"] for a in legal if a["type"] == "discard"}
+            if done >= acts and len(discards) >= 2 and not found.done():
+                found.set_result((c, m))
+                return
+            await c.send({"type": "act", "seq": m["seq"], "action": _no_win(legal)})
+            done += 1
+
+    tasks = [asyncio.create_task(run(c)) for c in cs]
+    try:
+        return await asyncio.wait_for(found, 120)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _until_closed(c: Client, timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            await c.recv(max(0.01, end - time.monotonic()))
+        except ConnectionError:
+            return
+
+
+async def _spectate(c: Client) -> None:
+    while (await c.recv(120))["type"] != "hand_end":
+        pass
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_three_processes_play_one_hand_and_list_the_same_tables(env: Env) -> None:
+    nodes = _start(env, 3)
+    try:
+        g = [nodes[i % 3].guest(f"p{i}") for i in range(5)]
+        # a table made on a process is run there
+        t = nodes[1].table(g[0]["token"], hands=1, turn_seconds=30)
+        others = [nodes[0].table(g[1]["token"]), nodes[2].table(g[2]["token"])]
+        assert _node_of(nodes[1]) in (env.owner(t["id"])[0] or "")
+        assert _node_of(nodes[0]) in (env.owner(others[0]["id"])[0] or "")
+        ids = {t["id"], *(o["id"] for o in others)}
+        _wait(
+            lambda: all(set(_listed(s)) == ids for s in nodes),
+            10,
+            "every process lists the three tables",
+        )
+        # a bot added and removed over REST through processes that do not run the table
+        auth = {"Authorization": f"Bearer {g[1]['token']}"}
+        r = httpx.post(nodes[2].base + f"/api/tables/{others[0]['id']}/bots", headers=auth)
+        assert r.status_code == 200 and r.json()["bots"] == 1, r.text
+        r = httpx.delete(nodes[1].base + f"/api/tables/{others[0]['code']}/bots", headers=auth)
+        assert r.status_code == 200 and r.json()["bots"] == 0, r.text
+        other = {"Authorization": f"Bearer {g[2]['token']}"}
+        r = httpx.post(nodes[2].base + f"/api/tables/{others[0]['id']}/bots", headers=other)
+        assert r.status_code == 403 and r.json()["code"] == "forbidden"
+        # the table-code rate limit counts every process's misses (60 a minute per address)
+        for i in range(60):
+            r = nodes[i % 2].get("/api/tables/ZZZZZ")
+            assert r.status_code == 404, r.text
+        polls = 0
+
+        def limited() -> bool:
+            nonlocal polls
+            polls += 1
+            return nodes[2].get("/api/tables/ZZZZZ").status_code == 429
+
+        _wait(limited, 10, "the third process refuses the next lookup")
+        assert polls < 30  # alone it would have counted only its own polls
+
+        async def main() -> tuple[list[Client], Client, list[dict[str, Any] | None]]:
+            # the four seats through three processes, the spectator through a fourth socket
+            urls = [nodes[0].ws_url, nodes[2].ws_url, nodes[1].ws_url, nodes[0].ws_url]
+            cs = [await Client(u, x["token"]).connect() for u, x in zip(urls, g, strict=False)]
+            watcher = await Client(nodes[2].ws_url, g[4]["token"]).connect()
+            await watcher.hello_join(t["id"], as_="spectator")
+            await asyncio.to_thread(
+                _wait,
+                lambda: all(_listed(s)[t["id"]]["spectators"] == 1 for s in nodes),
+                10,
+                "every process counts the spectator",
+            )
+            for c in cs:
+                await c.hello_join(t["id"], ready=True)
+            ends = await asyncio.gather(*(play(c) for c in cs), _spectate(watcher))
+            for c in (*cs, watcher):
+                await c.close()
+            return cs, watcher, list(ends[:4])
+
+        cs, watcher, ends = asyncio.run(main())
+        assert all(e is not None and e["type"] == "hand_end" for e in ends)
+        hand_id = ends[0]["hand"]  # type: ignore[index]
+        events = fetch_log(nodes[2], hand_id)  # any process serves the log
+        for c in cs:
+            assert spy(c, {hand_id: events}, c.seat) > 3
+        assert spy(watcher, {hand_id: events}, None) > 3
+        verify_with_cli(nodes[0], hand_id, env.root)
+        # the table is listed as over (or gone) alike everywhere
+        _wait(
+            lambda: len({json.dumps(_listed(s).get(t["id"]), sort_keys=True) for s in nodes}) == 1,
+            10,
+            "the processes agree on the table",
+        )
+    finally:
+        for s in nodes:
+            s.stop()
+    env.audit()
+
+
+def test_sigkill_of_the_owner_moves_the_table_and_the_hand_finishes(env: Env) -> None:
+    nodes = _start(env, 3)
+    try:
+        g = [nodes[0].guest(f"p{i}") for i in range(4)]
+        t = nodes[2].table(g[0]["token"], hands=1, turn_seconds=30)
+        owner, epoch, _ = env.owner(t["id"])
+        assert _node_of(nodes[2]) in (owner or "")
+        survivors = [nodes[0], nodes[1]]
+
+        async def first() -> list[Client]:
+            cs = [
+                await Client(survivors[i % 2].ws_url, x["token"]).connect() for i, x in enumerate(g)
+            ]
+            for c in cs:
+                await c.hello_join(t["id"], ready=True)
+            await _answer_until(cs, 6)
+            return cs
+
+        before = asyncio.run(first())
+        nodes[2].kill()  # SIGKILL: no lease is given back, nothing is flushed
+        killed = time.monotonic()
+        took = _wait(
+            lambda: (lambda o: o[0] is not None and o[2] and _node_of(nodes[2]) not in o[0])(
+                env.owner(t["id"])
+            ),
+            10,
+            "another process owns the table",
+        )
+        assert took < 10
+        assert env.owner(t["id"])[1] > epoch  # a new epoch: the old owner is fenced off
+
+        async def second() -> tuple[list[Client], list[dict[str, Any] | None]]:
+            cs = [
+                await Client(survivors[(i + 1) % 2].ws_url, x["token"]).connect()
+                for i, x in enumerate(g)
+            ]
+            for c in cs:
+                await c.hello_join(t["id"])
+            ends = await asyncio.gather(*(play(c) for c in cs))
+            for c in cs:
+                await c.close()
+            return cs, list(ends)
+
+        after, ends = asyncio.run(second())
+        assert time.monotonic() - killed < 120
+        assert [c.seat for c in after] == [c.seat for c in before]
+        assert all(e is not None and e["type"] == "hand_end" for e in ends)
+        hand_id = ends[0]["hand"]  # type: ignore[index]
+        events = fetch_log(nodes[0], hand_id)
+        for c in after:
+            spy(c, {hand_id: events}, c.seat)
+        for c in before:
+            spy(c, {hand_id: events}, c.seat)
+        verify_with_cli(nodes[1], hand_id, env.root)
+        assert len([e for e in events if e["type"] == "act"]) >= 6
+    finally:
+        for s in nodes:
+            s.stop()
+    env.audit()
+
+
+@pytest.mark.parametrize("blind", [False, True], ids=["fjmj-serve", "fencing-only"])
+def test_a_paused_owner_resumed_writes_nothing_of_a_table_it_lost(env: Env, blind: bool) -> None:
+    """``fjmj-serve``: the resumed owner sees that it has not renewed in time and stops its
+    actor before anything else. ``fencing-only``: an owner that never notices (its lease
+    checks disabled, tests/cluster_server.py) handles the stale action, and the database
+    refuses its write (the lease's epoch moved on)."""
+    nodes = _start(env, 2, blind_last=blind)
+    front, owner_node = nodes
+    try:
+        g = [front.guest(f"p{i}") for i in range(4)]
+        t = owner_node.table(g[0]["token"], hands=1, turn_seconds=30)
+        assert _node_of(owner_node) in (env.owner(t["id"])[0] or "")
+
+        async def first() -> tuple[list[Client], Client, dict[str, Any], dict[str, Any]]:
+            cs = [await Client(front.ws_url, x["token"]).connect() for x in g]
+            for c in cs:
+                await c.hello_join(t["id"], ready=True)
+            c, state = await _answer_until(cs, 4)
+            legal = state["view"]["legal_actions"]
+            naive = _no_win(legal)
+            stale = next(a for a in legal if a["type"] == "discard" and a != naive)
+            # the owner stops with this action on its way to it (in its Redis channel)
+            assert owner_node.proc is not None
+            owner_node.proc.send_signal(signal.SIGSTOP)
+            await c.send({"type": "act", "seq": state["seq"], "action": stale})
+            return cs, c, state, stale
+
+        cs, paused_client, state, stale = asyncio.run(first())
+        try:
+            _wait(
+                lambda: (lambda o: o[0] is not None and _node_of(front) in o[0])(
+                    env.owner(t["id"])
+                ),
+                10,
+                "the front process took the table",
+            )
+
+            async def moved() -> list[Client]:
+                for c in cs:  # their sockets close: the table's process went away
+                    await _until_closed(c, 10)
+                again = [await Client(front.ws_url, x["token"]).connect() for x in g]
+                for c in again:
+                    await c.hello_join(t["id"])
+                # the hand goes on at its new owner: everyone acts a few times more
+                await _answer_until(again, 6)
+                for c in again:
+                    await c.close()
+                return again
+
+            asyncio.run(moved())
+        finally:
+            assert owner_node.proc is not None
+            owner_node.proc.send_signal(signal.SIGCONT)
+        # the resumed process handles the stale action, finds its lease gone and stops its
+        # actor (its log says so); it keeps serving
+        why = "a write was refused" if blind else "its lease was not renewed in time"
+        _wait(
+            lambda: f"table {t['id']} stopped here: {why}" in owner_node.log.read_text(),
+            15,
+            "the resumed process stopped its actor",
+        )
+        assert owner_node.get("/api/tables").status_code == 200
+        assert _node_of(front) in (env.owner(t["id"])[0] or "")
+
+        async def finish() -> list[dict[str, Any] | None]:
+            last = [await Client(front.ws_url, x["token"]).connect() for x in g]
+            for c in last:
+                await c.hello_join(t["id"])
+            ends = await asyncio.gather(*(play(c) for c in last))
+            for c in last:
+                await c.close()
+            return list(ends)
+
+        ends = asyncio.run(finish())
+        hand_id = state["hand"]
+        assert all(e is not None and e["hand"] == hand_id for e in ends)
+        events = fetch_log(front, hand_id)
+        verify_with_cli(front, hand_id, env.root)
+        # the decision the paused process was sent is not in the log: the seat's action at
+        # that point is the one it made again at the new owner
+        nxt = _next_act(events, paused_client.seat, state["view"])
+        assert nxt["action"] == _no_win(state["view"]["legal_actions"]) != stale
+        rows = asyncio.run(
+            env.sql(
+                "SELECT count(*) AS n, count(DISTINCT seq) AS d FROM events WHERE hand_id=$1",
+                hand_id,
+            )
+        )
+        assert rows[0]["n"] == rows[0]["d"] == len(events)
+    finally:
+        for s in nodes:
+            s.stop()
+    env.audit()
+
+
+def test_a_write_of_a_lease_taken_since_is_refused(env: Env) -> None:
+    """In-process: the store's fence (server/cluster/lease.py) against a takeover."""
+    from fujian_mahjong.server.cluster.lease import Leases
+    from fujian_mahjong.server.store import LeaseLost, Store
+
+    async def main() -> None:
+        a, b = Store(env.db), Store(env.db)
+        await a.open()
+        await b.open()
+        try:
+            p, _ = await a.create_guest("x")
+            tid = await a.create_table("ABCDE", p.id, "fuzhou-tcy", 4, 15.0, 1, False, [])
+            la = Leases(a.engine, "node-a", 0.5)
+            lb = Leases(b.engine, "node-b", 0.5)
+            a.fences = {tid: await la.acquire_new(tid)}
+            mid = await a.create_match(tid, 0, 4, "seed")
+            hid = await a.create_hand(mid, tid, 0, "fuzhou-tcy", 4, 0, 0, "s", "h", [p.id] * 4)
+            await a.append_events(hid, 0, [{"type": "x", "n": 0}])
+            assert await lb.try_take(tid) is None  # a's lease is live: b cannot take it
+            await asyncio.sleep(0.6)  # the lease (0.5 s) runs out unrenewed
+            eb = await lb.try_take(tid)
+            assert eb is not None and eb == a.fences[tid] + 1
+            fenced: list[int] = []
+            a.on_fenced = fenced.append
+            with pytest.raises(LeaseLost):
+                await a.append_events(hid, 1, [{"type": "x", "n": 1}])
+            with pytest.raises(LeaseLost):
+                await a.set_seat(tid, 0, p.id, bot=False)
+            assert fenced and set(fenced) == {tid}
+            b.fences = {tid: eb}
+            await b.append_events(hid, 1, [{"type": "y", "n": 1}])
+            rows = await env.sql("SELECT seq, data FROM events WHERE hand_id=$1 ORDER BY seq", hid)
+            assert [json.loads(r["data"])["type"] for r in rows] == ["x", "y"]
+            # renewing finds the lease lost
+            assert await la.renew() == {tid}
+            assert await lb.renew() == set()
+            # a closed table's lease row goes (only its holder's, at its epoch)
+            await la.release([tid], delete=True)  # not held by a: nothing happens
+            assert await env.sql("SELECT owner FROM table_leases WHERE table_id=$1", tid)
+            await lb.release([tid], delete=True)
+            assert not await env.sql("SELECT owner FROM table_leases WHERE table_id=$1", tid)
+            # a lease row a process owns but no longer holds (its actor stopped) is freed by
+            # its next renewal, for anyone to take with a new epoch
+            e2 = await lb.acquire_new(tid)
+            lb.held.clear()
+            assert await lb.renew() == set()
+            rows = await env.sql("SELECT owner, epoch FROM table_leases WHERE table_id=$1", tid)
+            assert rows[0]["owner"] is None and rows[0]["epoch"] == e2
+            assert await la.try_take(tid) == e2 + 1
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(main())
+
+
+def test_redis_needs_postgresql(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [FJMJ, "serve", "--data-dir", str(tmp_path), "--redis", REDIS_URL, "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "--redis needs PostgreSQL" in out.stderr
+
+
+def test_http_lists_tables_only_of_live_processes(env: Env) -> None:
+    """A process that stops cleanly gives its leases back at once; its tables are taken
+    and listed by the others without waiting for a lease to run out."""
+    nodes = _start(env, 2)
+    try:
+        g = nodes[1].guest("x")
+        t = nodes[1].table(g["token"], hands=1)
+        _wait(lambda: t["id"] in _listed(nodes[0]), 10, "listed on the other process")
+        nodes[1].stop()
+        _wait(
+            lambda: (lambda o: o[0] is not None and _node_of(nodes[0]) in o[0])(env.owner(t["id"])),
+            10,
+            "the other process took the table",
+        )
+        r = httpx.get(nodes[0].base + f"/api/tables/{t['id']}", timeout=10)
+        assert r.status_code == 200 and r.json()["id"] == t["id"]
+        _wait(lambda: t["id"] in _listed(nodes[0]), 10, "still listed")
+    finally:
+        for s in nodes:
+            s.stop()
+
+
+def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
+    import redis
+
+    r = redis.Redis.from_url(REDIS_URL)
+    port = free_port()
+    cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(env.root / "w")]
+    cmd += ["--db", env.db, "--redis", REDIS_URL, "--redis-prefix", env.prefix]
+    cmd += ["--lease-s", str(LEASE_S), "--workers", "2"]
+    log = env.root / "workers.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+    atexit.register(lambda: proc.poll() is None and proc.kill())
+
+    def pids() -> set[int]:
+        alive = [
+            n.decode()
+            for n in r.smembers(f"{env.prefix}:nodes")
+            if r.exists(f"{env.prefix}:alive:{n.decode()}")
+        ]
+        return {int(n.rsplit("-", 2)[1]) for n in alive}
+
+    try:
+        _wait(lambda: len(pids()) == 2, 90, "two workers registered")
+        first = pids()
+        base = f"http://127.0.0.1:{port}"
+        g = httpx.post(base + "/api/guests", json={"name": "w"}, timeout=10).json()
+        auth = {"Authorization": f"Bearer {g['token']}"}
+        t = httpx.post(base + "/api/tables", json={}, headers=auth, timeout=10).json()
+        _wait(
+            lambda: all(
+                t["id"] in {x["id"] for x in httpx.get(base + "/api/tables", timeout=10).json()}
+                for _ in range(4)
+            ),
+            10,
+            "the table is listed whichever worker answers",
+        )
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        _wait(lambda: len(pids()) == 2 and victim not in pids(), 60, "a new worker replaced it")
+        assert "starting another" in log.read_text()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+    assert not pids()
