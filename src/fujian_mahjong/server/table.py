@@ -79,10 +79,9 @@ class Seat:
     bot: bool = False
     bot_kind: str | None = None  # fujian_mahjong.bots.BOT_KINDS; None: the server's default
     ready: bool = False
-    auto: bool = False  # 托管: the server plays this seat
-    # never set any more: a deadline inside a claim window is only a pass, no 托管
-    # (docs/protocol.md, "Acting"); always False, so 托管 is always public
-    auto_hidden: bool = False
+    # 托管: the server plays this seat (set by the player, or by a missed own turn; a missed
+    # claim prompt is only a pass, docs/protocol.md "Acting"), public to everyone
+    auto: bool = False
     conn: Conn | None = None
     disconnected_at: float | None = None
     last_view: dict[str, Any] | None = None  # the last view this seat was sent
@@ -344,7 +343,7 @@ class TableActor:
         return any(s.human for s in self.seats)
 
     def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
-        """The seat list as ``viewer`` may see it (a hidden 托管 only to its own seat)."""
+        """The seat list (``viewer``: whose list it is; every entry is public)."""
         return [
             {
                 "seat": i,
@@ -352,7 +351,7 @@ class TableActor:
                 "player_id": s.player_id,
                 "bot": s.bot,
                 "connected": s.bot or s.conn is not None,
-                "auto": vis.seat_auto_shown(s.auto, s.auto_hidden, i, viewer),
+                "auto": s.auto,
                 "ready": s.bot or s.ready,
             }
             for i, s in enumerate(self.seats)
@@ -507,13 +506,9 @@ class TableActor:
     async def set_auto(self, conn: Conn, on: bool) -> None:
         seat = self._seat_for(conn)
         s = self.seats[seat]
-        if s.auto != on or s.auto_hidden:
-            # a list that changes for nobody else is not sent to them (R12 rev 2)
-            self.seats_dirty = self.seats_dirty or (s.auto and not s.auto_hidden) != on
+        if s.auto != on:
+            self.seats_dirty = True
             s.auto = on
-            s.auto_hidden = False
-            if not self.seats_dirty:  # the seat itself is told at once all the same
-                conn.send({"type": "seats", "table": self.id, "seats": self.seats_json(seat)})
             # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
             self.sched.forget(seat)
             self.sched.cancel(("act", seat))
@@ -745,8 +740,7 @@ class TableActor:
             )
         if self.seats[seat].auto:
             self.seats[seat].auto = False  # 托管 ends when the player acts again
-            self.seats_dirty = not self.seats[seat].auto_hidden
-            self.seats[seat].auto_hidden = False
+            self.seats_dirty = True
         await self._apply(seat, a)
 
     def _refresh(self, conn: Conn, h: HandState) -> None:

@@ -4,8 +4,8 @@ After every discard (and at the start of a hand) at a table with humans, nothing
 notice (``discard`` / ``added_kong`` / ``hand_start``) goes out for the claim pause; only the
 seats asked to answer receive their ``state`` at once. A seat that was not asked (and every
 spectator) receives no view while a claim window is open or the pause lasts, and the seat
-list does not change for it either (a 托管 flag set at a deadline inside a window would name
-a seat that was asked). The states that follow look the same whether or not anyone could
+list does not change for it either (a seat list changed inside a window could tell that
+someone answered). The states that follow look the same whether or not anyone could
 claim. The table actor (server/table.py) asks these functions and does what they say."""
 
 from __future__ import annotations
@@ -134,11 +134,6 @@ def opening(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str
             out.append({"gold": e["gold"], "to_dealer": e.get("to_dealer", "")})
             break
     return out
-
-
-def seat_auto_shown(auto: bool, hidden: bool, seat: int, viewer: int | None) -> bool:
-    """A 托管 set at a deadline inside a claim window is told to its own seat only."""
-    return auto and (not hidden or seat == viewer)
 
 
 def seat_waits(view: dict[str, Any]) -> list[str] | None:
