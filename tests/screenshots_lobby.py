@@ -20,7 +20,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.test_web_lobby import ROOT, Server, launch, serve
+from tests.test_web import ROOT
+from tests.test_web_lobby import Server, launch, serve
 
 # (name, profile, hands in the match): a small, fixed field
 PLAYERS = [
@@ -83,7 +84,7 @@ def shoot(server: Server, accounts: list[dict[str, object]], out: Path) -> None:
     me = next(a for a in accounts if a["player_id"] == top["player_id"])
     # a few guests waiting in rooms, so the lobby shows people playing
     for i, room in enumerate(("novice", "novice", "junior", "middle")):
-        guest = server.guest(f"客{i}")
+        guest = server.guest_json(f"客{i}")
         server.http("POST", "/api/quickmatch", {"room": f"fuzhou-tcy:{room}"}, str(guest["token"]))
     with sync_playwright() as p:
         b = launch(p)

@@ -104,18 +104,28 @@ class Server:
         walls: Sequence[Sequence[int]],
         dealer: int = 0,
         claim_pause_ms: int = 60,
+        extra: Sequence[str] = (),
+        seed: str | None = None,
     ) -> None:
+        """``extra``: more options for tests/serve_test_server.py (e.g. a rooms file);
+        ``seed``: deal from this seed instead of ``walls`` (when there are none)."""
         self.data_dir = data_dir
         self.walls = [list(w) for w in walls]
         self.dealer = dealer
         self.claim_pause_ms = claim_pause_ms
+        self.extra = list(extra)
+        self.seed = seed
         self.base = ""
         self.log = data_dir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Server:
         tmp = self.data_dir
-        (tmp / "walls.json").write_text(json.dumps(self.walls))
+        if self.walls or self.seed is None:
+            (tmp / "walls.json").write_text(json.dumps(self.walls))
+            deal = ["--walls", str(tmp / "walls.json"), "--dealer", str(self.dealer)]
+        else:
+            deal = ["--seed", self.seed]
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
         with open(self.log, "wb") as out:
@@ -128,14 +138,12 @@ class Server:
                     str(port),
                     "--data-dir",
                     str(tmp),
-                    "--walls",
-                    str(tmp / "walls.json"),
-                    "--dealer",
-                    str(self.dealer),
+                    *deal,
                     "--bot-delay-ms",
                     "0",
                     "--claim-pause-ms",
                     str(self.claim_pause_ms),
+                    *self.extra,
                 ],
                 cwd=ROOT,
                 stdout=out,
@@ -201,25 +209,30 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield s
 
 
+def launch(p: Any) -> Browser:
+    """Debian's Chromium, headless, for tests."""
+    return p.chromium.launch(  # type: ignore[no-any-return]
+        executable_path=CHROMIUM,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            # four pages play at once: none of them may be slowed down as hidden
+            "--disable-background-timer-throttling",
+            "--disable-backgrounding-occluded-windows",
+            "--disable-renderer-backgrounding",
+        ],
+    )
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                # four pages play at once: none of them may be slowed down as hidden
-                "--disable-background-timer-throttling",
-                "--disable-backgrounding-occluded-windows",
-                "--disable-renderer-backgrounding",
-            ],
-        )
+        b = launch(p)
         yield b
         b.close()
 

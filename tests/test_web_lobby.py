@@ -13,50 +13,21 @@ after a leave). Any console error fails a test."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from fujian_mahjong.engine.wall import build_wall
-from fujian_mahjong.tiles import parse
-from tests.conftest import free_port
-
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parent.parent
-
-if not Path(CHROMIUM).exists():  # the same rule as tests/test_web.py
-    if os.environ.get("FJMJ_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"FJMJ_REQUIRE_BROWSER=1 but {CHROMIUM} is missing")
-    pytest.skip(f"{CHROMIUM} is missing: browser tests skipped", allow_module_level=True)
-
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
-
-WAIT_MS = 20_000
-expect.set_options(timeout=WAIT_MS)
-
-# fuzhou-tcy, seat 0 deals (the gold is 4m): seat 0 holds 14 tiles and discards first, and no
-# seat can rob the gold or hold three golds (no opening window) — tests/test_web.py's deal.
-MAIN_WALL = build_wall(
-    {
-        0: parse("2344677899m 1258p 234s"),
-        1: parse("23689m 13378p 111579s"),
-        2: parse("13555m 2255679p 3466s"),
-        3: parse("34679m 1234889p 2389s"),
-    },
-    parse("2s 5s 7p 2m 1m 6p 5s 1m 9p 7m 4p 5s 6p 7p 1p 1m 6p 6s 3p 4p 2m 8s 1s 8s"),
-    parse("4m 3s 6s 5m"),
-    4,
-    0,
-)
+# the browser (and its skip rule), the server process and the watched page are
+# tests/test_web.py's; MAIN_WALL: fuzhou-tcy, seat 0 deals (the gold is 4m), holds 14 tiles
+# and discards first, and no seat can rob the gold or hold three golds (no opening window)
+from tests.test_web import MAIN_WALL, launch
+from tests.test_web import Server as WebServer
+from tests.test_web import Watched as WebWatched
 
 # the operator's file (`fjmj serve --config`): the default rooms; bots fill a quick-match
 # table at once; a new account (10,000 silver) is below the relief threshold
@@ -79,84 +50,19 @@ PASSWORD = "correct horse 42"
 # --------------------------------------------------------------------------- the server
 
 
-class Server:
-    """The real app in a subprocess (tests/serve_test_server.py) with ROOMS_CONFIG."""
+class Server(WebServer):
+    """The real app in a subprocess (tests/serve_test_server.py) with ROOMS_CONFIG, bots
+    without delay and a 20 ms claim pause."""
 
     def __init__(
         self, data_dir: Path, walls: list[list[int]] | None = None, seed: str | None = None
     ) -> None:
-        self.data_dir = data_dir
-        self.walls = walls
-        self.seed = seed
-        self.base = ""
-        self.log = data_dir / "server.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+        (data_dir / "rooms.toml").write_text(ROOMS_CONFIG)
+        rooms = ["--rooms-config", str(data_dir / "rooms.toml")]
+        super().__init__(data_dir, walls or [], claim_pause_ms=20, extra=rooms, seed=seed)
 
-    def start(self) -> Server:
-        d = self.data_dir
-        (d / "rooms.toml").write_text(ROOMS_CONFIG)
-        deal = ["--seed", self.seed] if self.seed else []
-        if self.walls is not None:
-            (d / "walls.json").write_text(json.dumps(self.walls))
-            deal = ["--walls", str(d / "walls.json")]
-        port = free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tests.serve_test_server",
-                    "--port",
-                    str(port),
-                    "--data-dir",
-                    str(d),
-                    *deal,
-                    "--bot-delay-ms",
-                    "0",
-                    "--claim-pause-ms",
-                    "20",
-                    "--rooms-config",
-                    str(d / "rooms.toml"),
-                ],
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # the process starting up, not the browser
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the test server exited: {self.log.read_text()[-800:]}")
-            try:
-                self.http("GET", "/api/rooms")
-                return self
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"the test server did not answer: {self.log.read_text()[-800:]}")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-
-    def http(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        req = urllib.request.Request(
-            self.base + path,
-            method=method,
-            data=None if body is None else json.dumps(body).encode(),
-        )
-        req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read() or b"null")
-
-    def guest(self, name: str) -> dict[str, Any]:
+    def guest_json(self, name: str) -> dict[str, Any]:
+        """A guest: {"token", "player_id", "name"}."""
         return dict(self.http("POST", "/api/guests", {"name": name}))
 
     def account(self, name: str) -> dict[str, Any]:
@@ -164,9 +70,8 @@ class Server:
         return dict(self.http("POST", "/api/accounts", {"name": name, "password": PASSWORD}))
 
     def table(self, token: str, **kw: Any) -> int:
-        body = {"profile": "fuzhou-tcy", "players": 4, "bots": 3, "turn_seconds": 600, "hands": 1}
-        body.update(kw)
-        return int(self.http("POST", "/api/tables", body, token)["id"])
+        kw.setdefault("turn_seconds", 600)  # nobody is hurried in these journeys
+        return super().table(token, **kw)
 
     def play_auto(self, token: str, table: int) -> dict[str, Any]:
         """Join ``table`` over /ws, ready, turn 托管 on and play its whole match (the server
@@ -212,23 +117,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         s.stop()
 
 
-def launch(p: Any) -> Browser:
-    return p.chromium.launch(  # type: ignore[no-any-return]
-        executable_path=CHROMIUM,
-        args=[
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--disable-background-timer-throttling",
-            "--disable-backgrounding-occluded-windows",
-            "--disable-renderer-backgrounding",
-        ],
-    )
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
@@ -237,22 +125,13 @@ def browser() -> Iterator[Browser]:
         b.close()
 
 
-class Watched:
+class Watched(WebWatched):
     """A page in its own context whose console errors and uncaught exceptions are kept."""
 
     def __init__(
         self, browser: Browser, locale: str = "zh-CN", width: int = 1280, height: int = 860
     ) -> None:
-        self.ctx = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
-        self.ctx.set_default_timeout(WAIT_MS)
-        self.page: Page = self.ctx.new_page()
-        self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
-
-    def close(self) -> None:
-        self.ctx.close()
-        assert not self.errors, f"console errors: {self.errors[:3]}"
+        super().__init__(browser, locale, width, height)
 
 
 def enter_as_guest(pg: Page, name: str) -> None:
@@ -347,7 +226,7 @@ def test_spectator_and_invite_links_opened_without_a_token(
     """A spectator link opened by a newcomer ends, after the name, at that table as a
     spectator; an invite to a table that already plays offers 观战; an invite to a table
     with a free seat shows its stakes and, after the name, seats the newcomer there."""
-    host = server.guest("桌主")
+    host = server.guest_json("桌主")
     tid = server.table(host["token"])
     hw = Watched(browser)
     hw.page.goto(f"{server.base}/?token={host['token']}&table={tid}")
@@ -423,8 +302,8 @@ def test_chat_phrase_bubbles_at_the_other_browser_and_mute_hides_it(
     spectator; muting the player hides their next phrases (remembered in localStorage)."""
     phrases = server.http("GET", "/api/phrases")
     assert phrases and {"id", "zh", "en", "kind"} <= set(phrases[0])
-    a = server.guest("甲")
-    b = server.guest("乙")
+    a = server.guest_json("甲")
+    b = server.guest_json("乙")
     tid = server.table(a["token"], bots=2)
     wa, wb, wc = Watched(browser), Watched(browser), Watched(browser)
     pa, pb, pc = wa.page, wb.page, wc.page
@@ -432,7 +311,7 @@ def test_chat_phrase_bubbles_at_the_other_browser_and_mute_hides_it(
     pa.locator("[data-role=waiting-room]").wait_for()
     pb.goto(f"{server.base}/?token={b['token']}&table={tid}")
     expect(pb.locator("[data-role=waiting-room]")).to_contain_text("甲")
-    pc.goto(f"{server.base}/?token={server.guest('丙')['token']}&table={tid}&as=spectator")
+    pc.goto(f"{server.base}/?token={server.guest_json('丙')['token']}&table={tid}&as=spectator")
     pc.locator("[data-role=social]").wait_for()
     expect(pc.locator("[data-action=chat]")).to_have_count(0)
 

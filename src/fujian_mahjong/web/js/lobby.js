@@ -12,42 +12,9 @@ export const PROFILES = ["fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanm
 
 // ------------------------------------------------------------------ shared helpers
 
-/** A refused request: HTTP status, the server's machine `code` and its one-line detail. */
-export class LobbyError extends Error {
-  constructor(status, code, message) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-/** JSON request with the bearer token, keeping the error's `code` (docs/protocol.md). */
-export async function call(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const tok = token();
-  if (tok) headers.Authorization = `Bearer ${tok}`;
-  const res = await fetch(path.replace(/^\//, ""), {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let data = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch (_e) {
-      data = text;
-    }
-  }
-  if (!res.ok) {
-    const obj = data && typeof data === "object" ? data : {};
-    const detail = typeof obj.detail === "string" ? obj.detail : `HTTP ${res.status}`;
-    throw new LobbyError(res.status, obj.code || null, detail);
-  }
-  return data;
-}
+/** JSON request with the bearer token (net.js's `api`): a refusal throws ApiError with the
+ * HTTP status, the server's one-line detail and its machine `code` (docs/protocol.md). */
+export const call = api;
 
 /** An error in the UI language: lobby.error.<code>, else the catalogue's error.<code>,
  * else the server's own line. */
