@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
@@ -555,6 +556,8 @@ class Store:
         await fut
 
     async def _write_loop(self) -> None:
+        heavy: deque[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]]
+        heavy = deque()
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -569,12 +572,21 @@ class Store:
                 if b[1] is None:
                     continue
                 if self.sqlite:
-                    await self._commit([b])  # one writer at a time
+                    heavy.append(b)
                 else:
                     # PostgreSQL takes concurrent writers: don't hold up the next batch
                     task = asyncio.get_running_loop().create_task(self._commit([b]))
                     self._side.add(task)
                     task.add_done_callback(self._side.discard)
+            if heavy:
+                # SQLite has one writer: one end-of-hand transaction, then the appends that
+                # came meanwhile again, so a discard waits behind at most one hand's end,
+                # not behind every hand that ended at once (docs/architecture.md). A hand's
+                # own earlier appends were committed before its end was queued, and its
+                # table waits for that end before it writes anything else.
+                await self._commit([heavy.popleft()])
+                if heavy:
+                    self._wake.set()
 
     async def _commit(
         self,
