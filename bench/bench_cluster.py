@@ -83,7 +83,7 @@ async def _create(
         await asyncio.gather(*(one(i) for i in range(tables)))
 
 
-def run(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
+def measure(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
     db = f"fjmj_bench_{secrets.token_hex(5)}"
     prefix = f"fjmjbench{secrets.token_hex(3)}"
     asyncio.run(_pg(f'CREATE DATABASE "{db}"'))
@@ -180,6 +180,34 @@ def run(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
         asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
 
 
+def run() -> list[tuple[str, float, str, float]]:
+    """``make bench`` rows: bot-only decisions/s with 1 process without Redis, 1 and 2
+    processes on PostgreSQL + Redis (60 tables × 12 hands), and the 2-process ratio."""
+    with tempfile.TemporaryDirectory() as d:
+        r0, r1, r2 = (measure(k, 60, 12, Path(d)) for k in (0, 1, 2))
+    return [
+        ("cluster: bot-only decisions/s, 1 process, PostgreSQL", r0["decisions_per_s"], "/s", 0),
+        (
+            "cluster: bot-only decisions/s, 1 process, PostgreSQL+Redis",
+            r1["decisions_per_s"],
+            "/s",
+            0,
+        ),
+        (
+            "cluster: bot-only decisions/s, 2 processes, PostgreSQL+Redis",
+            r2["decisions_per_s"],
+            "/s",
+            0,
+        ),
+        (
+            "cluster: 2 processes / 1 (both with Redis), x100",
+            100 * r2["decisions_per_s"] / r1["decisions_per_s"],
+            "",
+            160,
+        ),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=40)
@@ -193,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with tempfile.TemporaryDirectory() as d:
         for k in (int(x) for x in a.procs.split(",")):
-            res = run(k, a.tables, a.hands, Path(d))
+            res = measure(k, a.tables, a.hands, Path(d))
             results.append(res)
             print(json.dumps(res), flush=True)
     one = next((r for r in results if r["processes"] == 1 and r["redis"]), None)

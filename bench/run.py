@@ -16,6 +16,7 @@ MODULES = [
     "bench.bench_cli",
     "bench.bench_rl",
     "bench.bench_server",
+    "bench.bench_cluster",
     "bench.bench_claims",
 ]
 
