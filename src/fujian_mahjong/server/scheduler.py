@@ -11,16 +11,18 @@ they never hold up a table with humans."""
 from __future__ import annotations
 
 import asyncio
-import copy
+import atexit
 import hashlib
 import hmac
+import multiprocessing
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
-from fujian_mahjong.engine import Action, Game
+from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
@@ -51,8 +53,9 @@ class Scheduler:
         # made from the seat's view alone, R12); 托管 seats play the default kind
         self.default_kind = "heuristic"
         self.bots: dict[str, Bot] = {}
-        # (seat, decision point) -> a search bot's decision being made (prethink)
-        self.thinking: dict[tuple[int, int], asyncio.Future[Decision]] = {}
+        # (seat, decision point) -> a search bot's decision (an action's JSON) being made
+        # (prethink)
+        self.thinking: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] = {}
 
     # ------------------------------------------------------------------ timers
 
@@ -189,8 +192,9 @@ class Scheduler:
         return self.bot(kind).act(g.seat_view(seat)).action
 
     def prethink(self, g: Game, seat: int, key: int, kind: str | None) -> None:
-        """Start a search bot's decision at decision point ``key`` in a worker thread, on a
-        copy of the game (the table goes on meanwhile: chat, other seats' answers). It
+        """Start a search bot's decision at decision point ``key`` in a worker process, on
+        the game rebuilt from its log (the table goes on meanwhile: chat, other seats'
+        answers). It
         thinks while its bot delay runs, so the moment its move is shown does not depend
         on how long it thought (R12: a search's length depends on the bot's hand) unless
         the search outlasts the delay; and the table's queue never waits for it then
@@ -200,9 +204,12 @@ class Scheduler:
             self.thinking.pop(k).cancel()
         if (seat, key) in self.thinking:
             return
-        view = copy.deepcopy(g).seat_view(seat)  # a bot of its own, on a game of its own
-        bot = make_bot(kind or "", 0)
-        self.thinking[(seat, key)] = asyncio.ensure_future(asyncio.to_thread(bot.act, view))
+        # in a worker process (a search is pure Python: in a thread it would hold the GIL
+        # against the event loop), on the game rebuilt there from its log
+        loop = asyncio.get_running_loop()
+        self.thinking[(seat, key)] = loop.run_in_executor(
+            _search_pool(), _think, list(g.events), g.seed, seat, kind or ""
+        )
 
     async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
         """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
@@ -213,7 +220,7 @@ class Scheduler:
             if task is None:
                 self.prethink(g, seat, len(g.events), kind)
                 task = self.thinking.pop((seat, len(g.events)))
-            return (await task).action
+            return Action.from_json(await task)
         if bot and kind in DRAWING_KINDS:
             # R12: a bot that draws at random draws under the hand's secret seed (published
             # only after the hand), the seat and the decision point, afresh each time: a
@@ -229,6 +236,27 @@ class Scheduler:
         (docs/bots.md), on a copy of the game (``TableActor.hint``): the table's actor
         does not wait for it, so nobody can tell from the table's pace that a seat asked."""
         return await asyncio.to_thread(make_bot(HINT_KIND, 0).act, view)
+
+
+def _think(events: list[dict[str, Any]], seed: str, seat: int, kind: str) -> dict[str, Any]:
+    """In the search worker: the hand rebuilt from its log and seed (engine.replay's API),
+    the bot's choice for ``seat`` as an action's JSON."""
+    g = apply_decisions(fresh_game(events, seed=seed), events)
+    return make_bot(kind, 0).act(g.seat_view(seat)).action.to_json()
+
+
+_pool: ProcessPoolExecutor | None = None
+
+
+def _search_pool() -> ProcessPoolExecutor:
+    """The search bots' worker process, started on the first search (spawned, not forked:
+    the server's threads and sockets stay in the server); one, so the server keeps a
+    core on a two-core machine."""
+    global _pool
+    if _pool is None:
+        _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
+    return _pool
 
 
 # the kinds that search (think for up to a second) and the hint's bot
