@@ -213,7 +213,7 @@ class Scheduler:
 
     async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
         """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
-        a worker thread (started by :meth:`prethink` when its act was planned) so the
+        the search worker process (started by :meth:`prethink` when its act was planned) so the
         event loop keeps serving the other tables."""
         if bot and kind in SLOW_KINDS:
             task = self.thinking.pop((seat, len(g.events)), None)
