@@ -11,6 +11,7 @@ import os
 import secrets
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -54,12 +55,25 @@ def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
     if request.param == "sqlite":
         yield ""  # the server's default: the SQLite file in its data dir
         return
-    why = pg_unavailable()
-    if why is not None:
-        if os.environ.get("FJMJ_REQUIRE_PG") == "1":
-            pytest.fail(f"FJMJ_REQUIRE_PG=1 but {why}")
-        pytest.skip(why)
-    name = f"fjmj_t_{secrets.token_hex(6)}"
+    with fresh_pg_database() as url:
+        yield url
+
+
+def unavailable(why: str | None) -> None:
+    """A service a test needs is missing (``why``): fail under CI (``FJMJ_REQUIRE_PG=1``),
+    skip, saying why, on a developer machine without it."""
+    if why is None:
+        return
+    if os.environ.get("FJMJ_REQUIRE_PG") == "1":
+        pytest.fail(f"FJMJ_REQUIRE_PG=1 but {why}")
+    pytest.skip(why)
+
+
+@contextmanager
+def fresh_pg_database(prefix: str = "fjmj_t_") -> Iterator[str]:
+    """A new empty PostgreSQL database (its asyncpg URL), dropped after."""
+    unavailable(pg_unavailable())
+    name = f"{prefix}{secrets.token_hex(6)}"
     asyncio.run(_pg_exec(f'CREATE DATABASE "{name}"'))
     base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
     try:

@@ -44,7 +44,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import PG_ADMIN_URL, _pg_exec, free_port, pg_unavailable
+from tests.conftest import (
+    free_port,
+    fresh_pg_database,
+    unavailable,
+)
 from tests.test_server_support import (
     FJMJ,
     Client,
@@ -141,26 +145,18 @@ class Env:
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[Env]:
     """A fresh PostgreSQL database and Redis prefix (dropped / deleted after)."""
-    why = pg_unavailable() or redis_unavailable()
-    if why is not None:
-        if os.environ.get("FJMJ_REQUIRE_PG") == "1":
-            pytest.fail(f"FJMJ_REQUIRE_PG=1 but {why}")
-        pytest.skip(why)
-    name = f"fjmj_c_{secrets.token_hex(6)}"
-    asyncio.run(_pg_exec(f'CREATE DATABASE "{name}"'))
-    base = PG_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
+    unavailable(redis_unavailable())
     prefix = f"fjmjtest{secrets.token_hex(4)}"
-    e = Env(f"{base}/{name}", prefix, tmp_path)
-    try:
-        yield e
-    finally:
-        import redis
+    with fresh_pg_database("fjmj_c_") as url:
+        try:
+            yield Env(url, prefix, tmp_path)
+        finally:
+            import redis
 
-        r = redis.Redis.from_url(REDIS_URL)
-        keys = list(r.scan_iter(f"{prefix}:*"))
-        if keys:
-            r.delete(*keys)
-        asyncio.run(_pg_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            r = redis.Redis.from_url(REDIS_URL)
+            keys = list(r.scan_iter(f"{prefix}:*"))
+            if keys:
+                r.delete(*keys)
 
 
 def _start(env: Env, n: int, blind_last: bool = False) -> list[Server]:
