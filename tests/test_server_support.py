@@ -21,6 +21,7 @@ import httpx
 import websockets
 
 from fujian_mahjong.engine import Action, Game
+from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.server.protocol import server_message
 from fujian_mahjong.server.table import WINDOW_PHASES, public_view
 from tests.conftest import free_port
@@ -229,16 +230,15 @@ def _key(v: dict[str, Any]) -> str:
 
 def seat_views(events: list[dict[str, Any]]) -> tuple[list[set[str]], set[str]]:
     """Every view each seat (and a spectator) could have been shown during the hand in
-    ``events``: the hand is replayed from its revealed seed, decision by decision."""
-    start, end = events[0], events[-1]
-    g = Game.new(start["profile"], end["seed"], start["players"], start["dealer"], start["streak"])
-    n = g.n
-    per: list[set[str]] = [set() for _ in range(n)]
+    ``events``: the hand is dealt again from its revealed seed (or stacked wall) and
+    replayed decision by decision."""
+    g: Game = fresh_game(events)
+    per: list[set[str]] = [set() for _ in range(g.n)]
     public: set[str] = set()
 
     def snap() -> None:
         to_act = g.to_act()
-        for s in range(n):
+        for s in range(g.n):
             v = g.view(s)
             v["to_act"] = [s] if s in to_act else []
             per[s].add(_key(v))

@@ -4,9 +4,9 @@ clock (never sleeping, never retrying), the hand log and its verification by `fj
 (in-process), and the R12 spy on every message a client received — exact about the claim
 pause, since the clock is the test's.
 
-The spy is tests/test_server_support.py's, but it builds the hand with
-``engine.replay.fresh_game``, so that it also checks hands dealt from stacked walls (whose
-seed is ``stacked:…``, which ``Game.new`` cannot deal)."""
+The views a seat may see come from tests/test_server_support.py's ``seat_views`` (it deals
+the hand with ``engine.replay.fresh_game``, so stacked walls too); this spy adds what only a
+fake clock can check: the claim pause exactly."""
 
 from __future__ import annotations
 
@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from fujian_mahjong.cli.main import main as fjmj
-from fujian_mahjong.engine import Action, Game
-from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.server.protocol import server_message
-from fujian_mahjong.server.table import WINDOW_PHASES, public_view
+from fujian_mahjong.server.table import WINDOW_PHASES
 from tests.inproc import Client, Harness, TimedTransport
-from tests.test_server_support import naive
+from tests.test_server_support import _key, naive, seat_views
 
 Policy = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
@@ -137,36 +135,6 @@ async def verify_with_cli(h: Harness, hand_id: int, tmp: Path) -> None:
 
 
 # -------------------------------------------------------------------------------- the spy
-
-
-def _key(v: dict[str, Any]) -> str:
-    return json.dumps(v, sort_keys=True, ensure_ascii=False)
-
-
-def seat_views(events: list[dict[str, Any]]) -> tuple[list[set[str]], set[str]]:
-    """Every view each seat (and a spectator) could have been shown during the hand in
-    ``events``: the hand is dealt again from its revealed seed (or stacked wall) and
-    replayed decision by decision."""
-    g: Game = fresh_game(events)
-    per: list[set[str]] = [set() for _ in range(g.n)]
-    public: set[str] = set()
-
-    def snap() -> None:
-        to_act = g.to_act()
-        for s in range(g.n):
-            v = g.view(s)
-            v["to_act"] = [s] if s in to_act else []
-            per[s].add(_key(v))
-        public.add(_key(public_view(g)))
-
-    snap()
-    while len(g.events) < len(events):
-        e = events[len(g.events)]
-        assert e["type"] == "act", f"expected a decision, got {e['type']}"
-        g.apply(int(e["seat"]), Action.from_json(e["action"]))
-        snap()
-    assert g.events == events, "the log does not replay"
-    return per, public
 
 
 def spy(
