@@ -2,12 +2,12 @@
 (docs/protocol.md; R12: hidden information stays hidden by every channel, timing included),
 in-process on a fake clock with stacked walls (tests/inproc.py).
 
-- a hint never holds up the table: the hint bot thinks on a copy of the game in a worker
-  thread while the table's actor goes on, so nobody else's message waits for it (a chat
-  echo that lagged while a seat in a claim window asked for a hint would tell everyone
-  that someone was asked); its reply goes only to the seat, and only while the seat is
-  still at that decision point — another seat answering the same window meanwhile does
-  not make it stale (that would tell the seat someone else was asked);
+- a hint never holds up the table: the hint bot thinks on the hand rebuilt from a copy of
+  its log (a worker process) while the table's actor goes on, so nobody else's message
+  waits for it (a chat echo that lagged while a seat in a claim window asked for a hint
+  would tell everyone that someone was asked); its reply goes only to the seat, and only
+  while the seat is still at that decision point — another seat answering the same window
+  meanwhile does not make it stale (that would tell the seat someone else was asked);
 - a vote at a table with a single human is refused (it would be a free 逃跑);
 - chat and votes from spectators, from players who left, malformed ones, and votes racing
   the end of the hand or a store fault change nothing and never fail with a 500.
@@ -20,7 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fujian_mahjong.bots import Decision, make_bot
+from fujian_mahjong.bots import make_bot
+from fujian_mahjong.engine import apply_decisions, fresh_game
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.server.social import DISSOLVE_S
 from tests.inproc import Client, Harness, StackedDeals, running
@@ -42,13 +43,15 @@ class Gate:
         self.views: list[SeatView] = []
         self.seen: list[tuple[str, list[int], int]] = []
 
-    async def advise(self, view: SeatView) -> Decision:
+    async def advise(self, events: list[dict[str, Any]], seed: str, seat: int) -> dict[str, Any]:
+        view = apply_decisions(fresh_game(events, seed=seed), events).seat_view(seat)
         self.views.append(view)
         self.seen.append((view.phase, view.counts, len(view.legal)))
         await self.open.wait()
-        # what the view says now: a copy taken at the request never changes meanwhile
+        # what the view says now: the copy of the log taken at the request never changes
         self.seen.append((view.phase, view.counts, len(view.legal)))
-        return make_bot("heuristic", 0).act(view)
+        d = make_bot("heuristic", 0).act(view)
+        return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason}
 
 
 async def three_humans_asked(h: Harness) -> tuple[int, Client, Client, Client, Client]:
@@ -80,7 +83,7 @@ def test_a_hint_in_a_claim_window_holds_up_nobody(tmp_path: Path) -> None:
             tid, a, b, c, w = await three_humans_asked(h)
             t = h.lobby.find(tid)
             gate = Gate()
-            t.sched.advise = gate.advise  # type: ignore[method-assign]
+            t.sched.advise = gate.advise
             try:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()
@@ -129,7 +132,7 @@ def test_a_hint_whose_decision_passed_meanwhile_is_not_shown(tmp_path: Path) -> 
             tid, _a, b, c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
             gate = Gate()
-            t.sched.advise = gate.advise  # type: ignore[method-assign]
+            t.sched.advise = gate.advise
             try:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()
@@ -155,7 +158,7 @@ def test_one_hint_at_a_time_per_seat(tmp_path: Path) -> None:
             tid, _a, b, _c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
             gate = Gate()
-            t.sched.advise = gate.advise  # type: ignore[method-assign]
+            t.sched.advise = gate.advise
             try:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()

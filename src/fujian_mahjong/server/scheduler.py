@@ -23,7 +23,6 @@ from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
-from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
 
@@ -231,18 +230,30 @@ class Scheduler:
             return make_bot(kind or "", secret).act(g.seat_view(seat)).action
         return self.auto_action(g, seat, bot, kind)
 
-    async def advise(self, view: SeatView) -> Decision:
-        """The hint: the strongest bot that fits a hint's time, in a worker thread
-        (docs/bots.md), on a copy of the game (``TableActor.hint``): the table's actor
-        does not wait for it, so nobody can tell from the table's pace that a seat asked."""
-        return await asyncio.to_thread(make_bot(HINT_KIND, 0).act, view)
+    async def advise(self, events: list[dict[str, Any]], seed: str, seat: int) -> dict[str, Any]:
+        """The hint: the strongest bot that fits a hint's time (docs/bots.md), in the search
+        worker process on the hand rebuilt from a copy of its log (``TableActor.hint``): the
+        table's actor does not wait for it, and a search in the server's own process would
+        hold the GIL against the event loop, so nobody can tell from the table's pace that a
+        seat asked. ``{"action", "reason", "reason_zh"}``."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_search_pool(), _advise, events, seed, seat)
+
+
+def _rebuilt(events: list[dict[str, Any]], seed: str) -> Game:
+    return apply_decisions(fresh_game(events, seed=seed), events)
 
 
 def _think(events: list[dict[str, Any]], seed: str, seat: int, kind: str) -> dict[str, Any]:
     """In the search worker: the hand rebuilt from its log and seed (engine.replay's API),
     the bot's choice for ``seat`` as an action's JSON."""
-    g = apply_decisions(fresh_game(events, seed=seed), events)
-    return make_bot(kind, 0).act(g.seat_view(seat)).action.to_json()
+    return make_bot(kind, 0).act(_rebuilt(events, seed).seat_view(seat)).action.to_json()
+
+
+def _advise(events: list[dict[str, Any]], seed: str, seat: int) -> dict[str, Any]:
+    """In the search worker: the hint bot's choice for ``seat``, with its reasons."""
+    d: Decision = make_bot(HINT_KIND, 0).act(_rebuilt(events, seed).seat_view(seat))
+    return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason_zh or d.reason}
 
 
 _pool: ProcessPoolExecutor | None = None

@@ -17,7 +17,6 @@ sent; a failed commit is retried with back-off and nothing is shown meanwhile.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -757,19 +756,20 @@ class TableActor:
             self._send_state(conn, h, held, window, force=True)
 
     async def hint(self, conn: Conn) -> None:
-        """WS ``hint``, called outside the actor (server/ws.py). The seat's decision is read
-        inside the actor and copied; the hint bot thinks on the copy (a worker thread, up
-        to a second) while the table goes on, so nobody else's message waits for it (R12:
-        a table that stalled would tell everyone that a seat asked, e.g. inside a claim
-        window); the reply goes to the seat only while it is still at that decision."""
-        seat, view = await self.call(lambda: self._hint_begin(conn))
+        """WS ``hint``, called outside the actor (server/ws.py). The hand's log up to the
+        seat's decision is copied inside the actor; the hint bot thinks on the hand rebuilt
+        from it (the search worker process, up to a second) while the table goes on, so
+        nobody else's message waits for it (R12: a table that stalled would tell everyone
+        that a seat asked, e.g. inside a claim window); the reply goes to the seat only
+        while it is still at that decision."""
+        seat, events, seed, legal = await self.call(lambda: self._hint_begin(conn))
         try:
-            d = await self.sched.advise(view)
+            d = await self.sched.advise(events, seed, seat)
         finally:
             self._hinting.discard(seat)
-        await self.call(lambda: self._hint_end(conn, seat, view, d))
+        await self.call(lambda: self._hint_end(conn, seat, legal, d))
 
-    async def _hint_begin(self, conn: Conn) -> tuple[int, Any]:
+    async def _hint_begin(self, conn: Conn) -> tuple[int, list[dict[str, Any]], str, Any]:
         seat = self._seat_for(conn)
         h = self.hand
         if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
@@ -777,32 +777,25 @@ class TableActor:
         if seat in self._hinting:  # one search at a time per seat (each up to a CPU second)
             raise TableError("rate_limited", "a hint is being prepared; wait for it")
         self._hinting.add(seat)
-        # a copy: the actor may change the game while the bot reads it in its thread
-        return seat, copy.deepcopy(h.game).seat_view(seat)
+        g = h.game
+        # a copy of the log: the actor goes on appending to the game's own list meanwhile
+        return seat, list(g.events), g.seed, g.legal_actions(seat)
 
-    async def _hint_end(self, conn: Conn, seat: int, view: Any, d: Any) -> None:
+    async def _hint_end(self, conn: Conn, seat: int, legal: Any, d: dict[str, Any]) -> None:
         h = self.hand
         if (
             h is None
             or conn.table is not self
             or conn.seat != seat
             or conn.state_key != len(h.game.events)
-            or h.game.legal_actions(seat) != view.legal
+            or h.game.legal_actions(seat) != legal
         ):
             # the seat acted or was passed for meanwhile (what another seat answered in the
             # same window changes nothing here: this seat's view stays as it was)
             if conn.table is self and conn.seat == seat:
                 raise TableError("stale", "the table has moved on; ask again if you need to")
             return
-        conn.send(
-            {
-                "type": "hint",
-                "action": d.action.to_json(),
-                "reason": d.reason,
-                "reason_zh": d.reason_zh or d.reason,
-            },
-            stream=False,
-        )
+        conn.send({"type": "hint", **d}, stream=False)
 
     async def apply_for(self, seat: int, a: Action) -> None:
         """A decision made for a seat by the table itself (D-24: a leaver's pending answer
