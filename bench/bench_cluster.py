@@ -83,6 +83,18 @@ async def _create(
         await asyncio.gather(*(one(i) for i in range(tables)))
 
 
+def drop_redis_prefix(prefix: str) -> None:
+    """Deletes a run's Redis keys (``{prefix}:*``); a Redis that cannot be reached is left
+    as it is."""
+    with contextlib.suppress(Exception):
+        import redis
+
+        r = redis.Redis.from_url(REDIS)
+        keys = list(r.scan_iter(f"{prefix}:*"))
+        if keys:
+            r.delete(*keys)
+
+
 def measure(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
     db = f"fjmj_bench_{secrets.token_hex(5)}"
     prefix = f"fjmjbench{secrets.token_hex(3)}"
@@ -170,13 +182,7 @@ def measure(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 print(f"process {p.pid} did not stop within 30 s: killed", file=sys.stderr)
                 p.kill()
-        with contextlib.suppress(Exception):
-            import redis
-
-            r = redis.Redis.from_url(REDIS)
-            keys = list(r.scan_iter(f"{prefix}:*"))
-            if keys:
-                r.delete(*keys)
+        drop_redis_prefix(prefix)
         asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
 
 

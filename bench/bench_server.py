@@ -1,4 +1,4 @@
-"""Server load benchmark: a real `fjmj serve` process and an independent load client (other
+"""Server load benchmark: real `fjmj serve` processes and an independent load client (other
 processes), over loopback WebSockets.
 
 (a) N tables x 4 human clients that act 300 ms after each prompt (default 600 ms claim
@@ -7,16 +7,31 @@ processes), over loopback WebSockets.
     p99 < 50 ms at 200 tables for one process, zero errors; the server's event-loop lag
     (server/looplag.py, read from the operator metrics) over the same interval, its CPU per
     decision (/proc/PID/stat) and its memory per table (resident set growth / tables);
-(b) bot-only tables at full speed: decisions applied per second (target >= 2,000).
+(b) bot-only tables at full speed: decisions applied per second (target >= 2,000);
+(c) the load of (a) on K processes (``--procs 2``) sharing a fresh PostgreSQL database and a
+    fresh Redis key prefix (``--redis``, docs/deploy.md): table k is made through, and runs
+    in, process k mod K, and seat i of every table connects through process i mod K, so with
+    2 processes two seats of every table reach their table over Redis. Decisions/s, CPU per
+    decision and memory per table are summed over the processes; the loop lag's p50/p99 are
+    those of all the processes' samples together (each process's own p99, CPU and memory
+    are printed under the row); the processes' logs are read for cluster warnings (a table
+    moved to another process, a lease renewal or a Redis call that failed: target 0).
+    Bot-only tables on several processes: bench/bench_cluster.py.
 
-`python bench/bench_server.py` (and `make bench`) runs the quick set: 50 bot-only tables and
-200 human tables on SQLite. `python bench/bench_server.py --full` runs the whole ladder:
-25/50/100/200 tables on SQLite and on PostgreSQL (a fresh database on 127.0.0.1, dropped
-after; $FJMJ_BENCH_PG names the admin URL) — about 10 minutes. `--tables 100 --db postgresql
---serve-arg=--ws-deflate` and friends pick one cell. The machine's load average is printed
-with every run (other work on the machine makes every figure worse).
+`python bench/bench_server.py` runs 50 bot-only tables and 200 human tables on SQLite;
+`make bench` (run()) adds 100 human tables for 20 s on 2 processes (PostgreSQL + Redis).
+`python bench/bench_server.py --full` runs the whole ladder: 25/50/100/200 tables on SQLite,
+on PostgreSQL (a fresh database on 127.0.0.1, dropped after; $FJMJ_BENCH_PG names the admin
+URL) and on 2 processes on PostgreSQL + Redis ($FJMJ_BENCH_REDIS, default
+redis://127.0.0.1:6379/0) — about 15 minutes. One cell: `--tables 100 --db postgresql
+--serve-arg=--ws-deflate`, `--procs 2 --tables 200` (more than one process implies
+PostgreSQL), `--procs 1,2 --tables 50` (both on PostgreSQL, for a comparison), `--procs 2
+--direct` (every seat through its table's process: no Redis hop; "pg+redis x2 d"). The
+machine's load average is printed with every run (other work on the machine makes every
+figure worse).
 Environment (quick set): FJMJ_BENCH_TABLES (200), FJMJ_BENCH_SECONDS (30),
-FJMJ_BENCH_BOT_TABLES (50), FJMJ_BENCH_DB (an SQLAlchemy URL instead of SQLite).
+FJMJ_BENCH_BOT_TABLES (50), FJMJ_BENCH_DB (an SQLAlchemy URL instead of SQLite),
+FJMJ_BENCH_CLUSTER_TABLES (100; 0: no 2-process cell), FJMJ_BENCH_CLUSTER_SECONDS (20).
 """
 
 from __future__ import annotations
@@ -28,6 +43,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,6 +59,9 @@ FJMJ = os.environ.get("FJMJ_BENCH_FJMJ") or str(Path(sys.executable).with_name("
 TABLES = int(os.environ.get("FJMJ_BENCH_TABLES", "200"))
 SECONDS = float(os.environ.get("FJMJ_BENCH_SECONDS", "30"))
 BOT_TABLES = int(os.environ.get("FJMJ_BENCH_BOT_TABLES", "50"))
+# the quick set's cell on 2 processes (PostgreSQL + Redis); 0 tables: none
+CLUSTER_TABLES = int(os.environ.get("FJMJ_BENCH_CLUSTER_TABLES", "100"))
+CLUSTER_SECONDS = float(os.environ.get("FJMJ_BENCH_CLUSTER_SECONDS", "20"))
 LADDER = (25, 50, 100, 200)
 CLIENT_PROCS = 2
 # FJMJ_BENCH_DB=postgresql+asyncpg://… runs the quick set against an (empty) database
@@ -105,7 +124,9 @@ def _database(kind: str) -> Iterator[str]:
 
 
 class _Server:
-    def __init__(self, db: str = "", serve_args: tuple[str, ...] = (), **opts: Any) -> None:
+    def __init__(
+        self, db: str = "", serve_args: tuple[str, ...] = (), keep_log: bool = False, **opts: Any
+    ) -> None:
         import httpx
 
         self.http = httpx.Client(timeout=30)
@@ -125,9 +146,12 @@ class _Server:
         for k, v in opts.items():
             args += ["--" + k.replace("_", "-"), str(v)]
         args += list(serve_args)
-        # FJMJ_BENCH_SERVER_LOG=FILE keeps the server's output (e.g. asyncio's debug log)
+        # FJMJ_BENCH_SERVER_LOG=FILE keeps the server's output (e.g. asyncio's debug log);
+        # keep_log: in serve.log of its data dir (read by _cluster_warnings)
         log = os.environ.get("FJMJ_BENCH_SERVER_LOG")
-        out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
+        self.log = Path(log) if log else Path(self.dir) / "serve.log"
+        keep = bool(log) or keep_log
+        out = open(self.log, "ab") if keep else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(args, stdout=out, stderr=out)
         self.base = f"http://127.0.0.1:{self.port}"
         for _ in range(600):
@@ -171,19 +195,33 @@ class _Server:
             self.proc.wait()
 
 
-def _lag(m0: dict[str, Any], m1: dict[str, Any]) -> dict[str, float]:
-    """The loop lag between two metrics snapshots: p50/p99 from the difference of their
-    cumulative histograms (a bucket's upper edge), and the largest sample of the last minute."""
+def _add(*counts: list[int]) -> list[int]:
+    """Element-wise sum of histograms (an empty one counts as zeros)."""
+    width = max((len(c) for c in counts), default=0)
+    return [sum(c[i] for c in counts if c) for i in range(width)]
+
+
+def _gcs(m: dict[str, Any]) -> list[int]:
+    return [int(x) for x in m.get("gc_collections") or [0, 0, 0]]
+
+
+def _lag(*pairs: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, float]:
+    """The loop lag between two metrics snapshots of each process (m0, m1): p50/p99 from the
+    difference of their cumulative histograms (a bucket's upper edge), summed over the
+    processes, and the largest sample of the last minute in any of them."""
     from fujian_mahjong.server.looplag import histogram_percentile
 
-    c0, c1 = m0.get("loop_lag_counts"), m1.get("loop_lag_counts")
-    if not c0 or not c1:
-        return {"p50": float("nan"), "p99": float("nan"), "max": float("nan")}
-    d = [b - a for a, b in zip(c0, c1, strict=True)]
+    diffs = []
+    for m0, m1 in pairs:
+        c0, c1 = m0.get("loop_lag_counts"), m1.get("loop_lag_counts")
+        if not c0 or not c1:
+            return {"p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+        diffs.append([b - a for a, b in zip(c0, c1, strict=True)])
+    d = _add(*diffs)
     return {
         "p50": histogram_percentile(d, 50),
         "p99": histogram_percentile(d, 99),
-        "max": float(m1.get("loop_lag_max_ms") or 0.0),
+        "max": max(float(m1.get("loop_lag_max_ms") or 0.0) for _, m1 in pairs),
     }
 
 
@@ -202,7 +240,6 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
     # the load client's own loop lag: a slow client delays what it measures
     lag = LoopLag()
     lag.start()
-    url = spec["url"]
     until = time.monotonic() + spec["seconds"] + spec["warmup"]
     measure_from = time.monotonic() + spec["warmup"]
     lat: list[float] = []
@@ -210,11 +247,13 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
     errors: list[str] = []
     states = 0
 
-    async def table(tid: int, tokens: list[str]) -> None:
+    async def table(tid: int, tokens: list[str], urls: list[str]) -> None:
         nonlocal states
         pending: dict[str, Any] = {}  # the action being timed: start time, seats still to hear
         start_at = time.monotonic() + random.uniform(0.0, 1.0)
-        conns = [await websockets.connect(url, max_size=2**24) for _ in tokens]
+        # each seat through its own process's URL (several processes: some seats reach their
+        # table's process over Redis)
+        conns = [await websockets.connect(u, max_size=2**24) for u in urls]
 
         async def seat(i: int, ws: Any, token: str) -> None:
             nonlocal states
@@ -281,7 +320,7 @@ async def _client_main(spec: dict[str, Any]) -> dict[str, Any]:
             for ws in conns:
                 await ws.close()
 
-    await asyncio.gather(*(table(t["id"], t["tokens"]) for t in spec["tables"]))
+    await asyncio.gather(*(table(t["id"], t["tokens"], t["urls"]) for t in spec["tables"]))
     await lag.stop()
     return {
         "lat": lat,
@@ -313,28 +352,91 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
 
 
+def _cluster_warnings(logs: list[Path]) -> list[str]:
+    """The cluster's warnings in the servers' logs (a table stopped or taken over, a lease
+    renewal or a Redis call that failed), the start lines left out; each file read once
+    (with FJMJ_BENCH_SERVER_LOG the processes share one)."""
+    found = []
+    for log in dict.fromkeys(logs):
+        if log.exists():
+            lines = log.read_text(errors="replace").splitlines()
+            found += [x for x in lines if "cluster: " in x and "cluster: node " not in x]
+    return found
+
+
+def _stop_all(servers: list[_Server]) -> None:
+    """Stops every process at once, then waits for each (a cluster process stopped while the
+    others run gives its tables back, and another would take them over)."""
+    for srv in servers:
+        with contextlib.suppress(ProcessLookupError):
+            srv.proc.terminate()
+    for srv in servers:
+        srv.stop()
+
+
 def humans(
-    n_tables: int, seconds: float, db: str = "", serve_args: tuple[str, ...] = ()
+    n_tables: int,
+    seconds: float,
+    db: str = "",
+    serve_args: tuple[str, ...] = (),
+    procs: int = 1,
+    direct: bool = False,
 ) -> dict[str, Any]:
-    """N tables x 4 clients acting THINK_S after each prompt; the figures as a dict."""
-    srv = _Server(db, serve_args, claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
+    """N tables x 4 clients acting THINK_S after each prompt; the figures as a dict.
+
+    ``procs`` = K > 1: K processes on the one PostgreSQL database ``db`` and a fresh Redis key
+    prefix (bench_cluster.REDIS, $FJMJ_BENCH_REDIS); table k is made through, and so runs
+    in, process k mod K, and seat i of every table connects through process i mod K (with
+    K = 2, two seats of each table reach it over Redis); ``direct``: every seat through its
+    table's process instead (nothing forwarded: the cost of the Redis hop, by difference).
+    Decisions, CPU and memory growth are summed over the processes; the loop lag's
+    percentiles are those of all the processes' samples together (``lag_p99_each``: each
+    process's own)."""
+    if procs > 1 and not db.startswith("postgresql"):
+        raise ValueError("several processes need PostgreSQL (a postgresql+asyncpg:// URL)")
+    cluster: dict[str, Any] = {}
+    prefix = f"fjmjbench{secrets.token_hex(3)}"
+    if procs > 1:
+        from bench.bench_cluster import REDIS
+
+        cluster = {"redis": REDIS, "redis_prefix": prefix}
+    servers: list[_Server] = []
     try:
-        rss0 = _rss_kb(srv.proc.pid)
+        for _ in range(procs):
+            # one after the other: the first start migrates the fresh database
+            servers.append(
+                _Server(
+                    db,
+                    serve_args,
+                    keep_log=procs > 1,
+                    claim_pause_ms=600,
+                    bot_delay_ms=0,
+                    grace_s=120,
+                    **cluster,
+                )
+            )
+        rss0 = [_rss_kb(srv.proc.pid) for srv in servers]
+        urls = [f"ws://127.0.0.1:{srv.port}/ws" for srv in servers]
         tables = []
         for k in range(n_tables):
-            toks = [srv.post("/api/guests", {"name": f"b{k}-{i}"})["token"] for i in range(4)]
-            t = srv.post("/api/tables", {"hands": 64, "turn_seconds": 60}, toks[0])
-            tables.append({"id": t["id"], "tokens": toks})
+            # the process each seat's socket (and its guest's sign-up) goes through
+            via = [k % procs if direct else i % procs for i in range(4)]
+            toks = [
+                servers[j].post("/api/guests", {"name": f"b{k}-{i}"})["token"]
+                for i, j in enumerate(via)
+            ]
+            t = servers[k % procs].post("/api/tables", {"hands": 64, "turn_seconds": 60}, toks[0])
+            tables.append({"id": t["id"], "tokens": toks, "urls": [urls[j] for j in via]})
         warmup = 5.0
-        procs = []
+        out = Path(servers[0].dir)
+        clients = []
         for j in range(CLIENT_PROCS):
             spec = {
-                "url": f"ws://127.0.0.1:{srv.port}/ws",
                 "tables": tables[j::CLIENT_PROCS],
                 "seconds": seconds,
                 "warmup": warmup,
                 # the result goes to a file: uvloop's client truncates a pipe at 64 KiB
-                "out": str(Path(srv.dir) / f"client-{j}.json"),
+                "out": str(out / f"client-{j}.json"),
             }
             p = subprocess.Popen(
                 [sys.executable, __file__, "--client"],
@@ -345,37 +447,44 @@ def humans(
             assert p.stdin is not None
             p.stdin.write(json.dumps(spec))
             p.stdin.close()
-            procs.append(p)
+            clients.append(p)
         time.sleep(warmup)
-        m0, c0, t0 = srv.fresh()
+        before = [srv.fresh() for srv in servers]
         time.sleep(max(seconds - 2.0, 10.5))  # past the metrics snapshot's refresh
-        m1, c1, t1 = srv.fresh()
-        rss1 = _rss_kb(srv.proc.pid)
+        after_ = [srv.fresh() for srv in servers]
+        rss1 = [_rss_kb(srv.proc.pid) for srv in servers]
         load = _loadavg()
-        decisions = int(m1["actions"]) - int(m0["actions"])
         lat: list[float] = []
         after: list[float] = []
         errors: list[str] = []
         client_lag: list[int] = []
-        for j, p in enumerate(procs):
+        for j, p in enumerate(clients):
             p.wait(timeout=seconds + warmup + 120)
-            r = json.loads((Path(srv.dir) / f"client-{j}.json").read_text())
+            r = json.loads((out / f"client-{j}.json").read_text())
             lat += r["lat"]
             after += r["after"]
             errors += r["errors"]
-            client_lag = [
-                a + b
-                for a, b in zip(
-                    client_lag or [0] * len(r["lag_counts"]), r["lag_counts"], strict=True
-                )
-            ]
+            client_lag = _add(client_lag, r["lag_counts"])
     finally:
-        srv.stop()
-    lag = _lag(m0, m1)
+        _stop_all(servers)
+        moved = _cluster_warnings([srv.log for srv in servers])
+        for srv in servers:
+            shutil.rmtree(srv.dir, ignore_errors=True)
+        if procs > 1:
+            from bench.bench_cluster import drop_redis_prefix
+
+            drop_redis_prefix(prefix)
     from fujian_mahjong.server.looplag import histogram_percentile
 
+    pairs = [(m0, m1) for (m0, _, _), (m1, _, _) in zip(before, after_, strict=True)]
+    lag = _lag(*pairs)
+    decisions = [int(m1["actions"]) - int(m0["actions"]) for m0, m1 in pairs]
+    cpu = [c1 - c0 for (_, c0, _), (_, c1, _) in zip(before, after_, strict=True)]
+    span = [max(1e-6, t1 - t0) for (_, _, t0), (_, _, t1) in zip(before, after_, strict=True)]
     return {
         "tables": n_tables,
+        "procs": procs,
+        "direct": direct,
         "notice_p50": 1000 * _pct(lat, 50),
         "notice_p99": 1000 * _pct(lat, 99),
         "state_p50": 1000 * _pct(after, 50),
@@ -383,23 +492,30 @@ def humans(
         "timed": len(lat),
         "errors": len(errors),
         "error_codes": sorted(set(errors)),
-        "rate": decisions / max(1e-6, t1 - t0),
-        "cpu_ms": 1000 * (c1 - c0) / max(1, decisions),
-        "cpu_share": (c1 - c0) / max(1e-6, t1 - t0),
-        "kib_per_table": (rss1 - rss0) / n_tables,
+        "rate": sum(d / w for d, w in zip(decisions, span, strict=True)),
+        "cpu_ms": 1000 * sum(cpu) / max(1, sum(decisions)),
+        "cpu_share": sum(c / w for c, w in zip(cpu, span, strict=True)),
+        "kib_per_table": (sum(rss1) - sum(rss0)) / n_tables,
         "lag_p50": lag["p50"],
         "lag_p99": lag["p99"],
         "lag_max": lag["max"],
+        "cluster_warnings": moved,
+        "lag_p99_each": [_lag(pair)["p99"] for pair in pairs],
+        "decisions_each": decisions,
+        "cpu_share_each": [c / w for c, w in zip(cpu, span, strict=True)],
+        "kib_each": [b - a for a, b in zip(rss0, rss1, strict=True)],
         "client_lag_p99": histogram_percentile(client_lag, 99),
-        "gc": [
-            int(b) - int(a)
-            for a, b in zip(
-                m0.get("gc_collections") or [0, 0, 0],
-                m1.get("gc_collections") or [0, 0, 0],
-                strict=True,
+        # collections per generation summed over the processes, the longest pause of any
+        "gc": _add(
+            *(
+                [int(b) - int(a) for a, b in zip(_gcs(m0), _gcs(m1), strict=True)]
+                for m0, m1 in pairs
             )
+        ),
+        "gc_max_ms": [
+            max(xs)
+            for xs in zip(*(m1.get("gc_pause_max_ms") or [0.0] * 3 for _, m1 in pairs), strict=True)
         ],
-        "gc_max_ms": m1.get("gc_pause_max_ms"),
         "load": load,
     }
 
@@ -422,8 +538,9 @@ def bots(
         load = _loadavg()
     finally:
         srv.stop()
+        shutil.rmtree(srv.dir, ignore_errors=True)
     decisions = int(m1["actions"]) - int(m0["actions"])
-    lag = _lag(m0, m1)
+    lag = _lag((m0, m1))
     return {
         "tables": n_tables,
         "rate": decisions / max(1e-6, t1 - t0),
@@ -437,18 +554,24 @@ def bots(
 def _human_rows(r: dict[str, Any], db: str) -> list[Row]:
     n = r["tables"]
     pre = f"server{db}: {n} tables x 4 clients,"
-    return [
+    # several processes: the lag of all their samples together, CPU and memory summed
+    every = "; all processes" if r.get("procs", 1) > 1 else ""
+    rows: list[Row] = [
         (f"{pre} p50 discard->every seat notified (ms)", r["notice_p50"], "ms", 0),
         (f"{pre} p99 discard->every seat notified (ms; target < 50)", r["notice_p99"], "ms", 0),
         (f"{pre} p50 discard->every seat's state - pause (ms)", r["state_p50"], "ms", 0),
         (f"{pre} p99 discard->every seat's state - pause (ms)", r["state_p99"], "ms", 0),
-        (f"{pre} event-loop lag p99 (ms)", r["lag_p99"], "ms", 0),
+        (f"{pre} event-loop lag p99 (ms{every})", r["lag_p99"], "ms", 0),
         (f"{pre} discards timed", float(r["timed"]), "", 0),
         (f"{pre} errors (target 0)", float(r["errors"]), "", 0),
         (f"{pre} decisions/s", r["rate"], "/s", 0),
-        (f"{pre} server CPU per decision (ms)", r["cpu_ms"], "ms", 0),
-        (f"{pre} memory per table (KiB)", r["kib_per_table"], "KiB", 0),
+        (f"{pre} server CPU per decision (ms{every})", r["cpu_ms"], "ms", 0),
+        (f"{pre} memory per table (KiB{every})", r["kib_per_table"], "KiB", 0),
     ]
+    if r.get("procs", 1) > 1:
+        moved = float(len(r["cluster_warnings"]))
+        rows.append((f"{pre} tables moved / cluster warnings (target 0)", moved, "", 0))
+    return rows
 
 
 def _bot_rows(r: dict[str, Any], db: str) -> list[Row]:
@@ -461,25 +584,36 @@ def _bot_rows(r: dict[str, Any], db: str) -> list[Row]:
 
 
 def run() -> list[Row]:
-    """The quick set (`make bench`): bot-only tables, then TABLES human tables."""
+    """The quick set (`make bench`): bot-only tables, then TABLES human tables on one
+    process, then CLUSTER_TABLES human tables on 2 processes (PostgreSQL + Redis)."""
     print(f"  (bench_server: load average {_loadavg()} before)", flush=True)
     db = " (PostgreSQL)" if DB.startswith("postgresql") else ""
     rows = _bot_rows(bots(BOT_TABLES, min(SECONDS, 10.0), DB), db)
     rows += _human_rows(humans(TABLES, SECONDS, DB), db)
+    if CLUSTER_TABLES:
+        with _database("postgresql") as url:
+            r = humans(CLUSTER_TABLES, CLUSTER_SECONDS, url, procs=2)
+        for w in r["cluster_warnings"] + [f"errors: {r['error_codes']}"] * bool(r["errors"]):
+            print(f"  (bench_server, 2 processes: {w})", flush=True)
+        rows += _human_rows(r, " (2 processes, PostgreSQL+Redis)")
     print(f"  (bench_server: load average {_loadavg()} after)", flush=True)
     return rows
 
 
 HEAD = (
-    f"{'db':<10} {'tables':>6} {'notice p50/p99':>15} {'state p50/p99':>14} "
+    f"{'db':<12} {'tables':>6} {'notice p50/p99':>15} {'state p50/p99':>14} "
     f"{'lag p50/p99/max':>16} {'dec/s':>6} {'cpu ms/dec':>10} {'KiB/table':>9} "
     f"{'errors':>6}  load avg"
 )
 
 
+def _cell(kind: str, procs: int, direct: bool = False) -> str:
+    return kind if procs == 1 else f"pg+redis x{procs}" + " d" * direct
+
+
 def _line(db: str, r: dict[str, Any]) -> str:
     return (
-        f"{db:<10} {r['tables']:>6} {r['notice_p50']:>7.0f}/{r['notice_p99']:<7.0f}"
+        f"{db:<12} {r['tables']:>6} {r['notice_p50']:>7.0f}/{r['notice_p99']:<7.0f}"
         f"{r['state_p50']:>6.0f}/{r['state_p99']:<7.0f} "
         f"{r['lag_p50']:>5.1f}/{r['lag_p99']:>4.0f}/{r['lag_max']:<5.0f} {r['rate']:>6.0f} "
         f"{r['cpu_ms']:>10.2f} {r['kib_per_table']:>9.0f} {r['errors']:>6}  {r['load']}"
@@ -488,9 +622,24 @@ def _line(db: str, r: dict[str, Any]) -> str:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true", help="25/50/100/200 tables on both DBs")
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="25/50/100/200 tables on SQLite, PostgreSQL and 2 processes on PostgreSQL+Redis",
+    )
     ap.add_argument("--tables", type=int, nargs="*", help="human table counts (a ladder)")
     ap.add_argument("--db", choices=("sqlite", "postgresql", "both"), default=None)
+    ap.add_argument(
+        "--procs",
+        default=None,
+        help="server process counts, e.g. 2 or 1,2; more than 1: PostgreSQL + Redis "
+        "(default 1; --full: 1,2)",
+    )
+    ap.add_argument(
+        "--direct",
+        action="store_true",
+        help="several processes: every seat through its table's process (no Redis hop)",
+    )
     ap.add_argument("--seconds", type=float, default=SECONDS, help="measured seconds per run")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help="0: no bot-only run")
     ap.add_argument(
@@ -498,27 +647,43 @@ def main(argv: list[str]) -> int:
     )
     a = ap.parse_args(argv)
     ladder = a.tables if a.tables is not None else (list(LADDER) if a.full else [TABLES])
+    procs = [int(x) for x in a.procs.split(",")] if a.procs else ([1, 2] if a.full else [1])
+    default_db = "both" if a.full else ("postgresql" if max(procs) > 1 else "sqlite")
     dbs = {"sqlite": ["sqlite"], "postgresql": ["postgresql"], "both": ["sqlite", "postgresql"]}[
-        a.db or ("both" if a.full else "sqlite")
+        a.db or default_db
     ]
+    # several processes share PostgreSQL through Redis: no SQLite cell with more than one
+    cells = [(kind, k) for kind in dbs for k in procs if kind == "postgresql" or k == 1]
+    if not cells:
+        ap.error("more than one process needs --db postgresql")
     extra = tuple(a.serve_arg)
     print(f"load average before: {_loadavg()}; {os.cpu_count()} CPUs; serve args {extra}")
-    for kind in dbs:
+    # bot-only tables on one process (bench/bench_cluster.py measures them on several)
+    for kind in dict.fromkeys(kind for kind, k in cells if k == 1):
         if a.bot_tables:
             with _database(kind) as url:
                 r = bots(a.bot_tables, min(a.seconds, 10.0), url, extra)
             print(
-                f"{kind:<10} {a.bot_tables} bot-only tables: {r['rate']:,.0f} decisions/s, "
+                f"{kind:<12} {a.bot_tables} bot-only tables: {r['rate']:,.0f} decisions/s, "
                 f"{r['cpu_ms']:.2f} ms CPU/decision, {r['kib_per_table']:.0f} KiB/table, "
                 f"lag p99 {r['lag_p99']:.0f} ms  (load {r['load']})",
                 flush=True,
             )
     print(HEAD, flush=True)
-    for kind in dbs:
+    for kind, k in cells:
         for n in ladder:
             with _database(kind) as url:
-                r = humans(n, a.seconds, url, extra)
-            print(_line(kind, r), flush=True)
+                r = humans(n, a.seconds, url, extra, procs=k, direct=a.direct)
+            print(_line(_cell(kind, k, a.direct), r), flush=True)
+            if k > 1:
+                print(
+                    f"  per process: decisions {r['decisions_each']}, lag p99 "
+                    f"{[round(x) for x in r['lag_p99_each']]} ms, CPU (cores) "
+                    f"{[round(x, 2) for x in r['cpu_share_each']]}, RSS growth "
+                    f"{r['kib_each']} KiB (the row: sums; lag: all samples together)"
+                )
+                for w in r["cluster_warnings"]:
+                    print(f"  {w}", flush=True)
             print(
                 f"  gc collections (gen 0/1/2) {r['gc']}, longest pauses {r['gc_max_ms']} ms;"
                 f" load clients' own loop lag p99 {r['client_lag_p99']:.0f} ms"
