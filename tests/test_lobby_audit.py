@@ -10,7 +10,6 @@ the helpers and the room configuration are tests/test_lobby_rooms.py's."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from fujian_mahjong.server import economy
 from fujian_mahjong.server.deals import FixedDeals
 from fujian_mahjong.server.social import DISSOLVE_S
 from fujian_mahjong.server.store import MatchRow
@@ -29,7 +27,6 @@ from tests.test_lobby_rooms import (
     CHEAP,
     _fields,
     account,
-    adjust,
     audit_ok,
     bearer,
     fresh_db,
@@ -39,9 +36,8 @@ from tests.test_lobby_rooms import (
     op_quick,
     op_relief,
     play_match,
-    quick,
     room_config,
-    silver,
+    run_lobby_op,
 )
 
 # a private table's stakes (within the configuration's [tables] stake_max = 50)
@@ -164,44 +160,10 @@ def test_audit_clean_after_relief_dissolve_votes_and_quick_matches(
             accts = [await account(h, f"p{i}") for i in range(3)]
             guest = await h.guest("g")
             for op in ops:
-                if op[0] == "admin":
-                    with contextlib.suppress(economy.EconomyError):
-                        await adjust(h, accts[op[1]], op[2] or 1)
-                elif op[0] == "broke":
-                    have = await silver(h, accts[op[1]])
-                    if have != op[2]:
-                        await adjust(h, accts[op[1]], op[2] - have)
-                    r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
-                    assert r.status_code in (200, 429), r.text  # below the threshold
-                elif op[0] == "relief":
-                    r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
-                    assert r.status_code in (200, 409, 429), r.text
-                elif op[0] == "day":
-                    await h.advance(86_400)
-                elif op[0] == "dissolve":
+                if op[0] == "dissolve":
                     await private_match(h, accts, op)
                 else:
-                    _, room, who, with_guest, leaves = op
-                    players = [accts[i] for i in who] + ([guest] if with_guest else [])
-                    seated: list[Client] = []
-                    tid = None
-                    for c in players:
-                        r = await quick(h, c, room)
-                        assert r.status_code in (200, 409), r.text
-                        if r.status_code == 200:
-                            tid = r.json()["table"]
-                            seated.append(c)
-                    if tid is None:
-                        continue
-                    for c in seated:
-                        c.rec.messages.clear()
-                        c.read = 0
-                    for c in seated:
-                        await h.seat(c, tid)
-                    await h.ready(*seated)
-                    await h.advance(8.5)
-                    await play_match(h, seated, seated[0] if leaves else None)
-                    await h.advance(200.0)
+                    await run_lobby_op(h, accts, guest, op)
             rep = await audit_ok(h)
             # every dissolved match is recorded, and each void hand it left charged nobody
             async with h.store.sessions() as s:

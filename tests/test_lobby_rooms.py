@@ -629,47 +629,53 @@ def test_audit_clean_after_quick_matches_relief_and_admin_changes(
             accts = [await account(h, f"p{i}") for i in range(3)]
             guest = await h.guest("g")
             for op in ops:
-                if op[0] == "admin":
-                    with contextlib.suppress(economy.EconomyError):
-                        await adjust(h, accts[op[1]], op[2] or 1)
-                elif op[0] == "broke":
-                    have = await silver(h, accts[op[1]])
-                    if have != op[2]:
-                        await adjust(h, accts[op[1]], op[2] - have)
-                    r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
-                    assert r.status_code in (200, 429), r.text  # below the threshold
-                    event(f"relief {r.status_code}")
-                elif op[0] == "relief":
-                    r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
-                    assert r.status_code in (200, 409, 429), r.text
-                    event(f"relief {r.status_code}")
-                elif op[0] == "day":
-                    await h.advance(86_400)
-                else:
-                    _, room, who, with_guest, leaves = op
-                    players = [accts[i] for i in who] + ([guest] if with_guest else [])
-                    seated: list[Client] = []
-                    tid = None
-                    for c in players:
-                        r = await quick(h, c, room)
-                        assert r.status_code in (200, 409), r.text
-                        if r.status_code == 200:
-                            tid = r.json()["table"]
-                            seated.append(c)
-                    if tid is None:
-                        continue
-                    for c in seated:
-                        c.rec.messages.clear()
-                        c.read = 0
-                        await h.seat(c, tid)
-                    await h.ready(*seated)
-                    await h.advance(8.5)
-                    await play_match(h, seated, seated[0] if leaves else None)
-                    event(f"quick match, {len(seated)} seated, leaver {leaves}")
-                    await h.advance(200.0)  # grace periods, closings
+                await run_lobby_op(h, accts, guest, op)
             await audit_ok(h)
 
     asyncio.run(main())
+
+
+async def run_lobby_op(h: Harness, accts: list[Client], guest: Client, op: tuple[Any, ...]) -> None:
+    """One step of the audit sequences (``op_quick``, ``op_relief``, ``op_broke``,
+    ``op_admin``, ``op_day``), as a player would do it through the API."""
+    if op[0] == "admin":
+        with contextlib.suppress(economy.EconomyError):
+            await adjust(h, accts[op[1]], op[2] or 1)
+    elif op[0] == "broke":
+        have = await silver(h, accts[op[1]])
+        if have != op[2]:
+            await adjust(h, accts[op[1]], op[2] - have)
+        r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
+        assert r.status_code in (200, 429), r.text  # below the threshold
+        event(f"relief {r.status_code}")
+    elif op[0] == "relief":
+        r = await h.http.post("/api/relief", headers=bearer(accts[op[1]]))
+        assert r.status_code in (200, 409, 429), r.text
+        event(f"relief {r.status_code}")
+    elif op[0] == "day":
+        await h.advance(86_400)
+    else:
+        _, room, who, with_guest, leaves = op
+        players = [accts[i] for i in who] + ([guest] if with_guest else [])
+        seated: list[Client] = []
+        tid = None
+        for c in players:
+            r = await quick(h, c, room)
+            assert r.status_code in (200, 409), r.text
+            if r.status_code == 200:
+                tid = r.json()["table"]
+                seated.append(c)
+        if tid is None:
+            return
+        for c in seated:
+            c.rec.messages.clear()
+            c.read = 0
+            await h.seat(c, tid)
+        await h.ready(*seated)
+        await h.advance(8.5)
+        await play_match(h, seated, seated[0] if leaves else None)
+        event(f"quick match, {len(seated)} seated, leaver {leaves}")
+        await h.advance(200.0)  # grace periods, closings
 
 
 def _fields(r: Any) -> dict[str, Any]:
