@@ -17,6 +17,10 @@ key prefix of its own, and a 2 s lease so a dead process's tables move within se
   it, past its lease; another process takes the table and the hand goes on there; then the
   paused owner resumes (SIGCONT) and handles that action: it must stop its actor without
   writing anything — the stored log is the survivors' alone and replays;
+- quick match through three processes (rooms by stake): players sent to different
+  processes, one after the other and all at once, are seated at one table of the room, and
+  every process counts them in ``GET /api/rooms``; in-process, ``playing`` adds the other
+  processes' summaries;
 - fencing in-process: a write of a process whose lease was taken since is refused;
 - ``--workers 2``: two processes on one port, a killed worker is started again, SIGINT stops
   both and gives their leases back.
@@ -37,6 +41,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,12 +107,13 @@ class Env:
     prefix: str
     root: Path
 
-    def node(self, name: str, blind: bool = False) -> Server:
+    def node(self, name: str, blind: bool = False, opts: tuple[str, ...] = ()) -> Server:
         """A ``fjmj serve`` process (``blind``: one that never notices on its own that it
-        lost a lease, tests/cluster_server.py: only the database's fencing stops it)."""
+        lost a lease, tests/cluster_server.py: only the database's fencing stops it;
+        ``opts``: more options)."""
         s = (Blind if blind else Server)(self.root / name, db=self.db, claim_pause_ms=30)
         s.opts += ["--redis", REDIS_URL, "--redis-prefix", self.prefix]
-        s.opts += ["--lease-s", str(LEASE_S)]
+        s.opts += ["--lease-s", str(LEASE_S), *opts]
         (self.root / name).mkdir(parents=True, exist_ok=True)
         return s
 
@@ -159,12 +165,12 @@ def env(tmp_path: Path) -> Iterator[Env]:
                 r.delete(*keys)
 
 
-def _start(env: Env, n: int, blind_last: bool = False) -> list[Server]:
-    nodes: list[Server] = []
+def _start(env: Env, n: int, blind_last: bool = False, opts: tuple[str, ...] = ()) -> list[Server]:
+    nodes = [env.node(f"p{i}", blind=blind_last and i == n - 1, opts=opts) for i in range(n)]
     try:
-        for i in range(n):
-            node = env.node(f"p{i}", blind=blind_last and i == n - 1)
-            nodes.append(node.start())  # one at a time: migrations run once
+        nodes[0].start()  # alone: the migrations run once
+        with ThreadPoolExecutor(max(1, n - 1)) as pool:  # then the others together
+            list(pool.map(lambda s: s.start(), nodes[1:]))
     except BaseException:
         for s in nodes:
             s.kill()
@@ -493,6 +499,155 @@ def test_a_paused_owner_resumed_writes_nothing_of_a_table_it_lost(env: Env, blin
         for s in nodes:
             s.stop()
     env.audit()
+
+
+ROOM = "fuzhou-tcy:novice"
+OTHER = "fuzhou-tcy:junior"
+
+
+def _quickmatch(s: Server, token: str, room: str = ROOM) -> httpx.Response:
+    return httpx.post(
+        s.base + "/api/quickmatch",
+        json={"room": room},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+
+
+def _playing(s: Server) -> dict[str, int]:
+    return {r["id"]: r["playing"] for r in s.get("/api/rooms").json()}
+
+
+def test_quick_match_through_three_processes_seats_everyone_at_one_table(env: Env) -> None:
+    """Quick match and the rooms' ``playing`` counts cover every process's tables: players
+    sent to three different processes share one table of the room (bots come only after
+    ``quickmatch_wait_s``, a minute here); every process counts them."""
+    cfg = env.root / "rooms.toml"
+    cfg.write_text("[server]\nquickmatch_wait_s = 60\n")
+    nodes = _start(env, 3, opts=("--config", str(cfg)))
+    try:
+        g = [nodes[i].guest(f"q{i}") for i in range(3)]
+        r = _quickmatch(nodes[0], g[0]["token"])
+        assert r.status_code == 200, r.text
+        tid = r.json()["table"]
+        assert _node_of(nodes[0]) in (env.owner(tid)[0] or "")  # made and run there
+        # at once (no waiting for the table list's second): the next quick match, on
+        # another process, reads the room's tables fresh from Redis
+        r = _quickmatch(nodes[1], g[1]["token"])
+        assert r.status_code == 200 and r.json()["table"] == tid, r.text
+
+        def counts(n: int) -> bool:
+            return all(_playing(s)[ROOM] == n for s in nodes)
+
+        _wait(lambda: counts(2), 10, "every process counts two players in the room")
+        assert all(
+            v == 0 for s in nodes for k, v in _playing(s).items() if k != ROOM
+        )  # the other rooms are empty
+        r = _quickmatch(nodes[2], g[2]["token"])
+        assert r.status_code == 200 and r.json()["table"] == tid, r.text
+        # a second call, through a process that does not run the table: the same table
+        r = _quickmatch(nodes[2], g[1]["token"])
+        assert r.status_code == 200 and r.json()["table"] == tid, r.text
+        # seated in this room, a quick match for another room is refused on any process
+        r = _quickmatch(nodes[1], g[2]["token"], OTHER)
+        assert r.status_code == 409 and r.json()["code"] == "already_seated", r.text
+        _wait(lambda: counts(3), 10, "every process counts three players in the room")
+        t = _listed(nodes[2])[tid]
+        assert t["room"] == ROOM and t["humans"] == 3 and t["bots"] == 0
+        assert t["status"] == "open"
+        assert sorted(x["player_id"] for x in t["seats"] if x["player_id"] is not None) == sorted(
+            x["player_id"] for x in g[:3]
+        )
+
+        async def join() -> None:
+            # the seat is theirs over /ws through any process
+            c = await Client(nodes[1].ws_url, g[0]["token"]).connect()
+            await c.hello_join(tid)
+            assert c.seat is not None
+            await c.close()
+
+        asyncio.run(join())
+        # three quick matches for another room at the same moment, one per process: the
+        # room's lock lets one in at a time, so the first makes the table and the others
+        # find it
+        h = [nodes[i].guest(f"r{i}") for i in range(3)]
+        with ThreadPoolExecutor(3) as pool:
+            rs = list(pool.map(lambda i: _quickmatch(nodes[i], h[i]["token"], OTHER), range(3)))
+        assert all(r.status_code == 200 for r in rs), [r.text for r in rs]
+        assert len({r.json()["table"] for r in rs}) == 1, [r.text for r in rs]
+        _wait(lambda: all(_playing(s)[OTHER] == 3 for s in nodes), 10, "three in the other room")
+        # the table's process dies: a survivor takes the table (the crash restore, which
+        # also starts the bots' wait again there) and publishes it at once; once the dead
+        # process's heartbeat has expired, quick match through the other survivor finds it
+        import redis
+
+        rd = redis.Redis.from_url(REDIS_URL)
+        dead = next(
+            n.decode()
+            for n in rd.smembers(f"{env.prefix}:nodes")
+            if _node_of(nodes[0]) in n.decode()
+        )
+        nodes[0].kill()
+        _wait(
+            lambda: (lambda o: o[0] is not None and o[2] and o[0] != dead)(env.owner(tid)),
+            10,
+            "a survivor owns the room's table",
+        )
+        owner = env.owner(tid)[0]
+        assert owner is not None
+        _wait(
+            lambda: (
+                rd.hget(f"{env.prefix}:tables:{owner}", str(tid)) is not None
+                and not rd.exists(f"{env.prefix}:alive:{dead}")
+            ),
+            10,
+            "the new owner lists the table, the dead process is gone",
+        )
+        via = next(s for s in nodes[1:] if _node_of(s) not in owner)
+        r = _quickmatch(via, nodes[2].guest("q3")["token"])
+        assert r.status_code == 200 and r.json()["table"] == tid, r.text
+        _wait(lambda: all(_playing(s)[ROOM] == 4 for s in nodes[1:]), 10, "four in the room")
+    finally:
+        for s in nodes:
+            s.stop()
+
+
+def test_rooms_count_the_players_of_every_process() -> None:
+    """In-process: ``playing`` adds the other processes' summaries of the room's tables
+    (shared through Redis) to this process's own, each table once."""
+    from types import SimpleNamespace
+
+    from fujian_mahjong.server.rooms import RoomService, default_rooms
+    from fujian_mahjong.server.table import Seat
+
+    def actor(tid: int, humans: int, status: str = "open") -> Any:
+        seats = [Seat(player_id=100 + i, name="x") for i in range(humans)]
+        seats += [Seat(bot=True, name="b")] + [Seat() for _ in range(3 - humans)]
+        return SimpleNamespace(id=tid, status=status, seats=seats)
+
+    def summary(tid: int, room: str, humans: int, status: str = "open") -> dict[str, Any]:
+        return {"id": tid, "room": room, "humans": humans, "status": status}
+
+    remote = {
+        2: summary(2, ROOM, 3),
+        3: summary(3, ROOM, 1, "playing"),
+        4: summary(4, OTHER, 2),
+        5: summary(5, ROOM, 4, "closed"),
+        1: summary(1, ROOM, 9),  # a stale copy of a table run here now: counted from here
+    }
+    lobby = SimpleNamespace(
+        settings=SimpleNamespace(rooms=default_rooms()),
+        tables={1: actor(1, 2), 6: actor(6, 1, "closed")},
+        table_rooms={1: ROOM, 6: ROOM},
+        cluster=SimpleNamespace(remote_tables=remote),
+    )
+    rooms = RoomService(lobby)  # type: ignore[arg-type]
+    assert rooms.playing(ROOM) == 2 + 3 + 1
+    assert rooms.playing(OTHER) == 2
+    listed = {r["id"]: r["playing"] for r in rooms.listing("fuzhou-tcy")}
+    assert listed[ROOM] == 6 and listed[OTHER] == 2
+    lobby.cluster = None  # one process: its own tables only
+    assert rooms.playing(ROOM) == 2 and rooms.playing(OTHER) == 0
 
 
 def test_a_write_of_a_lease_taken_since_is_refused(env: Env) -> None:

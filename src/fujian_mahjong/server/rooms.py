@@ -12,6 +12,14 @@ it over ``/ws`` as usual (the seat is theirs, kept for the grace period like a l
 connection's). ``quickmatch_wait_s`` after a room table was made, its free seats are filled
 with bots (on the lobby's injected clock) and the match starts once every human is ready.
 
+With several processes (``--redis``, server/cluster/) quick match and the rooms' ``playing``
+counts cover every process's tables: one quick match per room (and per player) at a time in
+the whole cluster, under a Redis lock; it reads the other processes' table summaries fresh
+from Redis, seats the player at the best waiting table whichever process runs it (that
+process seats them) or at a new table run here, and publishes the change before the next
+quick match may look. The bots of a table are timed by the process that runs it (after a
+failover, by the one that took it: ``Lobby.restore`` schedules them again).
+
 This module also reads the configuration file (:func:`load_config`, :func:`parse_config`):
 ``[server]`` (scalar ``Settings`` fields), ``[relief]``, ``[tables]`` (the bounds of a
 private table's stake) and ``[[rooms]]``. Every error is one line (:class:`ConfigError`).
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import math
 import tomllib
 from collections.abc import Mapping
@@ -45,6 +54,8 @@ __all__ = [
 ]
 
 MAX_SILVER = 10**15
+
+log = logging.getLogger("fjmj.rooms")
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,8 +475,15 @@ class RoomService:
         ]
 
     def playing(self, room_id: str) -> int:
-        """Humans seated at the live tables of this room."""
-        return sum(1 for t in self.tables_of(room_id) for s in t.seats if s.human)
+        """Humans seated at the live tables of this room (with ``--redis``: of every live
+        process, from the shared table summaries, at most a second old)."""
+        humans = {t.id: sum(1 for s in t.seats if s.human) for t in self.tables_of(room_id)}
+        cluster = self.lobby.cluster
+        if cluster is not None:
+            for tid, d in cluster.remote_tables.items():
+                if tid not in humans and d.get("room") == room_id and d.get("status") != "closed":
+                    humans[tid] = int(d.get("humans") or 0)
+        return sum(humans.values())
 
     def listing(self, profile: str | None = None) -> list[dict[str, Any]]:
         return [
@@ -493,57 +511,108 @@ class RoomService:
                 "balance_too_high",
                 f"{room.name_en} takes at most {room.max_balance} silver; you have {balance}",
             )
+        cluster = self.lobby.cluster
+        if cluster is not None:
+            async with cluster.quickmatch_lock(room.id, player_id):
+                return await self._match(room, player_id, name, await cluster.fresh_tables())
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            for t in list(self.lobby.tables.values()):
-                if t.status == "closed" or t.seat_of(player_id) is None:
-                    continue
-                if self.lobby.table_rooms.get(t.id) == room.id:
-                    return t.id  # already there (a second call, or coming back)
-                raise RoomError(
-                    409, "already_seated", f"you are seated at table {t.id}; leave it first"
-                )
-            waiting = sorted(
-                (
-                    t
-                    for t in self.tables_of(room.id)
-                    if t.status == "open" and any(not s.taken for s in t.seats)
-                ),
-                key=lambda t: (-sum(1 for s in t.seats if s.human), t.id),
+            return await self._match(room, player_id, name, None)
+
+    async def _match(
+        self, room: Room, player_id: int, name: str, remote: dict[int, dict[str, Any]] | None
+    ) -> int:
+        """Quick match under the lock. ``remote``: the other processes' table summaries,
+        fresh (None: one process)."""
+        others = {
+            tid: d
+            for tid, d in (remote or {}).items()
+            if tid not in self.lobby.tables and d.get("status") != "closed"
+        }
+        for t in list(self.lobby.tables.values()):
+            if t.status == "closed" or t.seat_of(player_id) is None:
+                continue
+            if self.lobby.table_rooms.get(t.id) == room.id:
+                return t.id  # already there (a second call, or coming back)
+            raise RoomError(
+                409, "already_seated", f"you are seated at table {t.id}; leave it first"
             )
-            for t in waiting:
-                if await self._reserve(t, player_id, name):
-                    return t.id
-            from fujian_mahjong.server.table import TableError
-
-            try:
-                t = await self.lobby.create(
-                    player_id,
-                    room.profile,
-                    room.players,
-                    0,
-                    None,
-                    room.hands,
-                    False,
-                    stakes=room.stakes(),
-                    room=room.id,
-                    max_balance=room.max_balance,
+        for tid, d in sorted(others.items()):
+            if any(
+                s.get("player_id") == player_id and not s.get("bot") for s in d.get("seats") or ()
+            ):
+                if d.get("room") == room.id:
+                    return tid
+                raise RoomError(
+                    409, "already_seated", f"you are seated at table {tid}; leave it first"
                 )
-            except TableError as e:
-                raise RoomError(409, e.code, e.message) from None
-            seated = False
-            try:
-                seated = await self._reserve(t, player_id, name)
-            finally:
-                if not seated:  # a new table nobody sits at must not linger
-                    t.post(lambda: t.finisher.close("nobody sat down"))
-            if not seated:
-                raise RoomError(409, "table_busy", "the new table could not seat you; try again")
-            self.schedule_fill(t)
-            return t.id
+        # the waiting tables, the one with the most humans first (then the oldest)
+        waiting: list[tuple[int, int, TableActor | None]] = [
+            (-sum(1 for s in t.seats if s.human), t.id, t)
+            for t in self.tables_of(room.id)
+            if t.status == "open" and any(not s.taken for s in t.seats)
+        ]
+        waiting += [
+            (-int(d.get("humans") or 0), tid, None)
+            for tid, d in others.items()
+            if d.get("room") == room.id
+            and d.get("status") == "open"
+            and int(d.get("seats_taken") or 0) < int(d.get("players") or 0)
+        ]
+        cluster = self.lobby.cluster
+        for _, tid, local in sorted(waiting, key=lambda w: (w[0], w[1])):
+            if local is not None:
+                if await self.reserve(local, player_id, name):
+                    await self._published()
+                    return tid
+            elif cluster is not None and tid in (remote or {}):
+                node = cluster.remote_owner.get(tid)
+                if node is not None and await cluster.reserve_remote(
+                    node, tid, room.id, player_id, name
+                ):
+                    return tid
+        from fujian_mahjong.server.table import TableError
 
-    async def _reserve(self, t: TableActor, player_id: int, name: str) -> bool:
+        try:
+            t = await self.lobby.create(
+                player_id,
+                room.profile,
+                room.players,
+                0,
+                None,
+                room.hands,
+                False,
+                stakes=room.stakes(),
+                room=room.id,
+                max_balance=room.max_balance,
+            )
+        except TableError as e:
+            raise RoomError(409, e.code, e.message) from None
+        seated = False
+        try:
+            seated = await self.reserve(t, player_id, name)
+        finally:
+            if not seated:  # a new table nobody sits at must not linger
+                t.post(lambda: t.finisher.close("nobody sat down"))
+        if not seated:
+            raise RoomError(409, "table_busy", "the new table could not seat you; try again")
+        self.schedule_fill(t)
+        await self._published()
+        return t.id
+
+    async def _published(self) -> None:
+        """With ``--redis``: publish this process's tables now, so that the next quick match
+        (on any process) sees the seat just given."""
+        cluster = self.lobby.cluster
+        if cluster is None:
+            return
+        try:
+            await cluster.publish_tables()
+        except Exception as e:  # the seat is given; the list catches up within a second
+            log.warning("quick match: table list publication failed: %s", e)
+
+    async def reserve(self, t: TableActor, player_id: int, name: str) -> bool:
         """Seat the player at ``t`` (inside its actor); False when it has no free seat or
         has started meanwhile."""
         from fujian_mahjong.server.table import TableError

@@ -20,8 +20,13 @@ process — with ``hello`` + ``join``; the join waits for the table's new owner.
 
 Shared across processes: the table list (each process publishes its tables' summaries to a
 Redis hash of its own, every second; every process lists the union of the live processes'
-hashes), spectator counts (in those summaries) and rate limits (each hit is broadcast to
-every process's limiter of the same name: ``ratelimit.set_hub``).
+hashes), spectator counts and the rooms' ``playing`` counts (in those summaries), rate limits
+(each hit is broadcast to every process's limiter of the same name: ``ratelimit.set_hub``)
+and quick match (server/rooms.py): one quick match per room at a time in the whole cluster
+(a Redis lock per room, and one per player), which reads the summaries fresh from Redis,
+seats the player at the best waiting table of the room whichever process runs it (the
+owner seats them: a ``reserve`` call over the bus) or at a new table made here, and
+publishes the changed summaries before it lets the next one in.
 """
 
 from __future__ import annotations
@@ -42,9 +47,12 @@ from fujian_mahjong.server.cluster.lease import Leases
 from fujian_mahjong.server.conn import Conn
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from redis.asyncio import Redis
 
     from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.rooms import RoomService
     from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.ws import Dispatcher
@@ -63,6 +71,9 @@ MAX_OUTBOX = 50_000
 TAKE_PER_SWEEP = 25
 # how often each process publishes its tables' summaries and reads the others'
 SHARE_EVERY_S = 1.0
+# how long a quick match's lock is held at most (it expires by itself if its holder died)
+# and how long a quick match waits for it, in leases (at least 10 s)
+QM_LOCK_LEASES = 4.0
 
 
 def node_id() -> str:
@@ -160,6 +171,7 @@ class Cluster:
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._next_call = 0
         self._published: dict[int, str] = {}
+        self._publishing = asyncio.Lock()  # one publication at a time, in order
         self.alive_nodes: set[str] = set()
         self.takeovers = 0  # tables this process took from another (metrics, tests)
         if store.dialect_name == "postgresql":
@@ -308,6 +320,10 @@ class Cluster:
         if took:
             self.takeovers += len(took)
             log.warning("cluster: took table(s) %s", ", ".join(map(str, took)))
+            try:  # listed (and found by quick match) under this process at once
+                await self.publish_tables()
+            except Exception as e:
+                log.warning("cluster: table list publication failed: %s", _line(e))
 
     async def _restore_logged(self, got: dict[int, int]) -> None:
         try:
@@ -512,12 +528,17 @@ class Cluster:
     async def _answer(
         self, src: str, rid: int, op: str, ref: Any, pid: int, addr: str, args: list[Any]
     ) -> None:
+        from fujian_mahjong.server.rooms import RoomError
         from fujian_mahjong.server.store import STORE_FAULTS
         from fujian_mahjong.server.table import TableError
 
         d = self.dispatcher
         assert d is not None
         try:
+            if op == "reserve":
+                res = await self._reserve_here(ref, pid, args)
+                self.post(src, ["R", rid, "ok", res])
+                return
             t = d.find(ref, pid, addr)
             if isinstance(t, RemoteTable):
                 raise TableError("no_table", f"no open table {str(ref)[:20]!r}")
@@ -526,8 +547,23 @@ class Cluster:
             self.post(src, ["R", rid, "ok", res])
         except TableError as e:
             self.post(src, ["R", rid, "error", [e.code, e.message]])
+        except RoomError as e:
+            self.post(src, ["R", rid, "room", [e.status, e.code, e.message]])
         except STORE_FAULTS:
             self.post(src, ["R", rid, "store", None])
+
+    async def _ask(self, node: str, item: list[Any], timeout: float) -> tuple[str, Any]:
+        """Send a call to another process and wait for its answer (TimeoutError: none)."""
+        self._next_call += 1
+        rid = self._next_call
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = fut
+        self.post(node, ["r", self.node, rid, *item])
+        try:
+            kind, payload = await asyncio.wait_for(fut, timeout)
+        finally:
+            self._calls.pop(rid, None)
+        return str(kind), payload
 
     async def call_remote(
         self, node: str, op: str, ref: Any, pid: int, addr: str, args: list[Any]
@@ -536,17 +572,10 @@ class Cluster:
         from fujian_mahjong.server.store import StoreUnavailable
         from fujian_mahjong.server.table import TableError
 
-        self._next_call += 1
-        rid = self._next_call
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._calls[rid] = fut
-        self.post(node, ["r", self.node, rid, op, ref, pid, addr, args])
         try:
-            kind, payload = await asyncio.wait_for(fut, 10 + self.lease_s)
+            kind, payload = await self._ask(node, [op, ref, pid, addr, args], 10 + self.lease_s)
         except TimeoutError:
             raise TableError("no_table", "the table's server did not answer; try again") from None
-        finally:
-            self._calls.pop(rid, None)
         if kind == "ok":
             return payload
         if kind == "store":
@@ -666,6 +695,92 @@ class Cluster:
     def _rate_hit(self, name: str, op: str, key: str) -> None:
         self.post("", [self.node, name, op, key])
 
+    # ------------------------------------------------------------------ quick match
+
+    @contextlib.asynccontextmanager
+    async def quickmatch_lock(self, room: str, player_id: int) -> AsyncIterator[None]:
+        """Hold the cluster's quick-match locks of this player and of this room (in that
+        order, so two holders never wait on each other): redis-py's ``Lock`` (``SET key
+        token NX PX``, released only by the holder of the token). A lock whose holder died
+        expires by itself after ``QM_LOCK_LEASES`` leases; a caller that cannot get it in
+        as long is refused with RoomError 503 ``busy``, as when Redis cannot be reached."""
+        from redis.exceptions import LockError, RedisError
+
+        from fujian_mahjong.server.rooms import RoomError
+
+        assert self.redis is not None
+        hold = max(10.0, QM_LOCK_LEASES * self.lease_s)
+        locks = [
+            self.redis.lock(
+                f"{self.prefix}:qm:{what}",
+                timeout=hold,
+                sleep=0.02,
+                blocking_timeout=hold,
+                thread_local=False,
+            )
+            for what in (f"player:{player_id}", f"room:{room}")
+        ]
+        held: list[Any] = []
+        try:
+            for lk in locks:
+                try:
+                    got = await lk.acquire()
+                except RedisError as e:
+                    log.warning("cluster: quick match lock failed: %s", _line(e))
+                    got = False
+                if not got:
+                    raise RoomError(503, "busy", "quick match is busy; try again")
+                held.append(lk)
+            yield
+        finally:
+            for lk in reversed(held):
+                try:
+                    await lk.release()
+                except LockError:  # held past its expiry: someone else's now, left alone
+                    log.warning("cluster: a quick match held its lock past %.0f s", hold)
+                except RedisError as e:
+                    log.warning("cluster: quick match unlock failed: %s", _line(e))
+
+    async def reserve_remote(
+        self, node: str, table_id: int, room: str, pid: int, name: str
+    ) -> bool:
+        """Quick match at a table another process runs: the owner seats the player (the
+        same ``RoomService.reserve`` as for its own quick matches) and publishes its tables
+        before it answers. False: no free seat there now (or the table has gone); RoomError
+        as the owner refused; no answer in time: RoomError 503 ``busy`` (the seat may have
+        been given: the player's next quick match finds it)."""
+        from fujian_mahjong.server.rooms import RoomError
+        from fujian_mahjong.server.store import StoreUnavailable
+
+        try:
+            kind, payload = await self._ask(
+                node, ["reserve", table_id, pid, "", [room, name]], self.lease_s + 2
+            )
+        except TimeoutError:
+            raise RoomError(503, "busy", "the table's server did not answer; try again") from None
+        if kind == "ok":
+            return bool(payload)
+        if kind == "room":
+            raise RoomError(int(payload[0]), str(payload[1]), str(payload[2]))
+        if kind == "store":
+            raise StoreUnavailable("the table's server cannot save now")
+        return False
+
+    async def _reserve_here(self, ref: Any, pid: int, args: list[Any]) -> bool:
+        """Another process's quick match asks for a seat at one of this process's tables."""
+        room, name = str(args[0]), str(args[1])
+        rooms: RoomService = self.lobby.rooms
+        t = self.lobby.tables.get(ref) if isinstance(ref, int) else None
+        if t is None or self.lobby.table_rooms.get(t.id) != room:
+            return False
+        ok = await rooms.reserve(t, pid, name)
+        if ok:
+            try:
+                await self.publish_tables()  # the next quick match must see this seat taken
+            except Exception as e:
+                log.warning("cluster: table list publication failed: %s", _line(e))
+        return ok
+
     # ------------------------------------------------------------------ the table list
 
     async def _share_tables(self) -> None:
@@ -678,7 +793,16 @@ class Cluster:
                 log.warning("cluster: table list sync failed: %s", _line(e))
             await asyncio.sleep(SHARE_EVERY_S)
 
+    async def publish_tables(self) -> None:
+        """Publish this process's tables now (quick match: before it lets the next one in)."""
+        await self._publish_tables()
+
     async def _publish_tables(self) -> None:
+        assert self.redis is not None
+        async with self._publishing:  # a later state is never overwritten by an earlier one
+            await self._publish_now()
+
+    async def _publish_now(self) -> None:
         assert self.redis is not None
         cur = {
             tid: json.dumps(self.lobby.describe(t), separators=(",", ":"))
@@ -697,6 +821,34 @@ class Cluster:
             self._published = cur
 
     async def _read_tables(self) -> None:
+        dead = await self._fetch_tables()
+        if dead:
+            assert self.redis is not None
+            # a dead process's list goes with it (its tables reappear under their new owner)
+            async with self.redis.pipeline(transaction=False) as p:
+                for n in dead:
+                    p.srem(self.nodes_key, n)
+                    p.delete(self.tables_key(n))
+                await p.execute()
+
+    async def fresh_tables(self) -> dict[int, dict[str, Any]]:
+        """The other live processes' tables as they last published them, read from Redis
+        now (the cached ``remote_tables`` is up to a second old); the cache is updated.
+        Quick match: RoomError 503 ``busy`` when Redis cannot be read."""
+        from redis.exceptions import RedisError
+
+        from fujian_mahjong.server.rooms import RoomError
+
+        try:
+            await self._fetch_tables()
+        except RedisError as e:
+            log.warning("cluster: reading the table list failed: %s", _line(e))
+            raise RoomError(503, "busy", "quick match is busy; try again") from None
+        return self.remote_tables
+
+    async def _fetch_tables(self) -> list[str]:
+        """Read the other live processes' tables into ``remote_tables`` / ``remote_owner``;
+        the processes that are registered but dead."""
         assert self.redis is not None
         nodes = sorted(
             n.decode() if isinstance(n, bytes) else str(n)
@@ -720,13 +872,7 @@ class Cluster:
         self.remote_tables = out
         self.remote_owner = owner
         self.remote_codes = {str(t.get("code")): tid for tid, t in out.items()}
-        if dead:
-            # a dead process's list goes with it (its tables reappear under their new owner)
-            async with self.redis.pipeline(transaction=False) as p:
-                for n in dead:
-                    p.srem(self.nodes_key, n)
-                    p.delete(self.tables_key(n))
-                await p.execute()
+        return dead
 
     def open_tables(self) -> list[dict[str, Any]]:
         """The open public tables of every live process, by id."""

@@ -1,9 +1,12 @@
 """Rooms by stake, quick match and 救济金 relief (docs/economy.md):
 
 - ``GET /api/rooms[?profile=P]``: the operator's rooms (server/rooms.py), each with its
-  stakes, balance bounds, escape penalty and the humans ``playing`` in it now;
+  stakes, balance bounds, escape penalty and the humans ``playing`` in it now (with
+  ``--redis``: at every process's tables);
 - ``POST /api/quickmatch {"room"}`` → ``{"table"}``: a seat at a waiting table of the room
-  (or a new one), to join over ``/ws``; bots fill the rest after ``quickmatch_wait_s``;
+  (or a new one), to join over ``/ws``; bots fill the rest after ``quickmatch_wait_s``
+  (with ``--redis``: one quick match per room at a time across the processes, which see
+  each other's tables; docs/deploy.md);
 - ``GET /api/relief``: the relief rules and what this player may still claim today;
 - ``POST /api/relief`` → ``{"granted", "balance"}``: relief for a registered player below
   the threshold, at most ``per_day`` times a day (the day on the server's clock)."""
@@ -98,7 +101,8 @@ async def quickmatch(body: QuickMatchIn, me: Me, lobby: LobbyDep, store: StoreDe
     join it over ``/ws`` (``{"type": "join", "table": ID}``). After the room's wait, bots
     fill the free seats. An account's balance must be within the room's bounds (409
     ``balance_too_low`` / ``balance_too_high``); a player already seated elsewhere gets 409
-    ``already_seated``; a second call for the same room answers the same table."""
+    ``already_seated``; a second call for the same room answers the same table. With
+    several processes, 503 ``busy`` when the room's quick match could not be had in time."""
     async with store.sessions() as s:
         acc = await economy.account_of(s, me.id)
     balance = acc[1] if acc is not None else None
