@@ -162,6 +162,13 @@ class Harness:
     def dispatcher(self) -> Any:
         return self.app.state.dispatcher
 
+    async def hints_done(self) -> None:
+        """Until every hint being prepared has been answered (each is a task of its own,
+        its bot thinking in the search worker process), then :meth:`settle`."""
+        while self.dispatcher.hints:
+            await asyncio.gather(*list(self.dispatcher.hints))
+        await self.settle()
+
     async def settle(self, give_up_s: float = 300.0) -> None:
         """Until every actor and the store's writer are idle: it waits for work to finish,
         never for time to pass (``give_up_s`` only stops a server that never settles; a

@@ -296,6 +296,7 @@ def test_server_messages_of_a_hand_validate_and_round_trip(tmp_path: Path) -> No
                 if me.legal and st is not None and st["seq"] != acted:
                     if not hinted:
                         await me.send({"type": "hint"})
+                        await h.hints_done()
                         await watcher.send({"type": "leave"})  # "left"
                         hinted = True
                     acted = st["seq"]

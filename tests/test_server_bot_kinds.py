@@ -6,6 +6,9 @@ and decides the bot's plays. Everything in-process on a fake clock (tests/inproc
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,8 @@ from sqlalchemy import select
 
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import Action, replay
+from fujian_mahjong.server import scheduler
+from fujian_mahjong.server.scheduler import SEARCH_SHOWN_AFTER_S
 from fujian_mahjong.server.store import HandRow
 from fujian_mahjong.server.store.models import SeatRow
 from tests.inproc import StackedDeals, running
@@ -99,8 +104,9 @@ def test_strong_bots_think_off_the_event_loop(tmp_path: Path) -> None:
 
 def test_a_strong_bot_thinks_while_its_delay_runs(tmp_path: Path) -> None:
     """R12: a 高手's search starts when its move is planned, on a copy of the game, and its
-    move is applied when its bot delay ends — so the moment the move is shown does not
-    depend on how long it thought, and the table's queue does not wait for the search."""
+    move is applied when its bot delay ends, which is at least its longest search — so the
+    moment the move is shown does not depend on how long it thought (or whether it
+    searched), and the table's queue does not wait for the search."""
 
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
@@ -123,7 +129,55 @@ def test_a_strong_bot_thinks_while_its_delay_runs(tmp_path: Path) -> None:
             # planned and thinking, not yet moved
             assert (seat, key) in actor.sched.thinking
             assert len(g.events) == key
+            # the table's bot delay (0.3 s) has passed: a search bot's move waits for its
+            # longest search, whether or not this one searched
             await h.advance(0.3)
+            assert len(g.events) == key
+            await h.advance(SEARCH_SHOWN_AFTER_S - 0.3)
             assert len(g.events) > key and (seat, key) not in actor.sched.thinking
+
+    asyncio.run(main())
+
+
+def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path) -> None:
+    """The search worker process dies (killed, out of memory): the 高手 due to move plays
+    the fast bot's move in the server's process (never the store-failure path), and the
+    next search starts a new worker. A 高手's answer to a discard is never sent to the
+    worker (it does not search claims): a busy worker cannot hold a claim window open."""
+
+    async def main() -> None:
+        deals = StackedDeals([wall(True, False)], dealer=0)
+        async with running(tmp_path, deals=deals, bot_delay_ms=300) as h:
+            a = await h.guest("cat")
+            tid = await h.table(a, bots=3, bot_kind="strong", players=4, hands=1)
+            actor = h.lobby.tables[tid]
+            await h.seat(a, tid)
+            await h.ready(a)
+            await h.advance(PAUSE)
+            hand = actor.hand
+            assert hand is not None
+            g = hand.game
+            # the worker is up and busy with something long, so the bot's search queues
+            # behind it; then the worker dies: every queued future fails
+            pool = scheduler._search_pool()
+            busy = pool.submit(time.sleep, 60)
+            await a.act(FIVE_P)
+            # the claim window after our discard: the bots answer without the worker
+            assert not any(k[1] == len(g.events) for k in actor.sched.thinking)
+            await h.advance(PAUSE)
+            seat = next(s for s in g.to_act() if actor.seats[s].bot)
+            key = len(g.events)
+            assert (seat, key) in actor.sched.thinking
+            for proc in list(pool._processes.values()):  # type: ignore[attr-defined]
+                proc.kill()
+            with contextlib.suppress(BrokenProcessPool):
+                await asyncio.wrap_future(busy)
+            await h.advance(SEARCH_SHOWN_AFTER_S)
+            assert len(g.events) > key, "the move was not made"
+            assert a.errors() == [] and not a.of_type("status")
+            assert scheduler._pool is not pool
+            # the game goes on, with a new worker for the next search
+            await h.advance(60.0)
+            assert scheduler._pool is not None and scheduler._pool is not pool
 
     asyncio.run(main())

@@ -338,10 +338,12 @@ def test_hint_and_auto_on_request(tmp_path: Path) -> None:
             await h.seat(me, tid)
             await h.ready(me)
             await me.send({"type": "hint"})  # nothing to decide yet (inside the opening pause)
+            await h.hints_done()
             assert me.errors() == ["not_your_turn"]
             await h.advance(PAUSE)
             assert me.legal
             await me.send({"type": "hint"})
+            await h.hints_done()
             hint = me.last("hint")
             assert hint is not None and hint["action"] in me.legal
             assert hint["reason"] and hint["reason_zh"]

@@ -107,7 +107,7 @@ def test_a_hint_in_a_claim_window_holds_up_nobody(tmp_path: Path) -> None:
                 assert _asked(b)
                 gate.open.set()
                 await hint
-                await h.settle()
+                await h.hints_done()
                 assert gate.seen[0] == gate.seen[1]
                 (reply,) = b.of_type("hint")
                 assert reply["action"] in b.legal and b.errors() == []
@@ -140,7 +140,37 @@ def test_a_hint_whose_decision_passed_meanwhile_is_not_shown(tmp_path: Path) -> 
                 await h.advance(TURN)  # B's deadline: a pass
                 gate.open.set()
                 await hint
-                await h.settle()
+                await h.hints_done()
+                assert not b.of_type("hint") and b.errors() == ["stale"]
+            finally:
+                gate.open.set()  # never leave the table stuck behind the gate
+
+    asyncio.run(main())
+
+
+def test_a_seat_acts_while_its_hint_thinks(tmp_path: Path) -> None:
+    """A hint is prepared beside the connection's reading: B asks for one and, before it
+    comes, answers the claim prompt itself; the answer is taken at once (a hint must never
+    hold back the seat's own act until its deadline), and the late hint is stale."""
+
+    async def main() -> None:
+        deals = StackedDeals([wall(True, True)], dealer=0)
+        async with running(tmp_path, deals=deals) as h:
+            tid, _a, b, c, _w = await three_humans_asked(h)
+            t = h.lobby.find(tid)
+            gate = Gate()
+            t.sched.advise = gate.advise
+            try:
+                # returns while the hint is being prepared (30 s: only a safety net against
+                # a hang, the fake clock does not move)
+                await asyncio.wait_for(b.send({"type": "hint"}), 30)
+                assert len(gate.views) == 1 and not b.of_type("hint")
+                before = len(t.hand.game.events)
+                await b.act(PASS)
+                await c.act(PASS)
+                assert b.errors() == [] and len(t.hand.game.events) > before
+                gate.open.set()
+                await h.hints_done()
                 assert not b.of_type("hint") and b.errors() == ["stale"]
             finally:
                 gate.open.set()  # never leave the table stuck behind the gate
@@ -172,10 +202,11 @@ def test_one_hint_at_a_time_per_seat(tmp_path: Path) -> None:
                 assert len(gate.views) == 1
                 gate.open.set()
                 await hint
-                await h.settle()
+                await h.hints_done()
                 # the first connection was replaced: its reply is not sent anywhere
                 assert not b.of_type("hint") and not b2.of_type("hint")
                 await b2.send({"type": "hint"})
+                await h.hints_done()
                 assert len(b2.of_type("hint")) == 1
             finally:
                 gate.open.set()  # never leave the table stuck behind the gate

@@ -14,17 +14,21 @@ import asyncio
 import atexit
 import hashlib
 import hmac
+import logging
 import multiprocessing
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
+
+log = logging.getLogger("fjmj.table")
 
 Command = Callable[[], Awaitable[None]]
 
@@ -148,16 +152,23 @@ class Scheduler:
             if self.scheduled.get(seat) == key:
                 continue
             s = seats[seat]
+            slow = s.bot and getattr(s, "bot_kind", None) in SLOW_KINDS
             if s.bot or s.auto:
                 # answers inside a claim window are hidden by the pause: no delay needed (a
                 # 托管 seat answering late would make the window close late just when it
                 # was asked, R12 rev 2)
                 delay = 0.0 if window else bot_delay_s
+                if slow and not window and bot_delay_s > 0:
+                    # a search bot's own move is shown after at least its longest search
+                    # (R12: a move shown later when the bot searched would tell everyone
+                    # that its hand held a tile worth weighing); at tables paced at 0
+                    # (bots at full speed) nothing is paced
+                    delay = max(delay, SEARCH_SHOWN_AFTER_S)
             else:
                 self.ensure_deadline(seat, s, key, phase, window_key, turn_seconds)
                 delay = self.deadlines[seat][1] - self.clock.now()
             self.scheduled[seat] = key
-            if game is not None and s.bot and getattr(s, "bot_kind", None) in SLOW_KINDS:
+            if game is not None and slow and not window:
                 self.prethink(game, seat, key, s.bot_kind)
             if delay <= 0:
                 # straight into the queue (bots at full speed): no timer to create or cancel
@@ -205,21 +216,30 @@ class Scheduler:
             return
         # in a worker process (a search is pure Python: in a thread it would hold the GIL
         # against the event loop), on the game rebuilt there from its log
-        loop = asyncio.get_running_loop()
-        self.thinking[(seat, key)] = loop.run_in_executor(
-            _search_pool(), _think, list(g.events), g.seed, seat, kind or ""
-        )
+        self.thinking[(seat, key)] = _in_worker(_think, list(g.events), g.seed, seat, kind or "")
 
     async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
         """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
         the search worker process (started by :meth:`prethink` when its act was planned) so the
         event loop keeps serving the other tables."""
+        if bot and kind in SLOW_KINDS and in_window(g.phase):
+            # an answer to a discard is not searched (the bot's claim screen, bots/strong.py):
+            # in this process at once, so a busy worker never holds a claim window open
+            # just when a search bot was asked (R12)
+            return self.bot(kind).act(g.seat_view(seat)).action
         if bot and kind in SLOW_KINDS:
             task = self.thinking.pop((seat, len(g.events)), None)
             if task is None:
                 self.prethink(g, seat, len(g.events), kind)
                 task = self.thinking.pop((seat, len(g.events)))
-            return Action.from_json(await task)
+            try:
+                return Action.from_json(await task)
+            except BrokenProcessPool:
+                # the worker died (killed, out of memory): the next search starts a new
+                # one; this move is the fast bot's, made here
+                _reset_pool()
+                log.warning("search worker lost: seat %s plays the fast bot's move", seat)
+                return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
         if bot and kind in DRAWING_KINDS:
             # R12: a bot that draws at random draws under the hand's secret seed (published
             # only after the hand), the seat and the decision point, afresh each time: a
@@ -236,8 +256,12 @@ class Scheduler:
         table's actor does not wait for it, and a search in the server's own process would
         hold the GIL against the event loop, so nobody can tell from the table's pace that a
         seat asked. ``{"action", "reason", "reason_zh"}``."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(_search_pool(), _advise, events, seed, seat)
+        try:
+            return await _in_worker(_advise, events, seed, seat)
+        except BrokenProcessPool:
+            _reset_pool()
+            log.warning("search worker lost: the hint is the fast bot's")
+            return _advise(events, seed, seat, FALLBACK_KIND)
 
 
 def _rebuilt(events: list[dict[str, Any]], seed: str) -> Game:
@@ -250,13 +274,33 @@ def _think(events: list[dict[str, Any]], seed: str, seat: int, kind: str) -> dic
     return make_bot(kind, 0).act(_rebuilt(events, seed).seat_view(seat)).action.to_json()
 
 
-def _advise(events: list[dict[str, Any]], seed: str, seat: int) -> dict[str, Any]:
+def _advise(events: list[dict[str, Any]], seed: str, seat: int, kind: str = "") -> dict[str, Any]:
     """In the search worker: the hint bot's choice for ``seat``, with its reasons."""
-    d: Decision = make_bot(HINT_KIND, 0).act(_rebuilt(events, seed).seat_view(seat))
+    d: Decision = make_bot(kind or HINT_KIND, 0).act(_rebuilt(events, seed).seat_view(seat))
     return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason_zh or d.reason}
 
 
 _pool: ProcessPoolExecutor | None = None
+
+
+def _in_worker(fn: Callable[..., dict[str, Any]], *args: Any) -> asyncio.Future[dict[str, Any]]:
+    """``fn(*args)`` in the search worker process, as a future of this loop; a worker
+    that has died is replaced first (BrokenProcessPool from the future if it dies during
+    the call)."""
+    loop = asyncio.get_running_loop()
+    try:
+        return loop.run_in_executor(_search_pool(), fn, *args)
+    except BrokenProcessPool:
+        _reset_pool()
+        return loop.run_in_executor(_search_pool(), fn, *args)
+
+
+def _reset_pool() -> None:
+    """Forget a broken worker pool (its process died): the next search starts a new one."""
+    global _pool
+    old, _pool = _pool, None
+    if old is not None:
+        old.shutdown(wait=False, cancel_futures=True)
 
 
 def _search_pool() -> ProcessPoolExecutor:
@@ -275,6 +319,11 @@ SLOW_KINDS = frozenset({"strong"})
 # the kinds whose choices draw from a random generator (fujian_mahjong.bots)
 DRAWING_KINDS = frozenset({"random", "greedy"})
 HINT_KIND = "strong"
+# the fast bot that stands in when the search worker is lost
+FALLBACK_KIND = "heuristic"
+# a search bot's own moves are shown this long after they are due, at least: more than its
+# longest search (bots/strong.py: ``deadline_s`` 0.6 s) and the worker's start
+SEARCH_SHOWN_AFTER_S = 0.75
 
 
 # ---------------------------------------------------------------------- the claim pause's length

@@ -5,13 +5,17 @@ feeds it frames from a real WebSocket, the tests feed it frames from an in-memor
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.server.store import STORE_FAULTS
 from fujian_mahjong.server.table import TableActor, TableError
+
+log = logging.getLogger("fjmj.server")
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.cluster import Cluster
@@ -39,6 +43,8 @@ class Dispatcher:
         # several processes (``--redis``): frames of a table owned by another process go
         # there (server/cluster/); None: one process
         self.cluster: Cluster | None = None
+        # hints being prepared (each a task of its own: see ``_hint``)
+        self.hints: set[asyncio.Task[None]] = set()
 
     def close_player(
         self,
@@ -138,6 +144,24 @@ class Dispatcher:
                 stream=False,
             )
 
+    def _hint(self, conn: Conn, t: TableActor) -> None:
+        """A hint is prepared in a task of its own: the bot thinks outside the table's actor
+        (R12: no other seat waits for it) and outside this connection's reading, so the
+        player's next messages — an act before the deadline — are handled meanwhile."""
+
+        async def run() -> None:
+            try:
+                await t.hint(conn)
+            except (P.ProtocolError, TableError) as e:
+                conn.error(e.code, e.message)
+            except Exception:
+                log.exception("unexpected error preparing a hint")
+                conn.error("server_error", "the hint could not be prepared")
+
+        task = asyncio.get_running_loop().create_task(run())
+        self.hints.add(task)
+        task.add_done_callback(self.hints.discard)
+
     async def _handle(self, conn: Conn, text: str) -> None:
         store = self.store
         if len(text) > MAX_TEXT:
@@ -202,7 +226,7 @@ class Dispatcher:
             seq, action = msg.seq, msg.action
             await t.call(lambda: t.act(conn, seq, action))
         elif isinstance(msg, P.Hint):
-            await t.hint(conn)  # the bot thinks outside the actor (R12: nobody waits)
+            self._hint(conn, t)
         elif isinstance(msg, P.Auto):
             on = msg.on
             await t.call(lambda: t.set_auto(conn, on))
