@@ -181,3 +181,30 @@ def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path)
             assert scheduler._pool is not None and scheduler._pool is not pool
 
     asyncio.run(main())
+
+
+def test_a_bot_added_without_a_kind_is_of_the_tables_kind(tmp_path: Path) -> None:
+    """The table page adds bots without a kind: at a table whose bots are all 高手 the new
+    one is a 高手 too; at a table of mixed kinds (or none yet) it is the default."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a = await h.guest("ann")
+            auth = {"Authorization": f"Bearer {a.token}"}
+            tid = await h.table(a, bots=1, bot_kind="strong", players=4)
+            r = await h.http.post(f"/api/tables/{tid}/bots", headers=auth)
+            assert r.status_code == 200, r.text
+            await h.settle()
+            assert await _seat_kinds(h, tid) == {2: "strong", 3: "strong"}
+            r = await h.http.post(
+                f"/api/tables/{tid}/bots", params={"kind": "greedy"}, headers=auth
+            )
+            assert r.status_code == 200, r.text
+            other = await h.table(a, bots=0, players=4)
+            r = await h.http.post(f"/api/tables/{other}/bots", headers=auth)
+            assert r.status_code == 200, r.text
+            await h.settle()
+            assert await _seat_kinds(h, tid) == {1: "greedy", 2: "strong", 3: "strong"}
+            assert await _seat_kinds(h, other) == {3: None}
+
+    asyncio.run(main())

@@ -580,6 +580,11 @@ class TableActor:
         seat = next((i for i in reversed(range(len(self.seats))) if not self.seats[i].taken), None)
         if seat is None:
             raise TableError("table_full", "no free seat for a bot")
+        if kind is None:
+            # no kind asked for (the table page's button): the kind of the table's bots, when
+            # they are all of one, so a table made with 高手 stays a table of 高手
+            kinds = {s.bot_kind for s in self.seats if s.bot}
+            kind = kinds.pop() if len(kinds) == 1 else None
         self.seats[seat] = Seat(bot=True, bot_kind=kind, name=f"Bot {seat + 1}", ready=True)
         await self.store.set_seat(self.id, seat, None, bot=True, bot_kind=kind)
         self.seats_dirty = True
