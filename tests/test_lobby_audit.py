@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
@@ -52,6 +52,9 @@ op_dissolve = st.tuples(
     st.booleans(),  # after a vote that keeps the match, the proposer then leaves mid-hand
 )
 
+
+# a vote that every seated human accepts, three seconds into the match
+AGREED = ("dissolve", (0, 1), 3, "agree", False, False)
 
 # hand_end messages each player has answered with ``ready`` (cleared per private match)
 READIED: dict[int, int] = {}
@@ -142,6 +145,8 @@ async def private_match(h: Harness, accts: list[Client], op: tuple[Any, ...]) ->
     at=st.integers(0, 4),
     seed=st.text("abcdef", min_size=1, max_size=6),
 )
+# every run includes one agreed dissolution mid-match (the random ones may all be refused)
+@example(ops=[("relief", 0)], dissolve=AGREED, at=0, seed="a")
 def test_audit_clean_after_relief_dissolve_votes_and_quick_matches(
     db_url: str, ops: list[tuple[Any, ...]], dissolve: tuple[Any, ...], at: int, seed: str
 ) -> None:
@@ -178,6 +183,8 @@ def test_audit_clean_after_relief_dissolve_votes_and_quick_matches(
                     if d.get("dissolved")
                 ]
             assert rep.dissolved == len(notes) <= len(matches)
+            if dissolve == AGREED and seed == "a":
+                assert rep.dissolved >= 1 and matches  # the example above
             assert all(d["penalty"] == d["fee"] == 0 and d["leaver"] is None for d in notes)
 
     asyncio.run(main())
