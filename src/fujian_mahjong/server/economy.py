@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fujian_mahjong.errors import MahjongError
@@ -228,6 +228,27 @@ async def _write_first(s: AsyncSession) -> None:
         await s.execute(update(Account).where(Account.player_id == -1).values(rating=0))
 
 
+def _ledger_row(
+    player_id: int,
+    kind: str,
+    amount: int,
+    balance_after: int,
+    hand_id: int | None = None,
+    reason: str | None = None,
+    now: Any = None,
+) -> dict[str, Any]:
+    assert kind in LEDGER_KINDS
+    return {
+        "player_id": player_id,
+        "hand_id": hand_id,
+        "kind": kind,
+        "amount": amount,
+        "balance_after": balance_after,
+        "reason": reason,
+        "created_at": now if now is not None else utcnow(),
+    }
+
+
 async def _post(
     s: AsyncSession,
     player_id: int,
@@ -237,16 +258,9 @@ async def _post(
     hand_id: int | None = None,
     reason: str | None = None,
 ) -> None:
-    assert kind in LEDGER_KINDS
     await s.execute(
         insert(LedgerRow).values(
-            player_id=player_id,
-            hand_id=hand_id,
-            kind=kind,
-            amount=amount,
-            balance_after=balance_after,
-            reason=reason,
-            created_at=utcnow(),
+            **_ledger_row(player_id, kind, amount, balance_after, hand_id, reason)
         )
     )
 
@@ -442,37 +456,53 @@ async def settle_hand(
         update_rating(r, p) if a else 0 for r, p, a in zip(ratings, payments, acct, strict=True)
     ]
     level_ups = []
+    # every row of the hand's settlement, written by one statement per table (each
+    # statement is a round trip; on SQLite one more wait of every other table's writes)
+    now = utcnow()
+    ledger: list[dict[str, Any]] = []
+    balances: list[dict[str, Any]] = []
+    stats: list[tuple[int, int, bool]] = []
+    results: list[dict[str, Any]] = []
     for seat in range(n):
         pid = seat_players[seat]
         if pid is None:
             continue
         if acct[seat]:
             mid = before[seat] + transfers[seat]
-            await _post(s, pid, "hand", transfers[seat], mid, hand_id)
+            ledger.append(_ledger_row(pid, "hand", transfers[seat], mid, hand_id, now=now))
             if fees[seat]:
-                await _post(s, pid, "fee", -fees[seat], after[seat], hand_id)
-            await s.execute(
-                update(Account)
-                .where(Account.player_id == pid)
-                .values(silver=after[seat], rating=new_ratings[seat])
-            )
+                ledger.append(_ledger_row(pid, "fee", -fees[seat], after[seat], hand_id, now=now))
+            balances.append({"b_pid": pid, "b_silver": after[seat], "b_rating": new_ratings[seat]})
             old_lv, new_lv = level_for(ratings[seat]), level_for(new_ratings[seat])
             if new_lv.level > old_lv.level:
                 level_ups.append({"seat": seat, "player_id": pid, "level": level_json(new_lv)})
-            await _bump_stats(s, pid, profile, payments[seat], winner == seat)
-        await s.execute(
-            insert(HandResultRow).values(
-                hand_id=hand_id,
-                seat=seat,
-                player_id=pid,
-                profile=profile,
-                points=payments[seat],
-                won=winner == seat,
-                silver=transfers[seat] - fees[seat] if acct[seat] and stakes else None,
-                balance_after=after[seat] if acct[seat] else None,
-                created_at=utcnow(),
-            )
+            stats.append((pid, payments[seat], winner == seat))
+        results.append(
+            {
+                "hand_id": hand_id,
+                "seat": seat,
+                "player_id": pid,
+                "profile": profile,
+                "points": payments[seat],
+                "won": winner == seat,
+                "silver": transfers[seat] - fees[seat] if acct[seat] and stakes else None,
+                "balance_after": after[seat] if acct[seat] else None,
+                "created_at": now,
+            }
         )
+    if ledger:
+        await s.execute(insert(LedgerRow), ledger)
+    if balances:
+        t = cast(Table, Account.__table__)
+        await s.execute(
+            update(t)
+            .where(t.c.player_id == bindparam("b_pid"))
+            .values(silver=bindparam("b_silver"), rating=bindparam("b_rating")),
+            balances,
+        )
+    await _bump_stats(s, profile, stats)
+    if results:
+        await s.execute(insert(HandResultRow), results)
     # the skill rating by placement (bots fixed), after the accounts' locks (rating.py)
     skills = await skill.rate_hand(s, profile, seat_players, bot_kinds, payments)
     detail = {
@@ -501,34 +531,51 @@ async def settle_hand(
     return detail
 
 
-async def _bump_stats(s: AsyncSession, pid: int, profile: str, points: int, won: bool) -> None:
-    # the caller holds the account's lock, so this read-modify-write cannot race
-    row = (
-        await s.execute(
-            select(ProfileStatRow.rating, ProfileStatRow.hands, ProfileStatRow.wins).where(
-                ProfileStatRow.player_id == pid, ProfileStatRow.profile == profile
-            )
+async def _bump_stats(
+    s: AsyncSession, profile: str, hands: Sequence[tuple[int, int, bool]]
+) -> None:
+    """Per-profile statistics of these (player, points, won): one read and at most one
+    insert and one update for all of them. The caller holds the accounts' locks, so the
+    read-modify-write cannot race."""
+    if not hands:
+        return
+    pids = sorted({pid for pid, _p, _w in hands})
+    have = {
+        int(pid): (int(r), int(h), int(w))
+        for pid, r, h, w in await s.execute(
+            select(
+                ProfileStatRow.player_id,
+                ProfileStatRow.rating,
+                ProfileStatRow.hands,
+                ProfileStatRow.wins,
+            ).where(ProfileStatRow.profile == profile, ProfileStatRow.player_id.in_(pids))
         )
-    ).first()
-    if row is None:
+    }
+    new: dict[int, tuple[int, int, int]] = {}
+    for pid, points, won in hands:  # the same player twice (never at a real table) adds up
+        r, h, w = new.get(pid) or have.get(pid) or (0, 0, 0)
+        new[pid] = (update_rating(r, points), h + 1, w + int(won))
+    fresh = [
+        {"player_id": pid, "profile": profile, "rating": r, "hands": h, "wins": w}
+        for pid, (r, h, w) in new.items()
+        if pid not in have
+    ]
+    old = [
+        {"s_pid": pid, "s_rating": r, "s_hands": h, "s_wins": w}
+        for pid, (r, h, w) in new.items()
+        if pid in have
+    ]
+    if fresh:
+        await s.execute(insert(ProfileStatRow), fresh)
+    if old:
+        t = cast(Table, ProfileStatRow.__table__)
         await s.execute(
-            insert(ProfileStatRow).values(
-                player_id=pid,
-                profile=profile,
-                rating=update_rating(0, points),
-                hands=1,
-                wins=int(won),
-            )
-        )
-    else:
-        await s.execute(
-            update(ProfileStatRow)
-            .where(ProfileStatRow.player_id == pid, ProfileStatRow.profile == profile)
+            update(t)
+            .where(t.c.player_id == bindparam("s_pid"), t.c.profile == profile)
             .values(
-                rating=update_rating(int(row[0]), points),
-                hands=int(row[1]) + 1,
-                wins=int(row[2]) + int(won),
-            )
+                rating=bindparam("s_rating"), hands=bindparam("s_hands"), wins=bindparam("s_wins")
+            ),
+            old,
         )
 
 

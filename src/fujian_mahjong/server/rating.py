@@ -22,10 +22,10 @@ a hand moves ratings exactly once, together with its silver.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from openskill.models import PlackettLuce
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fujian_mahjong.server.store.economy_models import SkillRow
@@ -180,7 +180,7 @@ async def rate_hand(
             before.append((mu, sg))
     after = rate(before, points)
     out: list[dict[str, Any] | None] = []
-    done: set[int] = set()
+    rows: dict[int, dict[str, Any]] = {}
     for seat, pid in enumerate(seat_players):
         if pid is None:
             out.append(None)  # a bot's rating never changes
@@ -188,12 +188,28 @@ async def rate_hand(
         mu, sg = after[seat]
         shown = display(mu, sg)
         out.append({**skill_json(mu, sg), "change": shown - display(*before[seat])})
-        if pid in done:  # the same person at two seats (never at a real table)
-            continue
-        done.add(pid)
-        await s.execute(
-            update(SkillRow)
-            .where(SkillRow.player_id == pid, SkillRow.profile == profile)
-            .values(mu=mu, sigma=sg, rating=shown, hands=stored[pid][2] + 1)
+        # the same person at two seats (never at a real table): the first seat's rating
+        rows.setdefault(
+            pid,
+            {
+                "k_pid": pid,
+                "k_mu": mu,
+                "k_sigma": sg,
+                "k_rating": shown,
+                "k_hands": stored[pid][2] + 1,
+            },
         )
+    t = cast(Table, SkillRow.__table__)
+    # one statement for every human of the hand (each statement is a round trip)
+    await s.execute(
+        update(t)
+        .where(t.c.player_id == bindparam("k_pid"), t.c.profile == profile)
+        .values(
+            mu=bindparam("k_mu"),
+            sigma=bindparam("k_sigma"),
+            rating=bindparam("k_rating"),
+            hands=bindparam("k_hands"),
+        ),
+        list(rows.values()),
+    )
     return out
