@@ -254,6 +254,36 @@ def seat_views(events: list[dict[str, Any]]) -> tuple[list[set[str]], set[str]]:
     return per, public
 
 
+def opening_for(events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """The hand's opening as ``seat`` may see it, from its log (R4, R5, R12): each 补花 of
+    the deal (a ``flower`` event with its ``round``) with its public seat, round and flowers,
+    and the replacement tiles (``drawn``) only for ``seat``'s own (a spectator, None, sees
+    none); then the 开金, its gold and the flowers flipped onto the dealer."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        if e["type"] == "gold":
+            return [*out, {"gold": e["gold"], "to_dealer": e.get("to_dealer", "")}]
+        if e["type"] == "flower" and "round" in e:
+            out.append({k: e[k] for k in ("seat", "round", "flowers")})
+            if seat is not None and e["seat"] == seat:
+                out[-1]["drawn"] = e["drawn"]
+    raise AssertionError("the log has no 开金")
+
+
+def check_opening(m: dict[str, Any], events: list[dict[str, Any]], seat: int | None) -> bool:
+    """A state message's ``opening`` (R12): exactly what ``seat`` may see of the opening
+    (no other seat's replacement tiles; a spectator none), and only while its view shows
+    no discard and no meld. Returns whether it had one."""
+    if "opening" not in m:
+        return False
+    v = m["view"]
+    assert not any(v["discards"]) and not any(v["melds"]), "an opening after the first discard"
+    assert m["opening"] == opening_for(events, seat), (
+        f"seat {seat} was sent an opening it may not see: {m['opening']}"
+    )
+    return True
+
+
 def spy(
     c: Client,
     logs: dict[int, list[dict[str, Any]]],
@@ -262,7 +292,9 @@ def spy(
 ) -> int:
     """Check everything ``c`` received: each message has its documented shape; each state's
     view is exactly one this seat could see at some point of the hand (so never another
-    seat's concealed tiles, nor the wall); ``to_act`` never names another seat; nothing but
+    seat's concealed tiles, nor the wall), and so is its ``opening`` (``check_opening``: no
+    other seat's 补花 replacements), which a seat that saw the hand before its first
+    discard was sent; ``to_act`` never names another seat; nothing but
     a state arrives between a discard and the state that follows it (so no message names
     who was asked); a seat not asked waits at least the claim pause. Returns the number of
     states checked."""
@@ -270,6 +302,9 @@ def spy(
     checked = 0
     after_discard: float | None = None
     prev_legal = False
+    # per hand: whether a state showed no discard and no meld, whether one had the opening
+    early: dict[int, bool] = {}
+    opened: dict[int, bool] = {}
     for i, r in enumerate(c.log):
         m = r.msg
         server_message.validate_python(m)
@@ -286,6 +321,9 @@ def spy(
             else:
                 assert v["seat"] == seat
                 assert _key(v) in per[seat], f"seat {seat} was sent a view it may not see"
+            opened[hand_id] = check_opening(m, logs[hand_id], seat) or opened.get(hand_id, False)
+            if not any(v["discards"]) and not any(v["melds"]):
+                early[hand_id] = True
             if v["phase"] != "over":
                 assert "hands" not in v
                 assert set(v["to_act"]) <= ({seat} if seat is not None else set())
@@ -320,6 +358,8 @@ def spy(
             )
         elif t in ("hand_end", "hand_void"):
             after_discard = None
+    missing = [h for h in early if not opened.get(h)]
+    assert not missing, f"hands {missing} were seen before their first discard, with no opening"
     return checked
 
 

@@ -19,7 +19,7 @@ from fujian_mahjong.cli.main import main as fjmj
 from fujian_mahjong.server.protocol import server_message
 from fujian_mahjong.server.table import WINDOW_PHASES
 from tests.inproc import Client, Harness, TimedTransport
-from tests.test_server_support import _key, naive, seat_views
+from tests.test_server_support import _key, check_opening, naive, seat_views
 
 Policy = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
@@ -154,6 +154,9 @@ def spy(
     checked = 0
     after_discard: float | None = None
     prev_legal = False
+    # per hand: whether a state showed no discard and no meld, whether one had the opening
+    early: dict[int, bool] = {}
+    opened: dict[int, bool] = {}
     for i, (t_recv, m) in enumerate(zip(times(c), c.messages, strict=True)):
         if i < since:
             continue
@@ -171,6 +174,9 @@ def spy(
             else:
                 assert v["seat"] == seat
                 assert _key(v) in per[seat], f"seat {seat} was sent a view it may not see"
+            opened[hand_id] = check_opening(m, logs[hand_id], seat) or opened.get(hand_id, False)
+            if not any(v["discards"]) and not any(v["melds"]):
+                early[hand_id] = True
             if v["phase"] != "over":
                 assert "hands" not in v
                 assert set(v["to_act"]) <= ({seat} if seat is not None else set())
@@ -199,6 +205,8 @@ def spy(
             )
         elif t in ("hand_end", "hand_void"):
             after_discard = None
+    missing = [h for h in early if not opened.get(h)]
+    assert not missing, f"hands {missing} were seen before their first discard, with no opening"
     return checked
 
 

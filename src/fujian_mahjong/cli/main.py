@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "score a win situation given as JSON (R10)"),
     "play": ("play", "play a match in the terminal against bots"),
     "replay": ("replay", "verify an event log (JSON Lines) and print the play-by-play"),
-    "review": ("review", "review one seat's decisions in a hand log against the heuristic bot"),
+    "review": ("review", "review one seat's decisions in a hand log against the 高手 (strong bot)"),
     "simulate": ("simulate", "bots play many hands; arena statistics"),
     "scenario": ("scenario", "run rule scenarios (.json / .jsonl) and check expectations"),
     "serve": ("serve", "run the online table server"),

@@ -19,7 +19,11 @@ from fujian_mahjong.fileio import excerpt, read_input
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "review", help="review one seat's decisions in a hand log against the strong bot"
+        "review",
+        help="review one seat's decisions in a hand log against the 高手 (strong bot)",
+        description="One seat's decisions in a hand log beside the 高手's (--bot strong, the "
+        "default) or the heuristic bot's (--bot heuristic), with the estimated cost in "
+        "points of each departure.",
     )
     p.add_argument("file", metavar="LOG", help="hand event log (.jsonl), or - for standard input")
     p.add_argument("--seat", required=True, help="the seat to review (0-3)")

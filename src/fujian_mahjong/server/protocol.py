@@ -171,7 +171,31 @@ class Me(_Msg):
     seat: int | None
 
 
+class OpeningFlowers(BaseModel):
+    """One 补花 of the deal in ``State.opening``: the flowers are public; ``drawn`` (the
+    tiles that replaced them) is sent to their own seat only (R12)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seat: int
+    round: int
+    flowers: str
+    drawn: str | None = None
+
+
+class OpeningGold(BaseModel):
+    """The 开金 in ``State.opening``: the gold and the flowers flipped onto the dealer."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    gold: str
+    to_dealer: str
+
+
 class State(_Msg):
+    """``opening`` (server/visibility.py ``opening``): while no tile has been discarded or
+    melded, the hand's opening as this seat may see it; absent otherwise."""
+
     type: Literal["state"]
     table: int
     hand: int
@@ -183,6 +207,7 @@ class State(_Msg):
     waits: list[str] | None
     number: int
     seed_sha256: str | None
+    opening: list[OpeningFlowers | OpeningGold] | None = None
 
 
 class HandStart(_Msg):

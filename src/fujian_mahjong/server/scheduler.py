@@ -310,8 +310,13 @@ def _search_pool() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
         _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
     return _pool
+
+
+@atexit.register
+def _stop_pool() -> None:
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
 
 
 # the kinds that search (think for up to a second) and the hint's bot

@@ -9,7 +9,10 @@
   the strongest bot that fits the review's time budget, docs/bots.md) choice and reason
   beside what was played, with the estimated cost in points of each departure. It is
   computed in a worker process (never on the event loop: a review runs rollouts for
-  seconds), one at a time, and kept per hand and seat (a finished hand never changes);
+  seconds), one at a time, and kept per hand and seat (a finished hand never changes). A
+  new review counts towards its address's limit (``REVIEWS_PER_MINUTE``, then 429
+  ``rate_limited``); while ``REVIEW_QUEUE`` are waiting the answer is 503 ``busy``; a
+  worker that died is replaced;
 - ``GET /api/hands/{id}/summary``: the winning hand's decomposition (what each gold stands
   for), the specials by name, the score.
 
@@ -27,6 +30,7 @@ import atexit
 import multiprocessing
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -38,8 +42,9 @@ from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
+from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
-from fujian_mahjong.server.routes.errors import ApiError, DbId, errors
+from fujian_mahjong.server.routes.errors import ApiError, DbId, ErrorOut, errors
 from fujian_mahjong.server.routes.hands import CodeQuery, may_see
 
 router = APIRouter(tags=["replay"])
@@ -223,7 +228,19 @@ async def hand_replay(
     return out
 
 
-@router.get("/api/hands/{hand_id}/review", responses=_ERRORS)
+# the review's own 503: the queue is full or the worker died (the other 503s of _ERRORS
+# are the database's)
+_REVIEW_ERRORS = {
+    **_ERRORS,
+    503: {
+        "model": ErrorOut,
+        "description": "Too many new reviews queued, or the review worker stopped "
+        "(busy); or the database cannot be read right now; see Retry-After",
+    },
+}
+
+
+@router.get("/api/hands/{hand_id}/review", responses=_REVIEW_ERRORS)
 async def hand_review(
     hand_id: DbId,
     request: Request,
@@ -231,50 +248,155 @@ async def hand_review(
     seat: int = Query(0, ge=0, le=3),
     code: CodeQuery = None,
 ) -> dict[str, Any]:
-    """The heuristic bot's choice and reason at each decision of ``seat``."""
+    """The 高手's (the ``strong`` bot's) choice and reason at each decision of ``seat``.
+
+    A review already made (or being made) for this hand and seat is free; a new one counts
+    towards the address's ``REVIEWS_PER_MINUTE`` (then 429 ``rate_limited``), and while
+    ``REVIEW_QUEUE`` new ones are waiting or running the answer is 503 ``busy``."""
     events, _hand, _g = await _finished_events(request, hand_id, code)
     players = int(events[0]["players"])
     if not 0 <= seat < players:
         raise ApiError(422, f"seat must be 0-{players - 1}, got {seat}", "bad_seat")
+    reviews = _Reviews.of(request)
     key = (hand_id, seat)
-    out = _reviews.get(key)
+    out = reviews.done.get(key)
     if out is None:
-        async with _review_turn(request):
-            out = _reviews.get(key)  # another request may have made it meanwhile
-            if out is None:
-                loop = asyncio.get_running_loop()
-                out = await loop.run_in_executor(_review_pool(), build_review, events, seat)
-                _reviews[key] = out
-                while len(_reviews) > _REVIEWS_KEPT:
-                    _reviews.popitem(last=False)
-    _reviews.move_to_end(key)
+        job = reviews.running.get(key)
+        if job is None:
+            job = reviews.start(key, events, seat, _address(request))
+        # shielded: a client that goes away does not cancel the review for the others
+        out = await asyncio.shield(job)
+    else:
+        reviews.done.move_to_end(key)
     return {**out, "id": hand_id}
 
 
 # ---------------------------------------------------------------------- the review's worker
 
-_REVIEWS_KEPT = 256
-_reviews: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+REVIEWS_KEPT = 256  # finished reviews kept per app (a finished hand never changes)
+REVIEWS_PER_MINUTE = 6  # new reviews per client address per minute (then 429)
+REVIEW_QUEUE = 4  # new reviews waiting or running per app (then 503 busy)
 _pool: ProcessPoolExecutor | None = None
 
 
-def _review_turn(request: Request) -> asyncio.Semaphore:
-    """One review at a time per server (the worker process has one core's worth of work
-    to give); the semaphore lives with the app, on its event loop."""
-    turn: asyncio.Semaphore | None = getattr(request.app.state, "review_turn", None)
-    if turn is None:
-        turn = request.app.state.review_turn = asyncio.Semaphore(1)
-    return turn
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+class _Reviews:
+    """One app's reviews: the finished ones (per hand and seat, most recently used kept),
+    the ones being made (one task per hand and seat, shared by every request for it), the
+    turn (one at a time: the worker has one core's worth of work to give) and the
+    per-address limit. It lives on ``app.state`` (its store's hand ids are its keys)."""
+
+    def __init__(self, request: Request) -> None:
+        self.done: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+        self.running: dict[tuple[int, int], asyncio.Task[dict[str, Any]]] = {}
+        self.turn = asyncio.Semaphore(1)
+        self.limiter = RateLimiter(
+            REVIEWS_PER_MINUTE,
+            60.0,
+            clock=request.app.state.lobby.clock.now,  # the server's clock (fake in tests)
+        )
+
+    @classmethod
+    def of(cls, request: Request) -> _Reviews:
+        r: _Reviews | None = getattr(request.app.state, "reviews", None)
+        if r is None:
+            r = request.app.state.reviews = cls(request)
+        return r
+
+    def start(
+        self, key: tuple[int, int], events: list[dict[str, Any]], seat: int, addr: str
+    ) -> asyncio.Task[dict[str, Any]]:
+        """A new review, if this address may ask for one and the queue has room."""
+        wait = self.limiter.retry_after(addr)
+        if wait:
+            secs = max(1, int(wait + 0.999))
+            raise ApiError(
+                429,
+                f"too many new reviews from this address; try again in {secs} s",
+                "rate_limited",
+                {"Retry-After": str(secs)},
+            )
+        if len(self.running) >= REVIEW_QUEUE:
+            raise ApiError(
+                503,
+                "too many reviews are being prepared; try again shortly",
+                "busy",
+                {"Retry-After": "10"},
+            )
+        self.limiter.hit(addr)
+        job = asyncio.create_task(self._make(key, events, seat))
+        job.add_done_callback(_retrieved)  # every request for it may have gone away
+        self.running[key] = job
+        return job
+
+    async def _make(
+        self, key: tuple[int, int], events: list[dict[str, Any]], seat: int
+    ) -> dict[str, Any]:
+        try:
+            async with self.turn:
+                out = await _in_worker(events, seat)
+            self.done[key] = out
+            while len(self.done) > REVIEWS_KEPT:
+                self.done.popitem(last=False)
+            return out
+        finally:
+            del self.running[key]
+
+
+def _retrieved(job: asyncio.Task[dict[str, Any]]) -> None:
+    if not job.cancelled():
+        job.exception()
+
+
+async def _in_worker(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """``build_review`` in the worker process. A worker that died (the OOM killer, a crash)
+    leaves its pool broken for good: the pool is dropped and the review tried once more in
+    a new one; a second death answers 503 ``busy`` (the next request starts another)."""
+    loop = asyncio.get_running_loop()
+    for attempt in (1, 2):
+        pool = _review_pool()
+        try:
+            out: dict[str, Any] = await loop.run_in_executor(
+                pool, build_review, events, seat, REVIEW_BOT
+            )
+            return out
+        except BrokenProcessPool:
+            _drop_pool(pool)
+            if attempt == 2:
+                raise ApiError(
+                    503,
+                    "the review worker stopped; try again shortly",
+                    "busy",
+                    {"Retry-After": "5"},
+                ) from None
+    raise AssertionError("unreachable")
 
 
 def _review_pool() -> ProcessPoolExecutor:
     """The worker process, started on the first review (spawned, not forked: the server's
-    threads and sockets stay in the server)."""
+    threads and sockets stay in the server); one per server process, shared by its apps."""
     global _pool
     if _pool is None:
         _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        atexit.register(_pool.shutdown, wait=False, cancel_futures=True)
     return _pool
+
+
+def _drop_pool(pool: ProcessPoolExecutor) -> None:
+    """Forget a broken pool (if it is still the current one) so the next review starts a
+    new worker."""
+    global _pool
+    if _pool is pool:
+        _pool = None
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+@atexit.register
+def _stop_pool() -> None:
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
 
 
 @router.get("/api/hands/{hand_id}/summary", responses=_ERRORS)
