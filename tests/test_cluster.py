@@ -22,6 +22,9 @@ key prefix of its own, and a 2 s lease so a dead process's tables move within se
   every process counts them in ``GET /api/rooms``; in-process, ``playing`` adds the other
   processes' summaries;
 - fencing in-process: a write of a process whose lease was taken since is refused;
+- a table looked up (``GET /api/tables/{ref}``) through a process that does not run it:
+  the same body as from its owner, by code and by id, under the owner's privacy rule; a
+  code found there is no miss of the code-guessing limit; Redis passwords never shown;
 - ``--workers 2``: two processes on one port, a killed worker is started again, SIGINT stops
   both and gives their leases back.
 
@@ -737,6 +740,99 @@ def test_http_lists_tables_only_of_live_processes(env: Env) -> None:
     finally:
         for s in nodes:
             s.stop()
+
+
+def test_a_table_is_looked_up_alike_through_every_process(env: Env) -> None:
+    """``GET /api/tables/{ref}`` through a process that does not run the table answers what
+    its owner answers (the owner's published summary), by code and by id, under the owner's
+    privacy rule: a private table by id only for its creator, its seated players and those
+    watching it. A code found on another process is no miss of the code-guessing limit."""
+    a, b = _start(env, 2)
+    try:
+        creator, player, watcher, stranger = (a.guest(n) for n in ("c", "p", "w", "s"))
+        pub = a.table(creator["token"], hands=1)
+        priv = a.table(creator["token"], hands=1, private=True)
+
+        def auth(who: dict[str, Any] | None) -> dict[str, str]:
+            return {"Authorization": f"Bearer {who['token']}"} if who else {}
+
+        def alike(ref: Any, who: dict[str, Any] | None = None) -> bool:
+            ra, rb = (s.get(f"/api/tables/{ref}", headers=auth(who)) for s in (a, b))
+            assert ra.status_code == 200, ra.text
+            return rb.status_code == 200 and rb.json() == ra.json()
+
+        # the owner publishes a table as it is made: found through B at once
+        for ref in (pub["code"], pub["id"], priv["code"], priv["code"].lower()):
+            assert alike(ref), ref
+        for who in (None, stranger, player, watcher):  # not the private table's, by id
+            for s in (a, b):
+                r = s.get(f"/api/tables/{priv['id']}", headers=auth(who))
+                assert r.status_code == 404 and r.json()["code"] == "no_table", r.text
+        assert alike(priv["id"], creator)
+
+        async def seated() -> None:
+            # a seat and a spectator of the private table (sockets on B, the table on A)
+            p = await Client(b.ws_url, player["token"]).connect()
+            w = await Client(b.ws_url, watcher["token"]).connect()
+            await p.hello_join(priv["code"])
+            await w.hello_join(priv["code"], as_="spectator")
+            try:
+                for who in (player, watcher, creator):
+                    await asyncio.to_thread(
+                        _wait, lambda who=who: alike(priv["id"], who), 10, "the same table by id"
+                    )
+                await asyncio.to_thread(
+                    _wait, lambda: alike(priv["code"]), 10, "the same table by code"
+                )
+            finally:
+                await p.close()
+                await w.close()
+
+        asyncio.run(seated())
+        r = b.get(f"/api/tables/{priv['id']}", headers=auth(stranger))
+        assert r.status_code == 404, r.text
+        # the public list is as it was: no private table, nothing of the privacy rule
+        listed = _listed(b)
+        assert priv["id"] not in listed and pub["id"] in listed
+        assert all(set(t) == set(listed[pub["id"]]) for t in listed.values())
+        assert set(listed[pub["id"]]) == set(a.get(f"/api/tables/{pub['id']}").json())
+        # valid codes through B never count toward the limit of misses (60 a minute)
+        for _ in range(70):
+            r = b.get(f"/api/tables/{priv['code']}")
+            assert r.status_code == 200, r.text
+        assert b.get("/api/tables/ZZZZZ").status_code == 404
+    finally:
+        for s in (a, b):
+            s.stop()
+
+
+def test_redis_passwords_are_never_shown() -> None:
+    """The Redis URL in the cluster's log lines and error messages hides its password."""
+    from types import SimpleNamespace
+
+    from fujian_mahjong.server.cluster import Cluster, shown_url
+
+    cases = {
+        "redis://127.0.0.1:6379/0": "redis://127.0.0.1:6379/0",
+        "redis://:s3cret@10.0.0.5:6379/0": "redis://:***@10.0.0.5:6379/0",
+        "rediss://app:s3cret@[::1]:6380/2": "rediss://app:***@[::1]:6380/2",
+        "redis://s3cret@host": "redis://***@host",
+        "redis://host/0?password=s3cret&db=1": "redis://host/0?password=***&db=1",
+        "unix:///run/redis.sock?db=0&Password=s3cret": "unix:///run/redis.sock?db=0&Password=***",
+        "redis://a:b:c@@host": "redis://a:***@host",
+        "redis://[::1": "(an unparsable URL)",
+        "s3cret@host:6379": "(an unparsable URL)",
+    }
+    for url, shown in cases.items():
+        assert shown_url(url) == shown, url
+    # the error of a Redis that cannot be reached (nothing listens on port 1)
+    settings = SimpleNamespace(redis_url="redis://:s3cret@127.0.0.1:1/0", lease_s=2.0)
+    store = SimpleNamespace(engine=None, dialect_name="sqlite")
+    cluster = Cluster(settings, store, SimpleNamespace())  # type: ignore[arg-type]
+    store.dialect_name = "postgresql"
+    with pytest.raises(RuntimeError) as e:
+        asyncio.run(cluster.start())
+    assert "s3cret" not in str(e.value) and "redis://:***@127.0.0.1:1/0" in str(e.value)
 
 
 def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:

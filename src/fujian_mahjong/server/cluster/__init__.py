@@ -26,7 +26,9 @@ and quick match (server/rooms.py): one quick match per room at a time in the who
 (a Redis lock per room, and one per player), which reads the summaries fresh from Redis,
 seats the player at the best waiting table of the room whichever process runs it (the
 owner seats them: a ``reserve`` call over the bus) or at a new table made here, and
-publishes the changed summaries before it lets the next one in.
+publishes the changed summaries before it lets the next one in. ``GET /api/tables/{ref}`` of
+a table another process runs answers that process's summary (``Cluster.lookup``), by the same
+privacy rule as its owner.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from fujian_mahjong.server import ratelimit
 from fujian_mahjong.server.cluster.lease import Leases
@@ -57,7 +60,7 @@ if TYPE_CHECKING:
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.ws import Dispatcher
 
-__all__ = ["CLOSE_MOVED", "Cluster", "RemoteTransport", "node_id"]
+__all__ = ["CLOSE_MOVED", "Cluster", "RemoteTransport", "node_id", "shown_url"]
 
 log = logging.getLogger("fjmj.cluster")
 
@@ -74,6 +77,9 @@ SHARE_EVERY_S = 1.0
 # how long a quick match's lock is held at most (it expires by itself if its holder died)
 # and how long a quick match waits for it, in leases (at least 10 s)
 QM_LOCK_LEASES = 4.0
+# a private table's published summary also carries the players its id opens to (its owner's
+# rule, ``TableActor.admits``): other processes answer a lookup by id with it; never shown
+ADMITS = "_admits"
 
 
 def node_id() -> str:
@@ -168,6 +174,7 @@ class Cluster:
         self.remote_tables: dict[int, dict[str, Any]] = {}  # the other processes' tables
         self.remote_owner: dict[int, str] = {}  # their process
         self.remote_codes: dict[str, int] = {}
+        self._refreshing: asyncio.Future[list[str]] | None = None  # a lookup's fresh read
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._next_call = 0
         self._published: dict[int, str] = {}
@@ -205,11 +212,11 @@ class Cluster:
         if self.store.dialect_name != "postgresql":
             raise RuntimeError("--redis (several processes) needs PostgreSQL (--db)")
         url = str(getattr(self.settings, "redis_url", ""))
-        self.redis = Redis.from_url(url)
         try:
+            self.redis = Redis.from_url(url)
             await self.redis.ping()
         except Exception as e:
-            raise RuntimeError(f"--redis {url}: {_line(e)}") from None
+            raise RuntimeError(f"--redis {shown_url(url)}: {_line(e)}") from None
         self.store.fences = {}
         self.store.on_fenced = self._fenced
         await self._heartbeat()
@@ -221,7 +228,9 @@ class Cluster:
         for coro in (self._reader(), self._flusher(), self._lease_loop(), self._watch()):
             self._tasks.append(loop.create_task(coro))
         self._tasks.append(loop.create_task(self._share_tables()))
-        log.warning("cluster: node %s on redis %s (lease %.1f s)", self.node, url, self.lease_s)
+        log.warning(
+            "cluster: node %s on redis %s (lease %.1f s)", self.node, shown_url(url), self.lease_s
+        )
 
     async def stop(self) -> None:
         """Stop the loops (the lobby then stops the actors; ``close`` gives the leases)."""
@@ -797,6 +806,15 @@ class Cluster:
         """Publish this process's tables now (quick match: before it lets the next one in)."""
         await self._publish_tables()
 
+    async def table_made(self) -> None:
+        """A table was made here: publish now, so that the other processes find it by its
+        code as soon as its creator has it (a failure is logged: the list catches up
+        within a second)."""
+        try:
+            await self._publish_tables()
+        except Exception as e:
+            log.warning("cluster: table list publication failed: %s", _line(e))
+
     async def _publish_tables(self) -> None:
         assert self.redis is not None
         async with self._publishing:  # a later state is never overwritten by an earlier one
@@ -805,7 +823,7 @@ class Cluster:
     async def _publish_now(self) -> None:
         assert self.redis is not None
         cur = {
-            tid: json.dumps(self.lobby.describe(t), separators=(",", ":"))
+            tid: json.dumps(self._summary(t), separators=(",", ":"))
             for tid, t in self.lobby.tables.items()
             if t.status != "closed"
         }
@@ -819,6 +837,60 @@ class Cluster:
                     p.hdel(self.tables_key(self.node), *removed)
                 await p.execute()
             self._published = cur
+
+    def _summary(self, t: Any) -> dict[str, Any]:
+        """A table's summary as published: what its ``GET /api/tables/{ref}`` answers
+        (``Lobby.describe``), and for a private table the players its id opens to."""
+        d = self.lobby.describe(t)
+        if t.cfg.private:
+            who = {t.cfg.creator_id, *(s.player_id for s in t.seats)}
+            who.update(c.player_id for c in t.spectators)
+            d[ADMITS] = sorted(p for p in who if p is not None and t.admits(p))
+        return d
+
+    async def lookup(self, ref: int | str, viewer: int | None) -> dict[str, Any] | None:
+        """``GET /api/tables/{ref}`` of a table another process runs: its summary as that
+        process published it, the same body as its owner answers. ``ref``: an id, or a
+        code in upper case; ``viewer``: the caller's player id (None: anonymous). The
+        owner's rule (``Lobby.find``): a private table by code for anyone, by id only for
+        its creator, its seated players and those watching it. None: no such table of
+        another process (after reading the summaries fresh from Redis when the cached copy
+        had no answer: it is up to a second old). TableError ``unavailable``: Redis
+        cannot be read now."""
+        from fujian_mahjong.server.table import TableError
+
+        if ref in (self.lobby.tables if isinstance(ref, int) else self.lobby.codes):
+            return None  # this process runs it: its own answer stands
+        found = self._cached(ref, viewer)
+        if found is None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._refresh()), self.lease_s)
+            except Exception as e:
+                log.warning("cluster: reading the table list failed: %s", _line(e))
+                raise TableError(
+                    "unavailable", "the other servers' tables cannot be read now; try again"
+                ) from None
+            found = self._cached(ref, viewer)
+        return found
+
+    def _cached(self, ref: int | str, viewer: int | None) -> dict[str, Any] | None:
+        tid = ref if isinstance(ref, int) else self.remote_codes.get(ref)
+        d = self.remote_tables.get(tid) if tid is not None else None
+        if d is None:
+            return None
+        if isinstance(ref, int) and d.get("private") and viewer not in d.get(ADMITS, ()):
+            return None  # the same answer as for no table at all
+        return {k: v for k, v in d.items() if k != ADMITS}
+
+    def _refresh(self) -> asyncio.Future[list[str]]:
+        """One read of the summaries for every lookup that waits meanwhile (a flood of
+        lookups of unknown tables costs Redis one read at a time)."""
+        f = self._refreshing
+        if f is None or f.done():
+            f = self._refreshing = asyncio.ensure_future(self._fetch_tables())
+            # retrieved even when every waiter gave up
+            f.add_done_callback(lambda x: x.cancelled() or x.exception())
+        return f
 
     async def _read_tables(self) -> None:
         dead = await self._fetch_tables()
@@ -910,6 +982,33 @@ def _end_idle_transactions(store: Store, lease_s: float) -> None:
         cur = dbapi_conn.cursor()
         cur.execute(f"SET idle_in_transaction_session_timeout = {ms}")
         cur.close()
+
+
+def shown_url(url: str) -> str:
+    """A Redis URL as logs and error messages show it: its password, in the address
+    (``redis://user:secret@host``) or as ``?password=``, written ``***``. A user part
+    without a colon is hidden too (it may be a password that lost its colon)."""
+    try:
+        u = urlsplit(url)
+    except ValueError:
+        u = None
+    if u is None or "://" not in url:
+        return "(an unparsable URL)"
+    netloc = u.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, colon, _pw = userinfo.partition(":")
+        netloc = f"{user}:***@{host}" if colon else f"***@{host}"
+    query = "&".join(
+        f"{k}=***" if k.lower() == "password" else part
+        for part in u.query.split("&")
+        for k in (part.partition("=")[0],)
+    )
+    return (
+        f"{u.scheme}://{netloc}{u.path}"
+        + (f"?{query}" if u.query else "")
+        + (f"#{u.fragment}" if u.fragment else "")
+    )
 
 
 def _line(e: BaseException) -> str:

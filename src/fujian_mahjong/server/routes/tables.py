@@ -125,6 +125,8 @@ async def new_table(
         )
     except TableError as e:
         raise ApiError(400, e.message, e.code) from None
+    if lobby.cluster is not None:
+        await lobby.cluster.table_made()  # found by its code through any process at once
     return TableOut(
         id=t.id,
         code=t.cfg.code,
@@ -158,7 +160,9 @@ async def table_detail(
     """One table with its ``stakes``, its ``escape_penalty`` (8 × base × stake + fee, R11;
     null: points only) and its ``room`` (null: not a quick-match table). A private table by
     id: only for its creator and its seated players (its code is the key to it; ids are
-    sequential)."""
+    sequential). With several processes (docs/deploy.md) a table another process runs is
+    answered from its published summary, the same body and the same rule as its owner's; a
+    table no process runs, by id, with its stored row (without ``seats``)."""
     addr = request.client.host if request.client else "?"
     _check_misses(dispatcher, ref, addr)
     viewer: int | None = None
@@ -170,6 +174,16 @@ async def table_detail(
     except TableError:
         pass
     tid = id_of(ref)
+    unreadable = False
+    key = tid if tid is not None else ref.strip().upper() if dispatcher.code_like(ref) else None
+    if lobby.cluster is not None and key is not None:
+        try:
+            found = await lobby.cluster.lookup(key, viewer)
+        except TableError:
+            unreadable = True  # Redis is down: maybe another process runs it
+        else:
+            if found is not None:
+                return found  # no miss: a code found anywhere in the cluster is no guess
     if tid is not None:
         row = await store.get_table(tid)
         if row is not None and (not row.private or row.creator_id == viewer):
@@ -188,6 +202,13 @@ async def table_detail(
                 "escape_penalty": economy.escape_penalty(stakes),
                 "room": row.room,
             }
+    if unreadable:
+        raise ApiError(
+            503,
+            "the other servers' tables cannot be read now; try again",
+            "unavailable",
+            {"Retry-After": "1"},
+        )
     if dispatcher.code_like(ref):
         dispatcher.misses.hit(addr)
     raise ApiError(404, f"no table {ref[:20]!r}", "no_table")
