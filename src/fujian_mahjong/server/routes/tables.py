@@ -159,7 +159,7 @@ async def table_detail(
 ) -> dict[str, Any]:
     """One table with its ``stakes``, its ``escape_penalty`` (8 × base × stake + fee, R11;
     null: points only) and its ``room`` (null: not a quick-match table). A private table by
-    id: only for its creator and its seated players (its code is the key to it; ids are
+    id: only for its creator, its seated players and its spectators (its code is the key; ids are
     sequential). With several processes (docs/deploy.md) a table another process runs is
     answered from its published summary, the same body and the same rule as its owner's; a
     table no process runs, by id, with its stored row (without ``seats``)."""
