@@ -110,7 +110,7 @@ def measure(k: int, tables: int, hands: int, tmp: Path) -> dict[str, Any]:
             cmd += ["--db", url]
             if clustered:
                 cmd += ["--redis", REDIS, "--redis-prefix", prefix]
-            cmd += ["--claim-pause-ms", "0", "--bot-delay-ms", "0"]
+            cmd += ["--claim-pause-ms", "0", "--bot-delay-ms", "0", "--bot-tables-per-player", "0"]
             log = open(tmp / f"{k}-{i}.log", "wb")  # noqa: SIM115 - closed with the process
             p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
             base = f"http://127.0.0.1:{port}"

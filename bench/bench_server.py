@@ -138,6 +138,7 @@ class _Server:
         tok_file.write_text(self.token)
         args = [FJMJ, "serve", "--port", str(self.port), "--data-dir", self.dir]
         args += ["--operator-token-file", str(tok_file), "--guests-per-address", "100000"]
+        args += ["--bot-tables-per-player", "0"]  # the bot-only runs make 50-60 at once
         # the exact pause (fast): the figures compare with earlier runs; bench_claims.py
         # measures the fixed window
         args += ["--claim-window", "fast"]

@@ -87,6 +87,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="new guests per client address per 10 minutes (default 60)",
     )
     p.add_argument(
+        "--bot-tables-per-player",
+        type=int,
+        default=None,
+        help="bot-only tables a player may have live at a time (default 10; 0: no limit)",
+    )
+    p.add_argument(
         "--max-fee-ratio",
         type=float,
         default=None,
@@ -192,6 +198,7 @@ def _settings(args: argparse.Namespace) -> object:
         "grace_s",
         "starting_grant",
         "guests_per_address",
+        "bot_tables_per_player",
         "max_fee_ratio",
     ):
         if getattr(args, name, None) is not None:

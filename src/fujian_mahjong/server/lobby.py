@@ -119,6 +119,16 @@ class Lobby:
             "room": self.table_rooms.get(t.id),
         }
 
+    def bot_tables_of(self, player_id: int) -> int:
+        """The live tables of this process that ``player_id`` made with a bot at every seat."""
+        return sum(
+            1
+            for t in self.tables.values()
+            if t.cfg.creator_id == player_id
+            and t.status != "closed"
+            and all(s.bot for s in t.seats)
+        )
+
     def open_tables(self) -> list[dict[str, Any]]:
         if self.cluster is not None:
             return self.cluster.open_tables()  # every process's tables

@@ -61,6 +61,9 @@ class Settings:
     guest_cleanup_interval_s: float = 6 * 3600.0
     # R11 (docs/economy.md): a table's fee may be at most this many times its stake
     max_fee_ratio: float = 1.0
+    # bot-only tables (every seat a bot: they start at once and play at the server's cost)
+    # a player may have live at a time through POST /api/tables (0: no limit)
+    bot_tables_per_player: int = 10
     # GET /api/metrics needs ``Authorization: Bearer <operator_token>`` (empty: the route
     # answers 404); its counters are snapshots at most metrics_refresh_s old
     operator_token: str = field(default="", repr=False)

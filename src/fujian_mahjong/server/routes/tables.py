@@ -86,11 +86,20 @@ class TableOut(BaseModel):
     escape_penalty: int | None = None
 
 
-@router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 422, 503))
+@router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 409, 422, 503))
 async def new_table(
     me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
 ) -> TableOut:
     b = body or TableIn()
+    limit = settings.bot_tables_per_player
+    if b.bots >= b.players and limit > 0 and lobby.bot_tables_of(me.id) >= limit:
+        # every seat a bot: the table plays at once, at the server's cost (and a 高手's
+        # searches share one worker), so a player may keep only so many going
+        raise ApiError(
+            409,
+            f"you have {limit} bot-only tables playing already; wait for one to end",
+            "too_many_tables",
+        )
     if not settings.table_stake_min <= b.stake <= settings.table_stake_max:
         raise ApiError(
             422,

@@ -1,0 +1,35 @@
+"""Bot-only tables per player (``bot_tables_per_player``, ``fjmj serve
+--bot-tables-per-player``; docs/protocol.md): a table with a bot at every seat starts at
+once and plays at the server's cost, so a player may keep only so many going; the next one
+is refused with 409 ``too_many_tables`` and nothing is made. Tables with a seat for a human
+are not counted, and a bot-only table that has ended frees its place. In-process on a fake
+clock (tests/inproc.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.inproc import running
+
+
+def test_bot_only_tables_are_limited_per_player(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, bot_tables_per_player=2) as h:
+            a, b = await h.guest("ann"), await h.guest("bob")
+            auth = {"Authorization": f"Bearer {a.token}"}
+            first = await h.table(a, bots=4, hands=1)
+            await h.table(a, bots=4, hands=1)
+            await h.table(a, bots=3, hands=1)  # a seat for a human: not counted
+            before = set(h.lobby.tables)
+            r = await h.http.post("/api/tables", json={"bots": 4}, headers=auth)
+            assert r.status_code == 409, r.text
+            assert r.json()["code"] == "too_many_tables"
+            assert set(h.lobby.tables) == before  # nothing made
+            await h.table(b, bots=4, hands=1)  # another player's own count
+            # the first table's one hand ends: its place is free again
+            await h.advance(600.0)  # bots at full pace: one hand takes well under a minute
+            assert first not in h.lobby.tables or h.lobby.tables[first].status == "closed"
+            await h.table(a, bots=4, hands=1)
+
+    asyncio.run(main())
