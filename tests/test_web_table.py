@@ -121,6 +121,15 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     expect(pg.locator(panel_flowers.format(1))).not_to_have_count(0)
     pg.clock.resume()
     expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).not_to_have_count(0)
+    # keyed rendering (vdom.js): the seat panels, the rivers and the log are patched, never
+    # rebuilt; the nodes marked now must still be the page's after the claims below
+    kept = "section.seat, [data-role=river], [data-role=log]"
+    marked = pg.evaluate(
+        "sel => { const els = [...document.querySelectorAll(sel)];"
+        " els.forEach(e => { e.__kept = true; }); window.__kept = els; return els.length; }",
+        kept,
+    )
+    assert marked >= 9, marked  # 4 panels, 4 rivers, the log
     # play by clicks until 上家's discard can be chowed: chow it
     chowed = False
     for _ in range(12):
@@ -149,6 +158,12 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     expect(pong).to_contain_text("碰")
     expect(pg.locator("[data-role=bubble][data-kind=pong][data-seat='2']")).to_be_visible()
     assert pg.locator("section.seat[data-seat='2'] .meld[data-meld=pong]").count() == 1
+    still = pg.evaluate(
+        "sel => [window.__kept.every(e => e.isConnected),"
+        " [...document.querySelectorAll(sel)].every(e => e.__kept === true)]",
+        kept,
+    )
+    assert still == [True, True], "a seat panel, river or the log was rebuilt"
     # 托管 for the rest of the hand: the banner says so
     pg.click("[data-role=tuoguan] input")
     expect(pg.locator("[data-role=auto-banner] [data-action=cancel-auto]")).to_be_visible()
