@@ -38,7 +38,7 @@ from fujian_mahjong.server import rating as skill
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
-from fujian_mahjong.server.routes.errors import ApiError, DbId, errors, id_of
+from fujian_mahjong.server.routes.errors import ApiError, DbId, errors, id_of, too_many
 from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
 from fujian_mahjong.server.store.economy_models import (
     Account,
@@ -123,13 +123,6 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _too_many(what: str, wait: float) -> ApiError:
-    secs = max(1, int(wait + 0.999))
-    return ApiError(
-        429, f"too many {what}; try again in {secs} s", "rate_limited", {"Retry-After": str(secs)}
-    )
-
-
 async def _new_token(s: Any, store: Store, player_id: int) -> str:
     token = secrets.token_urlsafe(32)
     await s.execute(
@@ -167,7 +160,7 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
     addr = _address(request)
     wait = lim.retry_after(addr)
     if wait:
-        raise _too_many("registrations from this address", wait)
+        raise too_many("registrations from this address", wait)
     lim.hit(addr)
     pw_hash = await asyncio.to_thread(HASHER.hash, body.password)
     grant = int(getattr(request.app.state.settings, "starting_grant", economy.DEFAULT_GRANT))
@@ -208,7 +201,7 @@ async def login(body: Credentials, request: Request) -> AccountOut:
     nkey, akey = f"name:{key}", f"addr:{_address(request)}"
     wait = max(lims["name"].retry_after(nkey), lims["addr"].retry_after(akey))
     if wait:
-        raise _too_many("failed logins", wait)
+        raise too_many("failed logins", wait)
     row = None
     if NAME_MIN <= len(raw) <= NAME_MAX and len(body.password) <= PASSWORD_MAX:
         async with store.sessions() as s:

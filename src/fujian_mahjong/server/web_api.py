@@ -44,7 +44,7 @@ from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
-from fujian_mahjong.server.routes.errors import ApiError, DbId, ErrorOut, errors
+from fujian_mahjong.server.routes.errors import ApiError, DbId, ErrorOut, errors, too_many
 from fujian_mahjong.server.routes.hands import CodeQuery, may_see
 
 router = APIRouter(tags=["replay"])
@@ -312,13 +312,7 @@ class _Reviews:
         """A new review, if this address may ask for one and the queue has room."""
         wait = self.limiter.retry_after(addr)
         if wait:
-            secs = max(1, int(wait + 0.999))
-            raise ApiError(
-                429,
-                f"too many new reviews from this address; try again in {secs} s",
-                "rate_limited",
-                {"Retry-After": str(secs)},
-            )
+            raise too_many("new reviews from this address", wait)
         if len(self.running) >= REVIEW_QUEUE:
             raise ApiError(
                 503,

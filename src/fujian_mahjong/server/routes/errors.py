@@ -70,6 +70,14 @@ class ApiError(HTTPException):
         self.code = code or STATUS_CODES.get(status_code, "error")
 
 
+def too_many(what: str, wait: float) -> ApiError:
+    """429 ``rate_limited``: a limiter refused (``wait``: its seconds until the next try)."""
+    secs = max(1, int(wait + 0.999))
+    return ApiError(
+        429, f"too many {what}; try again in {secs} s", "rate_limited", {"Retry-After": str(secs)}
+    )
+
+
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` for a route: each status answers :class:`ErrorOut`."""
     return {s: {"model": ErrorOut, "description": _DESCRIPTIONS.get(s, "Error")} for s in statuses}

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from fujian_mahjong.server.auth import clean_name
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import SettingsDep, StoreDep
-from fujian_mahjong.server.routes.errors import ApiError, errors
+from fujian_mahjong.server.routes.errors import errors, too_many
 from fujian_mahjong.server.settings import Settings
 
 router = APIRouter(tags=["players"])
@@ -53,13 +53,7 @@ async def new_guest(
     addr = request.client.host if request.client else "unknown"
     wait = lim.retry_after(addr)
     if wait:
-        secs = max(1, int(wait + 0.999))
-        raise ApiError(
-            429,
-            f"too many guests from this address; try again in {secs} s",
-            "rate_limited",
-            {"Retry-After": str(secs)},
-        )
+        raise too_many("guests from this address", wait)
     lim.hit(addr)
     player, token = await store.create_guest(name)
     return GuestOut(token=token, player_id=player.id, name=player.name)
