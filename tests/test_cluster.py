@@ -742,6 +742,59 @@ def test_http_lists_tables_only_of_live_processes(env: Env) -> None:
             s.stop()
 
 
+def test_the_operator_sees_every_process_from_any(env: Env) -> None:
+    """``GET /api/metrics`` on any process (with the operator's token) names that process
+    and lists every live process's published figures: its tables, leases, decisions, the
+    loop's lag; a process that stopped leaves the list."""
+    token = secrets.token_urlsafe(16)
+    (env.root / "operator").write_text(token)
+    cfg = env.root / "fast-metrics.toml"
+    cfg.write_text("[server]\nmetrics_refresh_s = 1\n")
+    opts = ("--operator-token-file", str(env.root / "operator"), "--config", str(cfg))
+    nodes = _start(env, 2, opts=opts)
+    auth = {"Authorization": f"Bearer {token}"}
+
+    def metrics(s: Server) -> dict[str, Any]:
+        r = httpx.get(s.base + "/api/metrics", headers=auth, timeout=10)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    try:
+        g = nodes[1].guest("x")
+        t = nodes[1].table(g["token"], bots=3, hands=1)  # waits for its human
+        both = [_node_of(n) for n in nodes]
+
+        def listed() -> bool:
+            m = metrics(nodes[0])
+            ids = list((m.get("nodes") or {}).keys())
+            return all(any(mark in i for i in ids) for mark in both)
+
+        _wait(listed, 15, "both processes in the operator's list")
+        m = metrics(nodes[0])
+        assert _node_of(nodes[0]) in m["node"]
+        theirs = next(v for k, v in m["nodes"].items() if _node_of(nodes[1]) in k)
+        assert {"tables", "leases", "actions", "commits", "loop_lag_p99_ms"} <= set(theirs)
+        _wait(
+            lambda: any(
+                v["leases"] >= 1 and v["tables"] >= 1
+                for k, v in metrics(nodes[0])["nodes"].items()
+                if _node_of(nodes[1]) in k
+            ),
+            15,
+            f"table {t['id']} counted at its process",
+        )
+        assert httpx.get(nodes[0].base + "/api/metrics", timeout=10).status_code == 401
+        nodes[1].stop()
+        _wait(
+            lambda: not any(_node_of(nodes[1]) in k for k in metrics(nodes[0])["nodes"]),
+            15,
+            "the stopped process left the list",
+        )
+    finally:
+        for s in nodes:
+            s.stop()
+
+
 def test_a_table_is_looked_up_alike_through_every_process(env: Env) -> None:
     """``GET /api/tables/{ref}`` through a process that does not run the table answers what
     its owner answers (the owner's published summary), by code and by id, under the owner's

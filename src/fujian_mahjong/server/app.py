@@ -137,6 +137,8 @@ def create_app(
     # the event loop's lag for the operator's metrics (server/looplag.py); it reads the
     # loop's real time, so not under a test's fake clock
     looplag = LoopLag() if clock is None else None
+    if cluster is not None:
+        cluster.looplag = looplag  # in the node's metrics that every process publishes
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

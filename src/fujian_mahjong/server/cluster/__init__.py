@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.looplag import LoopLag
     from fujian_mahjong.server.rooms import RoomService
     from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import Store
@@ -181,6 +182,7 @@ class Cluster:
         self._publishing = asyncio.Lock()  # one publication at a time, in order
         self.alive_nodes: set[str] = set()
         self.takeovers = 0  # tables this process took from another (metrics, tests)
+        self.looplag: LoopLag | None = None  # the app's loop-lag monitor (node_metrics)
         if store.dialect_name == "postgresql":
             _end_idle_transactions(store, self.lease_s)
 
@@ -228,6 +230,7 @@ class Cluster:
         for coro in (self._reader(), self._flusher(), self._lease_loop(), self._watch()):
             self._tasks.append(loop.create_task(coro))
         self._tasks.append(loop.create_task(self._share_tables()))
+        self._tasks.append(loop.create_task(self._publish_metrics()))
         log.warning(
             "cluster: node %s on redis %s (lease %.1f s)", self.node, shown_url(url), self.lease_s
         )
@@ -791,6 +794,58 @@ class Cluster:
         return ok
 
     # ------------------------------------------------------------------ the table list
+
+    # ------------------------------------------------------------------ the operator's view
+
+    def node_metrics(self) -> dict[str, Any]:
+        """This process's figures for the operator (``GET /api/metrics`` on any process
+        lists every live process's, as published): its tables and leases, decisions and
+        commits so far, the loop's lag, the cluster's own counters."""
+        lobby, store = self.lobby, self.store
+        out: dict[str, Any] = {
+            **self.metrics(),
+            "tables": len(lobby.tables),
+            "actions": lobby.actions,
+            "commits": store.commits,
+            "degraded_tables": lobby.degraded_tables(),
+            "store_failing": store.failing,
+        }
+        lag = self.looplag
+        if lag is not None:
+            snap = lag.snapshot()
+            out.update(
+                {k: snap.get(k) for k in ("loop_lag_p99_ms", "loop_lag_max_ms", "gc_pause_max_ms")}
+            )
+        return out
+
+    def metrics_key(self, node: str) -> str:
+        return f"{self.prefix}:metrics:{node}"
+
+    async def _publish_metrics(self) -> None:
+        """Every ``metrics_refresh_s``: this process's figures, to Redis (kept for three
+        periods: a dead process's go with it). Refreshed no more often than the metrics'
+        own snapshot, so they cannot time one claim window either (R12)."""
+        every = max(1.0, float(getattr(self.settings, "metrics_refresh_s", 10.0)))
+        while True:
+            try:
+                assert self.redis is not None
+                body = json.dumps({**self.node_metrics(), "at": time.time()})
+                await self.redis.set(self.metrics_key(self.node), body, px=int(3000 * every))
+            except Exception as e:
+                log.warning("cluster: metrics publication failed: %s", _line(e))
+            await asyncio.sleep(every)
+
+    async def nodes_metrics(self) -> dict[str, Any]:
+        """Every live process's last published figures, by node id."""
+        assert self.redis is not None
+        nodes = sorted(
+            n.decode() if isinstance(n, bytes) else str(n)
+            for n in await self.redis.smembers(self.nodes_key)
+        )
+        if not nodes:
+            return {}
+        found = await self.redis.mget([self.metrics_key(n) for n in nodes])
+        return {n: json.loads(v) for n, v in zip(nodes, found, strict=True) if v is not None}
 
     async def _share_tables(self) -> None:
         """Every second: publish this process's tables, read the others'."""

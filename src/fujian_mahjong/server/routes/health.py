@@ -54,6 +54,11 @@ class MetricsOut(BaseModel):
     gc_collections: list[int] | None = None
     gc_pause_total_ms: list[float] | None = None
     gc_pause_max_ms: list[float] | None = None
+    # several processes (--redis): this process's node id and every live process's last
+    # published figures by node id (each at most metrics_refresh_s old; docs/deploy.md,
+    # "What to watch"); null with one process
+    node: str | None = None
+    nodes: dict[str, dict[str, Any]] | None = None
 
 
 @router.get(
@@ -115,5 +120,12 @@ async def metrics(
         lag = getattr(state, "looplag", None)
         if lag is not None:
             snap[1].update(lag.snapshot())
+        cluster = lobby.cluster
+        if cluster is not None:
+            snap[1]["node"] = cluster.node
+            try:
+                snap[1]["nodes"] = await cluster.nodes_metrics()
+            except Exception:  # Redis unreachable: this process's own figures still answer
+                snap[1]["nodes"] = None
         state.metrics_snapshot = snap
     return MetricsOut(**snap[1], snapshot_age_s=round(now - snap[0], 3))
