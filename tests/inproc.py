@@ -166,7 +166,8 @@ class Harness:
         """Until every hint being prepared has been answered (each is a task of its own,
         its bot thinking in the search worker process), then :meth:`settle`."""
         while self.dispatcher.hints:
-            await asyncio.gather(*list(self.dispatcher.hints))
+            # a bound only against a hang (a hint is one search in the worker process)
+            await asyncio.wait_for(asyncio.gather(*list(self.dispatcher.hints)), 120)
         await self.settle()
 
     async def settle(self, give_up_s: float = 300.0) -> None:

@@ -1,7 +1,8 @@
 """Bot-only tables per player (``bot_tables_per_player``, ``fjmj serve
 --bot-tables-per-player``; docs/protocol.md): a table with a bot at every seat starts at
 once and plays at the server's cost, so a player may keep only so many going; the next one
-is refused with 409 ``too_many_tables`` and nothing is made. Tables with a seat for a human
+is refused with 409 ``too_many_tables`` and nothing is made, whether it is asked for
+at once or by adding a bot to the last free seat. Tables with a seat for a human
 are not counted, and a bot-only table that has ended frees its place. In-process on a fake
 clock (tests/inproc.py)."""
 
@@ -20,12 +21,17 @@ def test_bot_only_tables_are_limited_per_player(tmp_path: Path) -> None:
             auth = {"Authorization": f"Bearer {a.token}"}
             first = await h.table(a, bots=4, hands=1)
             await h.table(a, bots=4, hands=1)
-            await h.table(a, bots=3, hands=1)  # a seat for a human: not counted
+            three = await h.table(a, bots=3, hands=1)  # a seat for a human: not counted
             before = set(h.lobby.tables)
             r = await h.http.post("/api/tables", json={"bots": 4}, headers=auth)
             assert r.status_code == 409, r.text
             assert r.json()["code"] == "too_many_tables"
             assert set(h.lobby.tables) == before  # nothing made
+            # nor by filling the last seat of a table with a bot
+            r = await h.http.post(f"/api/tables/{three}/bots", headers=auth)
+            assert r.status_code == 409, r.text
+            assert r.json()["code"] == "too_many_tables"
+            assert sum(s.bot for s in h.lobby.tables[three].seats) == 3
             await h.table(b, bots=4, hands=1)  # another player's own count
             # the first table's one hand ends: its place is free again
             await h.advance(600.0)  # bots at full pace: one hand takes well under a minute

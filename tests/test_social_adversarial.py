@@ -40,6 +40,7 @@ class Gate:
 
     def __init__(self) -> None:
         self.open = asyncio.Event()
+        self.asked = asyncio.Event()  # set when a hint reaches the bot
         self.views: list[SeatView] = []
         self.seen: list[tuple[str, list[int], int]] = []
 
@@ -47,6 +48,7 @@ class Gate:
         view = apply_decisions(fresh_game(events, seed=seed), events).seat_view(seat)
         self.views.append(view)
         self.seen.append((view.phase, view.counts, len(view.legal)))
+        self.asked.set()
         await self.open.wait()
         # what the view says now: the copy of the log taken at the request never changes
         self.seen.append((view.phase, view.counts, len(view.legal)))
@@ -164,6 +166,7 @@ def test_a_seat_acts_while_its_hint_thinks(tmp_path: Path) -> None:
                 # returns while the hint is being prepared (30 s: only a safety net against
                 # a hang, the fake clock does not move)
                 await asyncio.wait_for(b.send({"type": "hint"}), 30)
+                await asyncio.wait_for(gate.asked.wait(), 30)  # a safety net only
                 assert len(gate.views) == 1 and not b.of_type("hint")
                 before = len(t.hand.game.events)
                 await b.act(PASS)
@@ -172,6 +175,31 @@ def test_a_seat_acts_while_its_hint_thinks(tmp_path: Path) -> None:
                 gate.open.set()
                 await h.hints_done()
                 assert not b.of_type("hint") and b.errors() == ["stale"]
+            finally:
+                gate.open.set()  # never leave the table stuck behind the gate
+
+    asyncio.run(main())
+
+
+def test_a_hint_whose_table_stopped_meanwhile_ends(tmp_path: Path) -> None:
+    """The table's actor stops while a hint thinks (the server shuts down, the table moves
+    to another process): the hint's answer is not left waiting for an actor that is gone;
+    the seat is told the table is closed."""
+
+    async def main() -> None:
+        deals = StackedDeals([wall(True, True)], dealer=0)
+        async with running(tmp_path, deals=deals) as h:
+            tid, _a, b, _c, _w = await three_humans_asked(h)
+            t = h.lobby.find(tid)
+            gate = Gate()
+            t.sched.advise = gate.advise
+            try:
+                await asyncio.wait_for(b.send({"type": "hint"}), 30)  # a safety net only
+                await asyncio.wait_for(gate.asked.wait(), 30)
+                await t.stop()
+                gate.open.set()
+                await h.hints_done()
+                assert not b.of_type("hint") and b.errors()[-1] == "table_closed"
             finally:
                 gate.open.set()  # never leave the table stuck behind the gate
 

@@ -59,6 +59,9 @@ class Scheduler:
         # (seat, decision point) -> a search bot's decision (an action's JSON) being made
         # (prethink)
         self.thinking: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] = {}
+        # the searches whose move is shown at a fixed moment (a paced table): a search not
+        # done by then gives way to the fast bot's move (R12)
+        self.paced: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ timers
 
@@ -84,10 +87,11 @@ class Scheduler:
         self.drop_thinking()
 
     def drop_thinking(self) -> None:
-        """Forget the searches under way (their threads finish; nobody uses the result)."""
+        """Forget the searches under way (the worker may finish one; nobody uses it)."""
         for f in self.thinking.values():
             f.cancel()
         self.thinking.clear()
+        self.paced.clear()
 
     def clear_acts(self) -> None:
         """The hand is over (or the store failed): no automatic act, no deadline, no pause."""
@@ -170,6 +174,8 @@ class Scheduler:
             self.scheduled[seat] = key
             if game is not None and slow and not window:
                 self.prethink(game, seat, key, s.bot_kind)
+                if bot_delay_s > 0:
+                    self.paced.add((seat, key))
             if delay <= 0:
                 # straight into the queue (bots at full speed): no timer to create or cancel
                 self.cancel(("act", seat))
@@ -212,6 +218,7 @@ class Scheduler:
         stale = [k for k in self.thinking if k[0] == seat and k[1] != key]
         for k in stale:
             self.thinking.pop(k).cancel()
+        self.paced = {k for k in self.paced if k[0] != seat or k[1] == key}
         if (seat, key) in self.thinking:
             return
         # in a worker process (a search is pure Python: in a thread it would hold the GIL
@@ -228,10 +235,19 @@ class Scheduler:
             # just when a search bot was asked (R12)
             return self.bot(kind).act(g.seat_view(seat)).action
         if bot and kind in SLOW_KINDS:
-            task = self.thinking.pop((seat, len(g.events)), None)
+            key = (seat, len(g.events))
+            task = self.thinking.pop(key, None)
             if task is None:
                 self.prethink(g, seat, len(g.events), kind)
-                task = self.thinking.pop((seat, len(g.events)))
+                task = self.thinking.pop(key)
+            if key in self.paced:
+                self.paced.discard(key)
+                if not task.done():
+                    # the move is due now and the search has not come back (a busy or
+                    # starting worker): waiting would show that this bot searched (R12),
+                    # so the fast bot's move is shown, on time
+                    task.cancel()
+                    return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
             try:
                 return Action.from_json(await task)
             except BrokenProcessPool:
@@ -298,9 +314,11 @@ def _in_worker(fn: Callable[..., dict[str, Any]], *args: Any) -> asyncio.Future[
 def _reset_pool() -> None:
     """Forget a broken worker pool (its process died): the next search starts a new one."""
     global _pool
-    old, _pool = _pool, None
-    if old is not None:
-        old.shutdown(wait=False, cancel_futures=True)
+    old = _pool
+    if old is None or not getattr(old, "_broken", True):
+        return  # another caller has replaced it already: the current one is healthy
+    _pool = None
+    old.shutdown(wait=False, cancel_futures=True)
 
 
 def _search_pool() -> ProcessPoolExecutor:

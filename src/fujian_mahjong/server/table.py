@@ -172,6 +172,7 @@ class TableActor:
         self.pace: ClaimPace | None = None  # the match's claim pause (made at its start)
         self._pace_match: Match | None = None
         self._hinting: set[int] = set()  # seats whose hint the bot is preparing
+        self._calls: set[asyncio.Future[Any]] = set()  # calls waiting for their answer
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -188,6 +189,16 @@ class TableActor:
         return not self.busy and self.queue.empty()
 
     async def _run(self) -> None:
+        try:
+            await self._loop()
+        finally:
+            # the actor has stopped: a call queued behind its end (a hint coming back from
+            # its search, a REST call that raced the stop) is answered, never left waiting
+            for fut in list(self._calls):
+                if not fut.done():
+                    fut.set_exception(TableError("table_closed", f"table {self.id} is closed"))
+
+    async def _loop(self) -> None:
         while True:
             cmd = await self.queue.get()
             if cmd is None:
@@ -225,13 +236,17 @@ class TableActor:
 
         async def cmd() -> None:
             try:
-                fut.set_result(await fn())
+                result = await fn()
+                if not fut.done():
+                    fut.set_result(result)
             except Exception as e:  # handed to the caller
                 if not fut.done():
                     fut.set_exception(e)
                 if not isinstance(e, TableError | MahjongError):
                     raise  # a fault (the store): the table retries what it was doing
 
+        self._calls.add(fut)
+        fut.add_done_callback(self._calls.discard)
         self.queue.put_nowait(cmd)
         return await fut
 

@@ -735,6 +735,9 @@ class Cluster:
         held: list[Any] = []
         try:
             for lk in locks:
+                # listed before it is asked for: a request cancelled while Redis grants it
+                # still gives it back below (else it would block quick match until expiry)
+                held.append(lk)
                 try:
                     got = await lk.acquire()
                 except RedisError as e:
@@ -742,15 +745,16 @@ class Cluster:
                     got = False
                 if not got:
                     raise RoomError(503, "busy", "quick match is busy; try again")
-                held.append(lk)
             yield
         finally:
             for lk in reversed(held):
                 try:
-                    await lk.release()
-                except LockError:  # held past its expiry: someone else's now, left alone
-                    log.warning("cluster: a quick match held its lock past %.0f s", hold)
-                except RedisError as e:
+                    if await lk.owned():
+                        await lk.release()
+                    elif lk.local.token is not None:
+                        # held past its expiry: someone else's now, left alone
+                        log.warning("cluster: a quick match held its lock past %.0f s", hold)
+                except (LockError, RedisError) as e:
                     log.warning("cluster: quick match unlock failed: %s", _line(e))
 
     async def reserve_remote(

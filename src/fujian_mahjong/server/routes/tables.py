@@ -86,20 +86,26 @@ class TableOut(BaseModel):
     escape_penalty: int | None = None
 
 
-@router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 409, 422, 503))
-async def new_table(
-    me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
-) -> TableOut:
-    b = body or TableIn()
-    limit = settings.bot_tables_per_player
-    if b.bots >= b.players and limit > 0 and lobby.bot_tables_of(me.id) >= limit:
-        # every seat a bot: the table plays at once, at the server's cost (and a 高手's
-        # searches share one worker), so a player may keep only so many going
+def _bot_tables_allowed(lobby: Lobby, player_id: int) -> None:
+    """A table with a bot at every seat plays at once, at the server's cost (and a 高手's
+    searches share one worker): a player may keep only ``bot_tables_per_player`` going
+    (counted in this process)."""
+    limit = int(getattr(lobby.settings, "bot_tables_per_player", 0))
+    if limit > 0 and lobby.bot_tables_of(player_id) >= limit:
         raise ApiError(
             409,
             f"you have {limit} bot-only tables playing already; wait for one to end",
             "too_many_tables",
         )
+
+
+@router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 409, 422, 503))
+async def new_table(
+    me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
+) -> TableOut:
+    b = body or TableIn()
+    if b.bots >= b.players:
+        _bot_tables_allowed(lobby, me.id)
     if not settings.table_stake_min <= b.stake <= settings.table_stake_max:
         raise ApiError(
             422,
@@ -237,6 +243,12 @@ async def _bots(
     try:
         # by id a private table is there only for its creator and its players
         t = dispatcher.find(ref, me.id, addr)
+        seats = getattr(t, "seats", None)  # None: a table another process runs
+        if add and seats is not None and t.cfg.creator_id == me.id:
+            free = sum(1 for x in seats if not x.taken)
+            if free == 1 and not any(x.human for x in seats):
+                # this bot would make it a bot-only table, which starts at once
+                _bot_tables_allowed(lobby, me.id)
         if add:
             return await t.call(lambda: t.add_bot(me.id, kind))  # type: ignore[no-any-return]
         return await t.call(lambda: t.remove_bot(me.id))  # type: ignore[no-any-return]
