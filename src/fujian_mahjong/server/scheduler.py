@@ -247,6 +247,7 @@ class Scheduler:
                     # starting worker): waiting would show that this bot searched (R12),
                     # so the fast bot's move is shown, on time
                     task.cancel()
+                    _reset_pool()  # if the worker died meanwhile, the next search starts anew
                     return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
             try:
                 return Action.from_json(await task)
