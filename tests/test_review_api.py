@@ -20,6 +20,7 @@ import pytest
 from fujian_mahjong.server import web_api
 from fujian_mahjong.server.deals import FixedDeals
 from tests.inproc import Client, Harness, running
+from tests.test_hardening_rest import _play_to_end
 
 
 def quick_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
@@ -38,31 +39,13 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(web_api, "build_review", quick_review)
 
 
-def _pick(legal: list[dict[str, Any]]) -> dict[str, Any]:
-    return (
-        next((a for a in legal if a["type"] == "win"), None)
-        or next((a for a in legal if a["type"] == "discard"), None)
-        or next((a for a in legal if a["type"] == "pass"), legal[0])
-    )
-
-
 async def _finished_hand(h: Harness, name: str = "me") -> int:
     """A one-hand table of a guest and three bots, played to its end: the hand's id."""
     me: Client = await h.guest(name)
     tid = await h.table(me, bots=3, hands=1)
     await h.seat(me, tid)
     await h.ready(me)
-    acted = -1
-    for _ in range(3000):
-        if me.of_type("hand_end"):
-            return int(me.of_type("hand_end")[-1]["hand"])
-        st = me.state
-        if me.legal and st is not None and st["seq"] != acted:
-            acted = st["seq"]
-            await me.act(_pick(me.legal))
-        else:
-            await h.advance(0.3)
-    raise AssertionError("the hand did not end")
+    return int((await _play_to_end(h, me))["hand"])
 
 
 def _error(r: httpx.Response, status: int, code: str) -> None:

@@ -102,6 +102,20 @@ def test_strong_bots_think_off_the_event_loop(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+async def _with_three_strong_bots(h: Any) -> tuple[Any, Any, Any]:
+    """A guest and three 高手 at a one-hand table, the opening pause over: (the guest's
+    client, the table's actor, the hand's game)."""
+    a = await h.guest("cat")
+    tid = await h.table(a, bots=3, bot_kind="strong", players=4, hands=1)
+    actor = h.lobby.tables[tid]
+    await h.seat(a, tid)
+    await h.ready(a)
+    await h.advance(PAUSE)  # the opening pause
+    hand = actor.hand
+    assert hand is not None
+    return a, actor, hand.game
+
+
 def test_a_strong_bot_thinks_while_its_delay_runs(tmp_path: Path) -> None:
     """R12: a 高手's search starts when its move is planned, on a copy of the game, and its
     move is applied when its bot delay ends, which is at least its longest search — so the
@@ -111,15 +125,7 @@ def test_a_strong_bot_thinks_while_its_delay_runs(tmp_path: Path) -> None:
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
         async with running(tmp_path, deals=deals, bot_delay_ms=300) as h:
-            a = await h.guest("cat")
-            tid = await h.table(a, bots=3, bot_kind="strong", players=4, hands=1)
-            actor = h.lobby.tables[tid]
-            await h.seat(a, tid)
-            await h.ready(a)
-            await h.advance(PAUSE)  # the opening pause
-            hand = actor.hand
-            assert hand is not None
-            g = hand.game
+            a, actor, g = await _with_three_strong_bots(h)
             await a.act(FIVE_P)  # our first discard
             await h.advance(PAUSE)  # its claim pause: then the next seat's turn is planned
             bots_to_act = [s for s in g.to_act() if actor.seats[s].bot]
@@ -148,15 +154,7 @@ def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path)
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
         async with running(tmp_path, deals=deals, bot_delay_ms=300) as h:
-            a = await h.guest("cat")
-            tid = await h.table(a, bots=3, bot_kind="strong", players=4, hands=1)
-            actor = h.lobby.tables[tid]
-            await h.seat(a, tid)
-            await h.ready(a)
-            await h.advance(PAUSE)
-            hand = actor.hand
-            assert hand is not None
-            g = hand.game
+            a, actor, g = await _with_three_strong_bots(h)
             # the worker is up and busy with something long, so the bot's search queues
             # behind it; then the worker dies: every queued future fails
             pool = scheduler._search_pool()

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,18 @@ class Gate:
         return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason}
 
 
+@asynccontextmanager
+async def gated(t: Any) -> AsyncIterator[Gate]:
+    """The table's hint bot held by a :class:`Gate` for the block; the gate is opened at
+    its end whatever happens, so the table is never left stuck behind it."""
+    gate = Gate()
+    t.sched.advise = gate.advise
+    try:
+        yield gate
+    finally:
+        gate.open.set()
+
+
 async def three_humans_asked(h: Harness) -> tuple[int, Client, Client, Client, Client]:
     """Humans A (0, the dealer), B (1) and C (2), a bot at 3, spectator W: A discards 5p,
     which B may chow and C may pong — both are asked, nobody else knows it."""
@@ -84,9 +98,7 @@ def test_a_hint_in_a_claim_window_holds_up_nobody(tmp_path: Path) -> None:
         async with running(tmp_path, deals=deals, claim_window="fixed") as h:
             tid, a, b, c, w = await three_humans_asked(h)
             t = h.lobby.find(tid)
-            gate = Gate()
-            t.sched.advise = gate.advise
-            try:
+            async with gated(t) as gate:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()
                 assert len(gate.views) == 1 and not b.of_type("hint")
@@ -118,8 +130,6 @@ def test_a_hint_in_a_claim_window_holds_up_nobody(tmp_path: Path) -> None:
                 # B may still answer (its hint was not the answer)
                 await b.act(PASS)
                 assert b.errors() == []
-            finally:
-                gate.open.set()  # never leave the table stuck behind the gate
 
     asyncio.run(main())
 
@@ -133,9 +143,7 @@ def test_a_hint_whose_decision_passed_meanwhile_is_not_shown(tmp_path: Path) -> 
         async with running(tmp_path, deals=deals) as h:
             tid, _a, b, c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
-            gate = Gate()
-            t.sched.advise = gate.advise
-            try:
+            async with gated(t) as gate:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()
                 await c.act(PASS)
@@ -144,8 +152,6 @@ def test_a_hint_whose_decision_passed_meanwhile_is_not_shown(tmp_path: Path) -> 
                 await hint
                 await h.hints_done()
                 assert not b.of_type("hint") and b.errors() == ["stale"]
-            finally:
-                gate.open.set()  # never leave the table stuck behind the gate
 
     asyncio.run(main())
 
@@ -160,9 +166,7 @@ def test_a_seat_acts_while_its_hint_thinks(tmp_path: Path) -> None:
         async with running(tmp_path, deals=deals) as h:
             tid, _a, b, c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
-            gate = Gate()
-            t.sched.advise = gate.advise
-            try:
+            async with gated(t) as gate:
                 # returns while the hint is being prepared (30 s: only a safety net against
                 # a hang, the fake clock does not move)
                 await asyncio.wait_for(b.send({"type": "hint"}), 30)
@@ -175,8 +179,6 @@ def test_a_seat_acts_while_its_hint_thinks(tmp_path: Path) -> None:
                 gate.open.set()
                 await h.hints_done()
                 assert not b.of_type("hint") and b.errors() == ["stale"]
-            finally:
-                gate.open.set()  # never leave the table stuck behind the gate
 
     asyncio.run(main())
 
@@ -191,17 +193,13 @@ def test_a_hint_whose_table_stopped_meanwhile_ends(tmp_path: Path) -> None:
         async with running(tmp_path, deals=deals) as h:
             tid, _a, b, _c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
-            gate = Gate()
-            t.sched.advise = gate.advise
-            try:
+            async with gated(t) as gate:
                 await asyncio.wait_for(b.send({"type": "hint"}), 30)  # a safety net only
                 await asyncio.wait_for(gate.asked.wait(), 30)
                 await t.stop()
                 gate.open.set()
                 await h.hints_done()
                 assert not b.of_type("hint") and b.errors()[-1] == "table_closed"
-            finally:
-                gate.open.set()  # never leave the table stuck behind the gate
 
     asyncio.run(main())
 
@@ -215,9 +213,7 @@ def test_one_hint_at_a_time_per_seat(tmp_path: Path) -> None:
         async with running(tmp_path, deals=deals) as h:
             tid, _a, b, _c, _w = await three_humans_asked(h)
             t = h.lobby.find(tid)
-            gate = Gate()
-            t.sched.advise = gate.advise
-            try:
+            async with gated(t) as gate:
                 hint = send_task(h, b, {"type": "hint"})
                 await spin()
                 b2 = Client(h, b.name, b.token, b.player_id)
@@ -236,8 +232,6 @@ def test_one_hint_at_a_time_per_seat(tmp_path: Path) -> None:
                 await b2.send({"type": "hint"})
                 await h.hints_done()
                 assert len(b2.of_type("hint")) == 1
-            finally:
-                gate.open.set()  # never leave the table stuck behind the gate
 
     asyncio.run(main())
 
