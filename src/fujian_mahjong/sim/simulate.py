@@ -511,6 +511,17 @@ def _terminate(ex: Any, seen: dict[int, Any]) -> None:
             p.join(timeout=2)
             if p.is_alive():
                 p.kill()
+                p.join(timeout=2)
+    # A worker stopped while it was sending a result leaves half a message in the results
+    # pipe, and the executor's manager thread then waits for the rest for ever — so
+    # `shutdown(wait=True)`, and the interpreter's exit, which join that thread, hung (one
+    # Ctrl-C in about ten). Every worker is gone now: closing this process's own copy of the
+    # pipe's write end, the last one open, turns that wait into end-of-file, which the
+    # manager thread handles as a broken pool and exits.
+    writer = getattr(getattr(ex, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.close()
 
 
 def _dead_worker(seen: dict[int, Any]) -> str:
