@@ -42,6 +42,10 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_simulate(*extra: str) -> tuple[subprocess.Popen[bytes], list[int]]:
     p = subprocess.Popen(
         [*EXE, "simulate", "--hands", "1e12", "--workers", "2", "--no-progress", *extra],
@@ -49,6 +53,10 @@ def _start_simulate(*extra: str) -> tuple[subprocess.Popen[bytes], list[int]]:
         stderr=subprocess.PIPE,
         env=ENV,
         start_new_session=True,
+        # as from a terminal: a shell that starts a job in the background (`cmd &` without
+        # job control, as some CI runners do) passes SIGINT on ignored, and Python then
+        # keeps it ignored — Ctrl-C would not reach the simulator at all
+        preexec_fn=_sigint_default,
     )
     deadline = time.monotonic() + 30
     kids: list[int] = []
