@@ -1,4 +1,5 @@
-"""Build hook (issue 16): compile the hot modules with mypyc when a C compiler is present.
+"""Build hook (README, "Compiled and pure Python"): compile the hot modules with mypyc when
+a C compiler is present.
 
 Everything else is in pyproject.toml. The compiled modules are the analysis tables, the
 engine's turn/claim loop, the seat view, the heuristic bot's evaluation and the scorer; the

@@ -1,4 +1,4 @@
-"""Analysis benchmarks (issue: foundation). One core, CPython.
+"""Analysis benchmarks (README, "Benchmarks"). One core, CPython.
 
 Corpus: a fixed seeded set of realistic hands — 16 or 17 tiles dealt at random from the
 108 suited tiles (the indicator removed), with 0–3 golds. The caller passes the

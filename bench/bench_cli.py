@@ -1,4 +1,4 @@
-"""CLI start-up benchmark (issue 16 item 4): ``fjmj --help`` and ``fjmj analyze`` as whole
+"""CLI start-up benchmark (README, "Benchmarks"): ``fjmj --help`` and ``fjmj analyze`` as whole
 processes must start in < 70 ms.
 
 run.py checks ``value >= target``, so a start-up time is reported as starts per second

@@ -1,4 +1,4 @@
-"""Engine benchmark (issues engine, 16): complete random-policy hands per second of CPU time
+"""Engine benchmark (README, "Benchmarks"): complete random-policy hands per second of CPU time
 (``time.process_time``, one core: the figure does not depend on other load)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _hands(profile: str, n: int) -> float:
 
 
 def run() -> list[tuple[str, float, str, float]]:
-    # issue 16 target: >= 2,800/s for fuzhou-tcy (2x the 1,250-1,500/s before it)
+    # the target (README, "Benchmarks"): >= 2,800/s for fuzhou-tcy (2x the 1,250-1,500/s before it)
     return [
         (f"engine: random-policy hands/s, CPU time ({p})", _hands(p, 1500), "/s", 2800)
         for p in BUILTIN

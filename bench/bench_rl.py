@@ -1,4 +1,4 @@
-"""RL and Ray benchmarks (issue 15).
+"""RL and Ray benchmarks (docs/rl.md, "Benchmarks").
 
 * env steps/s: the PettingZoo AEC env driven by masked random agents (each step reads the
   acting agent's observation and mask, picks a legal action, steps), one core (CPU time of

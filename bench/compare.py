@@ -1,4 +1,4 @@
-"""Before/after speed in one run (issue 16): hands/s of ``sim.play_hand`` (CPU time, a fresh
+"""Before/after speed in one run: hands/s of ``sim.play_hand`` (CPU time, a fresh
 process per figure, alternating variants so machine drift hits them all alike).
 
     python bench/compare.py --variant base=/path/to/old-checkout/src \\

@@ -1,4 +1,4 @@
-"""Determinism baseline (issue 16): SHA-256 of the event logs of seeded heuristic-bot hands.
+"""Determinism baseline: SHA-256 of the event logs of seeded heuristic-bot hands.
 
 The recorded games are played by ``heuristic-v1`` (bots/heuristic_v1.py: the heuristic bot
 as it was when they were recorded, frozen when the improved ``heuristic`` of the difficulty

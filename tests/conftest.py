@@ -95,7 +95,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    """Which implementation of the hot modules this run tests (issue 16)."""
+    """Which implementation of the hot modules this run tests (README, compiled or pure)."""
     from fujian_mahjong import _compiled
 
     return f"fujian_mahjong: {_compiled.status()['reason']}"

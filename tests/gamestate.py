@@ -1,7 +1,8 @@
 """The whole state of a Game as bytes, for "an illegal action changes nothing" tests.
 
 Read through ``Game.__reduce__`` (its pickling state: every attribute, for the pure-Python
-Game and for the mypyc-compiled one, which has no ``__dict__``), issue 16."""
+Game and for the mypyc-compiled one, which has no ``__dict__``; README, "Compiled and pure
+Python")."""
 
 from __future__ import annotations
 

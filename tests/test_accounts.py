@@ -1,9 +1,9 @@
-"""Accounts on the server (issue 12 items 1, 3, 4, 6), against a real ``fjmj serve`` process
-over loopback (and, for rate limits and expired tokens, the same app in-process with small
-limits): registration and login, the security refusals (wrong password, another player's
-token, expired and revoked tokens, SQL-like and oversized names, acting for another seat),
-the minimum balance to sit, silver in ``hand_end``, the escape penalty, history, profile
-and leaderboard."""
+"""Accounts on the server (docs/economy.md, "Accounts (REST)"), against a real
+``fjmj serve`` process over loopback (and, for rate limits and expired tokens, the same app
+in-process with small limits): registration and login, the security refusals (wrong
+password, another player's token, expired and revoked tokens, SQL-like and oversized names,
+acting for another seat), the minimum balance to sit, silver in ``hand_end``, the escape
+penalty, history, profile and leaderboard."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A fair arena (issue: the arena itself was biased) and ``fjmj simulate --duplicate``.
+"""A fair arena (docs/bots.md: the old arena itself was biased) and ``fjmj simulate --duplicate``.
 
 The old rotation (seat s plays ``kinds[(s + i) mod n]`` with dealer ``i mod n``) kept the
 first-listed kind at the dealer or the dealer's opposite with 4 players and at the dealer
@@ -76,7 +76,7 @@ def test_rotation_gives_every_kind_every_seat_relative_to_the_dealer(n: int) -> 
 
 
 def test_the_old_rotation_was_biased() -> None:
-    """What the issue measured: with dealer i mod n the first kind never sat left or right
+    """The old rotation's bias: with dealer i mod n the first kind never sat left or right
     of the dealer with 4 players, and dealt every hand with 2."""
     for n, positions in ((4, {0, 2}), (2, {0})):
         kinds = LABELS[:n]

@@ -1,4 +1,4 @@
-"""Adversarial review of the RL environments (issue 15, R12): the Gymnasium env without a
+"""Adversarial review of the RL environments (docs/rl.md, R12): the Gymnasium env without a
 seed draws its base seed from ``secrets`` (two envs never share a deal), and nothing in
 ``info`` (reset, steps, the end, an illegal action) carries the hand's seed or the wall."""
 

@@ -1,4 +1,5 @@
-"""Adversarial review of the table server (issues 11-13, R11/R12 rev 2), in-process and
+"""Adversarial review of the table server (docs/architecture.md, docs/economy.md; R11/R12
+rev 2), in-process and
 deterministic: the real app (``create_app``) with a fake clock, recording transports and
 stacked deals (tests/inproc.py). Every scenario is one scripted hand that reaches its
 situation at a known event; nothing is retried and nothing sleeps.

@@ -128,7 +128,7 @@ def test_simulation_error_reports_seed(monkeypatch: pytest.MonkeyPatch) -> None:
             return Decision(Action("chow", -1, (0, 1)), "never legal as a first move")
 
     monkeypatch.setitem(BOT_KINDS, "bad", Bad)  # type: ignore[arg-type]
-    # R12 (issue 10 item 9): hand seeds are HMAC-derived from the run's seed
+    # R12 (docs/engine.md, revision 2): hand seeds are HMAC-derived from the run's seed
     with pytest.raises(SimulationError, match=re.escape(f"hand 0 (seed {derive_seed('3', 0)!r}")):
         simulate("fuzhou-tcy", 5, seed=3, kinds=("bad", "bad", "bad", "bad"))
     from fujian_mahjong.cli import simulate as cli_sim

@@ -96,7 +96,7 @@ def test_help_and_module_entry() -> None:
         assert cmd in p.stdout
 
 
-# ---------------------------------------------------------------- honours (R1, issue 10)
+# ---------------------------------------------------------------- honours (R1, revision 2)
 
 
 def test_doudou_accepts_honours_and_lists_34_waits_r1() -> None:
@@ -147,7 +147,7 @@ def test_bonus_tiles_are_flowers_in_doudou_too_r1() -> None:
     assert p.returncode == 2 and "--gold: 2f is a flower" in p.stderr
 
 
-# ---------------------------------------------------------------- bounded, hostile input (issue 14)
+# ---------------------------------------------------------------- bounded, hostile input
 
 
 def test_batch_with_a_positional_hand_is_an_error() -> None:
@@ -204,7 +204,7 @@ def test_hostile_arguments_one_line_exit_2(args: list[str]) -> None:
     assert p.stdout == "" and len(p.stderr) < 400
 
 
-# Seeded fuzz (issue 14 item 10): in-process so hypothesis can try many inputs quickly; the
+# Seeded fuzz of hostile input: in-process so hypothesis can try many inputs quickly; the
 # subprocess tests above check the same contract through the real entry point.
 
 

@@ -1,4 +1,4 @@
-"""CLI consistency (issue 14 item 9, issue 16 item 4): --version, bare fjmj, one-line
+"""CLI consistency (README, "Commands"): --version, bare fjmj, one-line
 errors with one prefix and exit 2 for bad input, replay's exit codes, profile TOML with an
 unknown key, empty scenario files, check lines in the UI language, win kinds without draws,
 and a fast start (lazy imports)."""
@@ -57,7 +57,7 @@ def test_every_subcommand_parser_builds_and_help_is_lazy() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     assert {"analyze", "play", "replay", "review", "simulate", "scenario"} <= set(sub.choices)
     assert set(sub.choices) <= set(COMMANDS)
-    # `fjmj --help` imports no subcommand module (issue 16: fast start)
+    # `fjmj --help` imports no subcommand module (a fast start: README, "Benchmarks")
     code = (
         "import sys; from fujian_mahjong.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"

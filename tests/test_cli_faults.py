@@ -1,4 +1,4 @@
-"""Faults (issue 14 item 11) with small real processes and signals: SIGTERM and Ctrl-C stop
+"""Faults with small real processes and signals: SIGTERM and Ctrl-C stop
 ``simulate``'s workers, a killed worker is named, a full disk or a removed log directory is
 one line with no partial log files, FIFOs are refused, errors echo only a short excerpt,
 and memory stays bounded for ``--hands 1e12``."""

@@ -1,4 +1,4 @@
-"""Hostile input never gives a traceback (issue 14 item 10): seeded hypothesis fuzzing of
+"""Hostile input never gives a traceback (README, "Commands"): seeded hypothesis fuzzing of
 ``fjmj replay``, ``fjmj scenario`` and ``fjmj simulate``. Every bad input exits 2 with one
 line on stderr and writes nothing.
 

@@ -1,4 +1,4 @@
-"""``fjmj score`` as a user meets it (issue 14 items 9-10, issue 10 items 2 and 7):
+"""``fjmj score`` as a user meets it (docs/scoring.md; README, "Commands"):
 aligned, fully labelled breakdowns in zh and en, the bianfeng ×2 step (R10 rev. 2), errors
 naming the field at fault, and hostile input answered by one line and exit 2."""
 
@@ -114,7 +114,7 @@ def test_valid_situations_score(tmp_path: Path, data: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_text_breakdown_aligned_by_display_width_and_labelled(tmp_path: Path, lang: str) -> None:
-    """Issue 14: rows align on the terminal (CJK cells count 2); every row has a label."""
+    """Rows align on the terminal (CJK cells count 2); every row has a label."""
     path = write(tmp_path, "s.json", json.dumps(BIANFENG_DISCARD))
     rc, out, _ = run_cli(["score", "--lang", lang, path])
     assert rc == 0
@@ -350,7 +350,7 @@ def fuzz_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 )
 @given(st.data())
 def test_fuzz_bad_fields_one_line_exit_2(fuzz_dir: Path, data: st.DataObject) -> None:
-    """Issue 14 item 10: a seeded fuzz of `fjmj score`: exit 2, one line, no traceback,
+    """Hostile input: a seeded fuzz of `fjmj score`: exit 2, one line, no traceback,
     nothing on standard output."""
     base = dict(data.draw(st.sampled_from([BIANFENG_DISCARD, VALID[3]])))
     field = data.draw(st.sampled_from(FIELDS))

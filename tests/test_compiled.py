@@ -1,4 +1,5 @@
-"""Issue 16: the mypyc-compiled hot modules and their pure-Python fallback.
+"""The mypyc-compiled hot modules and their pure-Python fallback (README, "Compiled and
+pure Python").
 
 The whole suite runs in both modes under `make test` (the second pass with
 FJMJ_PURE_PYTHON=1); these tests check the switch itself, that both modes give

@@ -1,9 +1,10 @@
-"""Issue 16 determinism: the event logs of seeded heuristic-bot hands are byte-identical to
-the logs recorded before the speed work (``tests/data/golden_logs.json``, written by
-``bench/golden.py --record`` at the baseline commit; R12: same seed + same decisions ->
-identical event log). ``python bench/golden.py --check`` checks all 1,000 per group. The
-recorded heuristic games are played by the frozen ``heuristic-v1`` (bots/heuristic_v1.py), the
-heuristic of that time; the improved ``heuristic`` of the difficulty ladder plays differently."""
+"""Determinism through the speed work: the event logs of seeded heuristic-bot hands are
+byte-identical to the logs recorded before the speed work (``tests/data/golden_logs.json``,
+written by ``bench/golden.py --record`` at the baseline commit; R12: same seed + same
+decisions -> identical event log). ``python bench/golden.py --check`` checks all 1,000 per
+group. The recorded heuristic games are played by the frozen ``heuristic-v1``
+(bots/heuristic_v1.py), the heuristic of that time; the improved ``heuristic`` of the
+difficulty ladder plays differently."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def test_hand_log_is_reproducible_and_ends() -> None:
     assert json.loads(lines[-1])["type"] == "end"
 
 
-# The split shanten used by the heuristic bot (issue 16) equals shanten_keys on every hand:
+# The split shanten used by the heuristic bot (a speed-up) equals shanten_keys on every hand:
 # the untouched suits combined once, then the changed suit.
 @st.composite
 def _hands(draw: st.DrawFn) -> tuple[list[int], int, int]:
@@ -87,7 +88,7 @@ def test_split_shanten_equals_shanten_keys(hand: tuple[list[int], int, int]) -> 
         assert shanten_split(others_id(ids, i), ids[i], w, melds) == want
 
 
-# Scoring (issue 16): when no reading can change the specials (R7: 金雀/金龙/清一色 need two
+# Scoring (a speed-up): when no reading can change the specials (R7: 金雀/金龙/清一色 need two
 # or three golds, or one suit) ``score`` skips the enumeration of readings and finds the
 # scored one only on demand. It must equal the old way: every reading scored, the first
 # best one kept (points, specials, breakdown and the decomposition shown to players).
@@ -174,7 +175,7 @@ def test_score_of_engine_hands_equals_every_reading() -> None:
     assert n > 200
 
 
-# The shipped kept table (issue 16: a cold process as fast as a warm one) holds, for every
+# The shipped kept table (for a cold process as fast as a warm one) holds, for every
 # suit key, the id of the vector the recursive definition gives; a process's first keys are
 # computed recursively (the same ids) before the table is read.
 @settings(max_examples=300, deadline=None)
@@ -192,7 +193,7 @@ def test_kept_table_ids_of_every_key_are_valid() -> None:
     assert tables.KEPT_VECTORS[ids[0]] == (0,) * 13
 
 
-# Game.new shuffles the wall with an inlined copy of random.shuffle (issue 16): the same
+# Game.new shuffles the wall with an inlined copy of random.shuffle (for speed): the same
 # permutation and the same generator state afterwards (the dice come next), for any seed.
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=20), st.integers(1, 200))

@@ -1,7 +1,7 @@
-"""The silver ledger and settlement (issue 12, R11) on a real database: property tests over
-random sequences of hands, caps, fees, short payers, leavers, bots, guests and admin changes
-(silver is never created, never negative, the audit is clean), bots' shares (item 6), the
-exactly-once settlement, and the audit finding tampering."""
+"""The silver ledger and settlement (R11, docs/economy.md) on a real database: property
+tests over random sequences of hands, caps, fees, short payers, leavers, bots, guests and
+admin changes (silver is never created, never negative, the audit is clean), bots' shares
+(no silver), the exactly-once settlement, and the audit finding tampering."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ from tests.test_economy_support import add_hand, add_player, add_table, real_han
 def test_account_payments_never_charge_more_than_owed_to_accounts(
     pay: list[int], acct: list[bool], cap: int
 ) -> None:
-    """Item 6: a seat without an account gets 0; an account loser owes at most its (capped)
-    loss, and nothing when no account won; winners keep their points."""
+    """Bots and guests (docs/economy.md): a seat without an account gets 0; an account loser
+    owes at most its (capped) loss, and nothing when no account won; winners keep their
+    points."""
     acct = acct[: len(pay)]
     out = account_payments(pay, acct, cap)
     won_by_accounts = any(p > 0 and a for p, a in zip(pay, acct, strict=True))
@@ -231,7 +232,7 @@ async def _sequence(tmp: Path, grants: list[int], ops: list[tuple[Any, ...]]) ->
         await engine.dispose()
 
 
-# --------------------------------------------------------------------------- item 6: bots
+# --------------------------------------------------------------------------- bots and guests
 
 
 async def _one_hand(
@@ -258,8 +259,8 @@ async def _one_hand(
 
 
 def test_bots_neither_pay_nor_receive(tmp_path: Path) -> None:
-    """Item 6: silver flows only between accounts. A human self-draw against three bots
-    wins no silver; a bot's win costs the human discarder nothing; two humans with two
+    """Silver flows only between accounts (docs/economy.md). A human self-draw against three
+    bots wins no silver; a bot's win costs the human discarder nothing; two humans with two
     bots: only the human loser's payment moves. Ratings still move by the full points."""
     st_ = Stakes(10, 1, 0, 0, 0)
     d, seats, bal = run(

@@ -1,6 +1,6 @@
-"""``fjmj admin`` (issue 12 item 5) as a real command on a real database: create, grant,
-remove (refused below zero, with a reason), list, ledger, and ``audit`` (exit 0 when clean,
-exit 1 naming the mismatch after tampering)."""
+"""``fjmj admin`` (docs/economy.md, "Operators") as a real command on a real database:
+create, grant, remove (refused below zero, with a reason), list, ledger, and ``audit`` (exit
+0 when clean, exit 1 naming the mismatch after tampering)."""
 
 from __future__ import annotations
 

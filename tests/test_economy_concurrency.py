@@ -1,4 +1,4 @@
-"""Concurrency (issue 12 acceptance): hands settling at the same time for the same player at
+"""Concurrency (docs/economy.md, R11): hands settling at the same time for the same player at
 different tables never lose an update — real concurrent transactions on separate
 connection pools, on SQLite (the write lock, busy wait) and on PostgreSQL (row locks,
 ``SELECT … FOR UPDATE``). The database is made by the Alembic migrations."""

@@ -1,4 +1,4 @@
-"""Crash safety of the settlement (issue 12 acceptance): the server is SIGKILLed right after
+"""Crash safety of the settlement (docs/economy.md, R11): the server is SIGKILLed right after
 a hand ends — before its settlement commits (inside the transaction that stores the hand's
 last events, marks it over and settles it) or right after that commit (before ``hand_end``
 goes out). After a restart the hand is settled exactly once and the audit is clean — on

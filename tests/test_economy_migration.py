@@ -1,5 +1,5 @@
 """The economy's Alembic revision upgrades a database made by the previous revision with
-data in it (issue 12 acceptance), on SQLite and PostgreSQL: players, tokens, tables, hands
+data in it (docs/economy.md, "Migration"), on SQLite and PostgreSQL: players, tokens, tables, hands
 and events survive; old tables are played for points only; a guest of the old schema can
 register and keep its id; the audit is clean; ``fjmj admin`` works on the result."""
 

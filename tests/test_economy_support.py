@@ -1,4 +1,4 @@
-"""Support for the economy and accounts tests (issue 12); no tests here.
+"""Support for the economy and accounts tests (docs/economy.md); no tests here.
 
 - a fresh database (SQLite file, schema from the models, or migrated by Alembic) and rows for
   players, accounts, tables with stakes, matches and hands;

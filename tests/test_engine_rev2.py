@@ -1,7 +1,8 @@
-"""Rules revision 2 in the engine (issue 10): playable honours (R1/R5/R7), 边锋 rotation after
-a draw (R9), private claim windows (R12), malformed actions, unpredictable seeds and a
-commitment over the whole start of a hand (R12), and the smaller holes (seat, streak,
-tiles in a rob-the-kong window, Match.record, narration of concealed kongs)."""
+"""Rules revision 2 in the engine (RULES.md, docs/decisions.md): playable honours
+(R1/R5/R7), 边锋 rotation after a draw (R9), private claim windows (R12), malformed actions,
+unpredictable seeds and a commitment over the whole start of a hand (R12), and the smaller
+holes (seat, streak, tiles in a rob-the-kong window, Match.record, narration of concealed
+kongs)."""
 
 from __future__ import annotations
 

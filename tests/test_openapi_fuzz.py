@@ -1,4 +1,4 @@
-"""The OpenAPI document is true (the adversarial review, item 5): schemathesis generates
+"""The OpenAPI document is true: schemathesis generates
 requests for every operation from the app's own ``/openapi.json`` and checks each answer —
 no server error, every status declared, every body matching its declared schema (errors
 included: ``{"detail", "code"}``). Positive data (valid by the schema) and negative data

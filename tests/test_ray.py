@@ -1,5 +1,6 @@
-"""Issue 15: ``fjmj simulate --backend ray`` gives exactly the local backend's summary, on a
-private local Ray instance and on a two-node cluster on loopback."""
+"""The simulator on Ray (docs/rl.md): ``fjmj simulate --backend ray`` gives exactly the
+local backend's summary, on a private local Ray instance and on a two-node cluster on
+loopback."""
 
 from __future__ import annotations
 

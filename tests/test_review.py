@@ -1,5 +1,5 @@
-"""``fujian_mahjong.review`` and ``fjmj review`` (issue 14 item 8) on stacked-wall hands
-whose played discard is known to be worse than the heuristic bot's."""
+"""``fujian_mahjong.review`` and ``fjmj review`` (docs/strong-bot.md, "Review") on
+stacked-wall hands whose played discard is known to be worse than the heuristic bot's."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15: the PettingZoo AEC environment and the FujianMahjong-v0 Gymnasium wrapper."""
+"""The PettingZoo AEC environment and the FujianMahjong-v0 Gymnasium wrapper (docs/rl.md)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def test_every_rule_section_has_scenarios() -> None:
     names = " ".join(sc.name for _, sc in ALL)
     for sec in ("R1", "R3", "R4", "R5", "R6", "R7", "R8", "R10"):
         assert sec in names
-    # rules revision 2 (issue 10): every change the scenarios can show has one
+    # rules revision 2 (RULES.md): every change the scenarios can show has one
     rev2 = [sc for _, sc in ALL if "revision 2" in sc.name]
     for sec in ("R1", "R5", "R6", "R8", "R8.4", "R10"):
         assert any(sec in sc.name for sc in rev2), sec

@@ -773,7 +773,7 @@ def test_doudou_cap_applies_before_streak(tmp_path: Path) -> None:
             ),
             "melds[0].tiles",
         ),
-        # issue 10 item 7: impossible situations
+        # impossible situations
         (sit("fuzhou-tcy", win="heavenly", dealer=0, winner=2), "winner"),
         (sit("fuzhou-tcy", gold="9s", **D), "winning_tile"),
         (sit("fuzhou-tcy", gold="5p", hand=SPARROW, win="three_golds"), "hand"),
@@ -811,7 +811,7 @@ def test_copies_error_names_every_field_holding_them() -> None:
 
 
 def test_library_score_refuses_impossible_situations() -> None:
-    """Issue 10 item 7: ``score()`` itself checks a hand-made Situation (the engine and the
+    """``score()`` itself checks a hand-made Situation (the engine and the
     server build them directly), not only ``fjmj score``'s JSON."""
     import dataclasses
 

@@ -1,4 +1,5 @@
-"""Persistence on SQLite and on PostgreSQL (issue 11 item 8).
+"""Persistence on SQLite and on PostgreSQL (docs/architecture.md, "Persistence and crash
+recovery").
 
 In-process (tests/inproc.py, a fixed deal): one human and three bots play a whole match of
 two hands; every message passes the spy and each hand's log verifies with `fjmj replay`.

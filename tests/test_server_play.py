@@ -1,8 +1,9 @@
-"""Issue 11 acceptance, in-process (tests/inproc.py: the real app and dispatcher, a fake
-clock, recording clients): four humans play a whole hand (with the spy on every message), a
-spectator, the claim pause (on the fake clock, at a ``fast`` table exactly the pause after a
-discard that opens a claim window as after one that does not; at a ``fixed`` table drawn,
-never shorter), the hand log (404 before the end, JSONL after, verified by `fjmj replay`)."""
+"""Playing at the table server (docs/protocol.md), in-process (tests/inproc.py: the real app
+and dispatcher, a fake clock, recording clients): four humans play a whole hand (with the
+spy on every message), a spectator, the claim pause (on the fake clock, at a ``fast`` table
+exactly the pause after a discard that opens a claim window as after one that does not; at a
+``fixed`` table drawn, never shorter), the hand log (404 before the end, JSONL after,
+verified by `fjmj replay`)."""
 
 from __future__ import annotations
 
@@ -84,10 +85,11 @@ def test_four_humans_play_a_hand_and_the_spy_finds_nothing(tmp_path: Path, mode:
 def _claim_pause_is_the_same_either_way(
     clients: list[Client], events: list[dict[str, Any]], mode: str
 ) -> None:
-    """R12 rev 2 item 6: after each discard a seat that was not asked sees the notice, then
-    nothing for at least the pause, then one state — whether or not anyone could claim. The
-    humans answer at once, so at a ``fast`` table every such gap is exactly the pause; at a
-    ``fixed`` one every gap is drawn (the pause or more, plus a jitter)."""
+    """R12 rev 2 (docs/protocol.md, the claim pause): after each discard a seat that was not
+    asked sees the notice, then nothing for at least the pause, then one state — whether or
+    not anyone could claim. The humans answer at once, so at a ``fast`` table every such gap
+    is exactly the pause; at a ``fixed`` one every gap is drawn (the pause or more, plus a
+    jitter)."""
     asked_per_discard: list[set[int]] = []
     for i, e in enumerate(events):
         if e["type"] == "discard":

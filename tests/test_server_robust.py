@@ -1,10 +1,10 @@
-"""Issue 11 acceptance, the unhappy paths, in-process (tests/inproc.py: the real app and
-dispatcher, a fake clock, recording clients, fixed or stacked deals — each test is one
-scripted hand that reaches its situation at a known event): reconnect mid-hand, a deadline
-passing (the server plays, 托管; inside a claim window only a pass, no 托管), malformed
+"""The table server's unhappy paths (docs/protocol.md), in-process (tests/inproc.py: the
+real app and dispatcher, a fake clock, recording clients, fixed or stacked deals — each test
+is one scripted hand that reaches its situation at a known event): reconnect mid-hand, a
+deadline passing (the server plays, 托管; inside a claim window only a pass, no 托管), malformed
 and illegal messages (hypothesis junk included) answered with errors that change nothing,
-the connection closed after 20 bad messages in a minute, leaving (a leaver voids the hand and
-ends the match; the grace period), hints and 托管 on request, the REST lobby."""
+the connection closed after 20 bad messages in a minute, leaving (a leaver voids the hand
+and ends the match; the grace period), hints and 托管 on request, the REST lobby."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Terminal client (Textual pilot), issue 14 items 1–7: full hands by keys, claim prompts
+"""Terminal client (Textual pilot; docs/terminal.md): full hands by keys, claim prompts
 naming tile and discarder, only n starts the next hand, totals always visible, standings,
 cursor on the drawn tile, gold confirmation, hints pointing at option letters, layout at
 80×24 and 140×45, refusal below 80×24, ? help, ctrl+q through the confirmation,
@@ -64,7 +64,7 @@ async def _drive(
             stats["ends"] += 1
             if app.match_over:
                 return
-            # item 2: Enter and Space do nothing on the result screen; only n goes on
+            # Enter and Space do nothing on the result screen; only n goes on
             await pilot.press("enter", "space")
             assert app.game is g and app.panel("log").plain == text
             await pilot.press("n")
@@ -89,7 +89,7 @@ async def _drive(
             for i, _ in enumerate(legal):
                 assert f"[{OPTION_KEYS[i]}]" in shown
             if g.phase == "claims":
-                # item 4: the prompt names who discarded which tile
+                # the prompt names who discarded which tile
                 ld = app.view()["last_discard"]
                 assert seat_name(HUMAN, ld["seat"], g.n, app.lang) in shown
                 assert tile(parse_kind(ld["tile"]), app.lang) in shown
@@ -115,7 +115,7 @@ async def _drive(
         if wins:
             await pilot.press(OPTION_KEYS[wins[0]])
             continue
-        # item 3: the cursor starts on the drawn tile (or the first non-gold)
+        # the cursor starts on the drawn tile (or the first non-gold)
         v = app.view()
         assert app.selected == start_cursor(v)
         if v.get("drawn") and hand_order(v)[-1] != g.gold:
@@ -144,7 +144,7 @@ def test_full_hands_by_keyboard_prompts_results_and_standings() -> None:
                 assert app.match.hands_played == 2 and app.match_over
                 assert "Match over" in app.panel("options").plain
                 text = app.panel("log").plain
-                # item 2: final standings with ranks and per-hand history
+                # final standings with ranks and per-hand history
                 assert "Final standings" in text and "1. " in text
                 assert "hand 1:" in text and "hand 2:" in text
                 await pilot.press("n")  # the match is over: n does nothing

@@ -142,7 +142,7 @@ def need_table() -> bytes:
 # Element 12 is the vector's *length*: the least j with A[j] == A[5] and B[j] == B[5]
 # (more blocks add nothing), so ``combine_kept`` can skip the saturated tail.
 #
-# Issue 16 (a cold process as fast as a warm one): the 1,953,125 suit keys take only 152
+# For a cold process as fast as a warm one: the 1,953,125 suit keys take only 152
 # distinct vectors, so the *kept table* ships like the need table (``kept.bin.gz``): one byte
 # per key, the vector's id, after the vectors themselves. ``_kept_build`` is the recursive
 # definition it is built from (``python -m fujian_mahjong.analysis.tables``).

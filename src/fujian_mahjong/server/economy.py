@@ -364,7 +364,7 @@ async def grant_relief(
 
 
 def account_payments(payments: Sequence[int], accounts: Sequence[bool], cap: int) -> list[int]:
-    """Issue 12 item 6: the point payments restricted to account seats.
+    """The point payments restricted to account seats (R11, docs/economy.md).
 
     A loser's loss is first capped (R11 封顶, in points; 0 = no cap), then only the share of
     it that goes to account winners is kept (a bot's or guest's share is neither paid nor
