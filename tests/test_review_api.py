@@ -1,7 +1,7 @@
 """``GET /api/hands/{id}/review`` under load and faults (server/web_api.py): new reviews are
 limited per client address (429 ``rate_limited``, cached ones free), the queue of new
 reviews is bounded (503 ``busy``), each app keeps its own reviews, and a review worker
-that died is replaced. In-process (tests/inproc.py: the real app over httpx's ASGI
+that died or is stuck is replaced. In-process (tests/inproc.py: the real app over httpx's ASGI
 transport, a fake clock); the worker is the real spawned process, running a stand-in for
 ``build_review`` from this module (the real review is tested in tests/test_review.py and
 tests/test_web_api.py)."""
@@ -32,6 +32,12 @@ def quick_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str,
 def dying_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
     """A review that kills its worker (as the OOM killer would)."""
     os._exit(1)
+
+
+def stuck_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
+    """A review whose worker never answers (a bug, or a result half sent)."""
+    time.sleep(3600)
+    return {}
 
 
 @pytest.fixture
@@ -180,5 +186,27 @@ def test_a_dead_review_worker_is_replaced(
             monkeypatch.setattr(web_api, "build_review", quick_review)
             r = await h.http.get(url, params={"seat": 2})
             assert r.status_code == 200 and r.json()["seat"] == 2
+
+    asyncio.run(main())
+
+
+def test_a_stuck_review_worker_is_stopped_and_replaced(
+    tmp_path: Path, quick: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            hand = await _finished_hand(h)
+            url = f"/api/hands/{hand}/review"
+            monkeypatch.setattr(web_api, "REVIEW_TIMEOUT_S", 1.0)
+            monkeypatch.setattr(web_api, "build_review", stuck_review)
+            r = await h.http.get(url, params={"seat": 0})
+            _error(r, 503, "busy")
+            pool = web_api._pool
+            assert pool is None  # dropped: its worker was killed
+            assert not h.app.state.reviews.running
+            # the queue is free again and the next review runs in a new worker
+            monkeypatch.setattr(web_api, "build_review", quick_review)
+            r = await h.http.get(url, params={"seat": 0})
+            assert r.status_code == 200 and r.json()["seat"] == 0
 
     asyncio.run(main())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import multiprocessing
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
@@ -276,6 +277,10 @@ async def hand_review(
 REVIEWS_KEPT = 256  # finished reviews kept per app (a finished hand never changes)
 REVIEWS_PER_MINUTE = 6  # new reviews per client address per minute (then 429)
 REVIEW_QUEUE = 4  # new reviews waiting or running per app (then 503 busy)
+# A review's bot keeps a deadline of its own (REVIEW_DEADLINE_S); a worker that has not
+# answered long after it is stuck (a bug, or killed while sending a long result, which leaves
+# the executor waiting for the rest of the message for ever): it is stopped and replaced
+REVIEW_TIMEOUT_S = 60.0
 _pool: ProcessPoolExecutor | None = None
 
 
@@ -353,10 +358,16 @@ async def _in_worker(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     for attempt in (1, 2):
         pool = _review_pool()
         try:
-            out: dict[str, Any] = await loop.run_in_executor(
-                pool, build_review, events, seat, REVIEW_BOT
+            out: dict[str, Any] = await asyncio.wait_for(
+                loop.run_in_executor(pool, build_review, events, seat, REVIEW_BOT),
+                REVIEW_TIMEOUT_S,
             )
             return out
+        except TimeoutError:
+            _stop_worker(pool)
+            raise ApiError(
+                503, "the review took too long; try again shortly", "busy", {"Retry-After": "5"}
+            ) from None
         except BrokenProcessPool:
             _drop_pool(pool)
             if attempt == 2:
@@ -385,6 +396,21 @@ def _drop_pool(pool: ProcessPoolExecutor) -> None:
     if _pool is pool:
         _pool = None
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _stop_worker(pool: ProcessPoolExecutor) -> None:
+    """A stuck worker: killed (SIGKILL), and this process's copy of the results pipe's write
+    end closed, so that the executor's thread — which may be waiting for the rest of a
+    half-sent result — reads end-of-file and exits; then the pool is dropped. Nothing here
+    waits: it runs on the server's event loop."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(Exception):
+            writer.close()
+    _drop_pool(pool)
 
 
 @atexit.register
