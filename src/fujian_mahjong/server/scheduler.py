@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
+from fujian_mahjong.procs import watch_parent
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
 
@@ -328,7 +329,9 @@ def _search_pool() -> ProcessPoolExecutor:
     core on a two-core machine."""
     global _pool
     if _pool is None:
-        _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        _pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"), initializer=watch_parent
+        )
     return _pool
 
 

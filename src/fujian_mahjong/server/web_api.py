@@ -41,6 +41,7 @@ from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
 from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.procs import watch_parent
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
 from fujian_mahjong.server.ratelimit import RateLimiter
@@ -385,7 +386,9 @@ def _review_pool() -> ProcessPoolExecutor:
     threads and sockets stay in the server); one per server process, shared by its apps."""
     global _pool
     if _pool is None:
-        _pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        _pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"), initializer=watch_parent
+        )
     return _pool
 
 

@@ -442,9 +442,12 @@ def _worker_init() -> None:
     """Workers leave Ctrl-C to the parent (which terminates them): no tracebacks from them."""
     import signal
 
+    from fujian_mahjong.procs import watch_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the parent's SIGTERM handler (fjmj simulate) is inherited by fork: a worker just dies
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    watch_parent()  # a killed parent leaves no worker behind
 
 
 def _parallel(

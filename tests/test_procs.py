@@ -1,0 +1,46 @@
+"""Worker processes never outlive the process that started them (fujian_mahjong/procs.py):
+the review and search pools of ``fjmj serve`` (spawned workers) after their server is
+killed by SIGKILL. A real parent process and its real worker; the test waits for the worker
+to go, up to a bound, never for a fixed time."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PARENT = """
+import os, sys, time
+from fujian_mahjong.server import scheduler, web_api
+if __name__ == "__main__":
+    pools = [scheduler._search_pool(), web_api._review_pool()]
+    pids = [p.submit(os.getpid).result(timeout=60) for p in pools]
+    print(" ".join(map(str, pids)), flush=True)
+    time.sleep(3600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_the_servers_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT)
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env={**os.environ})
+    assert p.stdout is not None
+    workers = [int(x) for x in p.stdout.readline().split()]
+    assert len(workers) == 2 and all(_alive(w) for w in workers)
+    p.send_signal(signal.SIGKILL)  # no shutdown, no atexit: nothing tells the workers
+    p.wait(10)
+    deadline = time.monotonic() + 20
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers), "a worker outlived its killed server"
