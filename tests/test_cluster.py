@@ -933,3 +933,42 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
         proc.wait(timeout=60)
     assert proc.returncode == 0
     assert not pids()
+
+
+def test_workers_stop_when_their_supervisor_is_killed(env: Env) -> None:
+    import redis
+
+    r = redis.Redis.from_url(REDIS_URL)
+    port = free_port()
+    cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(env.root / "w")]
+    cmd += ["--db", env.db, "--redis", REDIS_URL, "--redis-prefix", env.prefix]
+    cmd += ["--lease-s", str(LEASE_S), "--workers", "2"]
+    log = env.root / "orphans.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
+    atexit.register(lambda: proc.poll() is None and proc.kill())
+
+    def pids() -> set[int]:
+        alive = [
+            n.decode()
+            for n in r.smembers(f"{env.prefix}:nodes")
+            if r.exists(f"{env.prefix}:alive:{n.decode()}")
+        ]
+        return {int(n.rsplit("-", 2)[1]) for n in alive}
+
+    _wait(lambda: len(pids()) == 2, 90, "two workers registered")
+    workers = pids()
+    proc.kill()  # SIGKILL: the supervisor tells its workers nothing
+    proc.wait(timeout=10)
+    # each worker notices, stops as on SIGTERM (leaves the cluster's list) and exits
+    _wait(lambda: not pids(), 60, "the workers stopped")
+    _wait(lambda: not any(_pid_alive(p) for p in workers), 30, "the worker processes exited")
+    assert log.read_text().count("the supervisor is gone") == 2
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -306,6 +307,9 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     server = uvicorn.Server(config)
     sockets = [_reuse_port_socket(st.host, st.port)] if getattr(args, "reuse_port", False) else None
+    supervisor = os.environ.pop(SUPERVISOR_ENV, "")
+    if supervisor.isdigit():
+        _stop_when_orphaned(server, int(supervisor))
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=sockets)
     return 0 if server.started or not server.should_exit else 1
@@ -324,6 +328,28 @@ def _reuse_port_socket(host: str, port: int) -> Any:
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
+
+
+# the pid of the `--workers N` process that started a worker (set for the worker only)
+SUPERVISOR_ENV = "FJMJ_SUPERVISOR_PID"
+
+
+def _stop_when_orphaned(server: Any, supervisor: int) -> None:
+    """A worker of ``--workers N`` stops, as on SIGTERM (its leases given back), once the
+    process that started it is gone (killed with SIGKILL: it could tell nobody); otherwise
+    it would go on serving the port beside whatever is started next."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while not server.should_exit:
+            time.sleep(0.5)
+            if os.getppid() != supervisor:
+                print("fjmj serve: the supervisor is gone; stopping", file=sys.stderr, flush=True)
+                server.should_exit = True
+                return
+
+    threading.Thread(target=watch, daemon=True, name="watch-supervisor").start()
 
 
 def _supervise(workers: int, st: Any) -> int:
@@ -357,7 +383,8 @@ def _supervise(workers: int, st: Any) -> int:
     signal.signal(signal.SIGTERM, stop)
     # the workers have a session of their own: a Ctrl-C at the terminal reaches this process
     # only, which stops each worker once, cleanly (SIGTERM: its leases are given back)
-    procs = [subprocess.Popen(cmd, start_new_session=True) for _ in range(workers)]
+    env = {**os.environ, SUPERVISOR_ENV: str(os.getpid())}
+    procs = [subprocess.Popen(cmd, start_new_session=True, env=env) for _ in range(workers)]
     print(
         f"fjmj serve: {workers} workers on port {st.port} (pids {', '.join(str(p.pid) for p in procs)})",
         flush=True,
@@ -371,7 +398,7 @@ def _supervise(workers: int, st: Any) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
-                procs[i] = subprocess.Popen(cmd, start_new_session=True)
+                procs[i] = subprocess.Popen(cmd, start_new_session=True, env=env)
     for p in procs:
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
