@@ -5,6 +5,7 @@ and memory stays bounded for ``--hands 1e12``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -115,12 +116,17 @@ def test_a_killed_worker_is_named_and_memory_stays_bounded() -> None:
 
 def test_workers_exit_when_the_simulator_is_killed() -> None:
     p, kids = _start_simulate()
-    p.kill()  # SIGKILL: no cleanup runs, nothing tells the workers (fujian_mahjong/procs.py)
-    p.communicate(timeout=10)
-    deadline = time.monotonic() + 20
-    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(k) for k in kids), "workers outlived their killed simulator"
+    try:
+        p.kill()  # SIGKILL: no cleanup runs, nothing tells the workers (fujian_mahjong/procs.py)
+        p.communicate(timeout=10)
+        deadline = time.monotonic() + 20
+        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(k) for k in kids), "workers outlived their killed simulator"
+    finally:
+        for k in kids:  # a failed run leaves nothing behind
+            with contextlib.suppress(OSError):
+                os.kill(k, signal.SIGKILL)
 
 
 def test_log_dir_removed_mid_run(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import os
 import secrets
@@ -956,14 +957,21 @@ def test_workers_stop_when_their_supervisor_is_killed(env: Env) -> None:
         ]
         return {int(n.rsplit("-", 2)[1]) for n in alive}
 
-    _wait(lambda: len(pids()) == 2, 90, "two workers registered")
-    workers = pids()
-    proc.kill()  # SIGKILL: the supervisor tells its workers nothing
-    proc.wait(timeout=10)
-    # each worker notices, stops as on SIGTERM (leaves the cluster's list) and exits
-    _wait(lambda: not pids(), 60, "the workers stopped")
-    _wait(lambda: not any(_pid_alive(p) for p in workers), 30, "the worker processes exited")
-    assert log.read_text().count("the supervisor is gone") == 2
+    workers: set[int] = set()
+    try:
+        _wait(lambda: len(pids()) == 2, 90, "two workers registered")
+        workers = pids()
+        proc.kill()  # SIGKILL: the supervisor tells its workers nothing
+        proc.wait(timeout=10)
+        # each worker notices, stops as on SIGTERM (leaves the cluster's list) and exits
+        _wait(lambda: not pids(), 60, "the workers stopped")
+        _wait(lambda: not any(_pid_alive(p) for p in workers), 30, "the worker processes exited")
+        assert log.read_text().count("the supervisor is gone") == 2
+    finally:
+        proc.kill()
+        for w in workers:  # a failed run leaves nothing behind
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)
 
 
 def _pid_alive(pid: int) -> bool:

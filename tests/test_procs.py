@@ -5,6 +5,7 @@ to go, up to a bound, never for a fixed time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -36,11 +37,18 @@ def test_the_servers_workers_exit_when_the_server_is_killed(tmp_path: Path) -> N
     script.write_text(PARENT)
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env={**os.environ})
     assert p.stdout is not None
-    workers = [int(x) for x in p.stdout.readline().split()]
-    assert len(workers) == 2 and all(_alive(w) for w in workers)
-    p.send_signal(signal.SIGKILL)  # no shutdown, no atexit: nothing tells the workers
-    p.wait(10)
-    deadline = time.monotonic() + 20
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(w) for w in workers), "a worker outlived its killed server"
+    workers: list[int] = []
+    try:
+        workers = [int(x) for x in p.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(w) for w in workers)
+        p.send_signal(signal.SIGKILL)  # no shutdown, no atexit: nothing tells the workers
+        p.wait(10)
+        deadline = time.monotonic() + 20
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(w) for w in workers), "a worker outlived its killed server"
+    finally:
+        p.kill()
+        for w in workers:  # a failed run leaves nothing behind
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)

@@ -204,7 +204,9 @@ def test_a_stuck_review_worker_is_stopped_and_replaced(
             pool = web_api._pool
             assert pool is None  # dropped: its worker was killed
             assert not h.app.state.reviews.running
-            # the queue is free again and the next review runs in a new worker
+            # the queue is free again and the next review runs in a new worker (which takes
+            # a while to start: the usual timeout again)
+            monkeypatch.setattr(web_api, "REVIEW_TIMEOUT_S", 45.0)
             monkeypatch.setattr(web_api, "build_review", quick_review)
             r = await h.http.get(url, params={"seat": 0})
             assert r.status_code == 200 and r.json()["seat"] == 0

@@ -12,10 +12,11 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from fujian_mahjong.bots import make_bot
-from fujian_mahjong.engine import Action, replay
+from fujian_mahjong.engine import Action, Game, replay
 from fujian_mahjong.server import scheduler
 from fujian_mahjong.server.scheduler import SEARCH_SHOWN_AFTER_S
 from fujian_mahjong.server.store import HandRow
@@ -177,6 +178,35 @@ def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path)
             # the game goes on, with a new worker for the next search
             await h.advance(60.0)
             assert scheduler._pool is not None and scheduler._pool is not pool
+
+    asyncio.run(main())
+
+
+def test_a_stuck_search_worker_is_replaced_and_the_fast_bot_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker that never answers (a bug, or a result half sent): past SEARCH_TIMEOUT_S the
+    hint is the fast bot's and the pool is stopped (its worker killed); the next search
+    starts a new worker."""
+    monkeypatch.setattr(scheduler, "SEARCH_TIMEOUT_S", 1.0)
+
+    async def main() -> None:
+        g = Game.new("fuzhou-tcy", seed="stuck", players=4, dealer=0)
+        seat = g.to_act()[0]
+        pool = scheduler._search_pool()
+        busy = pool.submit(time.sleep, 3600)  # the worker is taken: the hint queues behind
+        workers = list(pool._processes.values())  # type: ignore[attr-defined]
+        sched = scheduler.Scheduler.__new__(scheduler.Scheduler)
+        out = await sched.advise(list(g.events), g.seed, seat)
+        fast = make_bot(scheduler.FALLBACK_KIND, 0).act(g.seat_view(seat))
+        assert out["action"] == fast.action.to_json()
+        assert scheduler._pool is None  # stopped; the next search starts a new worker
+        for w in workers:
+            w.join(10)
+            assert not w.is_alive()
+        with contextlib.suppress(Exception):
+            busy.result(timeout=5)
+        assert scheduler._search_pool() is not pool
 
     asyncio.run(main())
 

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import logging
 import multiprocessing
+import os
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
-from fujian_mahjong.procs import watch_parent
+from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
 
@@ -251,7 +252,11 @@ class Scheduler:
                     _reset_pool()  # if the worker died meanwhile, the next search starts anew
                     return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
             try:
-                return Action.from_json(await task)
+                return Action.from_json(await asyncio.wait_for(task, SEARCH_TIMEOUT_S))
+            except TimeoutError:
+                _kill_pool()  # a stuck worker (its bot keeps a deadline of well under 1 s)
+                log.warning("search worker stuck: seat %s plays the fast bot's move", seat)
+                return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
             except BrokenProcessPool:
                 # the worker died (killed, out of memory): the next search starts a new
                 # one; this move is the fast bot's, made here
@@ -275,7 +280,11 @@ class Scheduler:
         hold the GIL against the event loop, so nobody can tell from the table's pace that a
         seat asked. ``{"action", "reason", "reason_zh"}``."""
         try:
-            return await _in_worker(_advise, events, seed, seat)
+            return await asyncio.wait_for(_in_worker(_advise, events, seed, seat), SEARCH_TIMEOUT_S)
+        except TimeoutError:
+            _kill_pool()
+            log.warning("search worker stuck: the hint is the fast bot's")
+            return _advise(events, seed, seat, FALLBACK_KIND)
         except BrokenProcessPool:
             _reset_pool()
             log.warning("search worker lost: the hint is the fast bot's")
@@ -323,6 +332,15 @@ def _reset_pool() -> None:
     old.shutdown(wait=False, cancel_futures=True)
 
 
+def _kill_pool() -> None:
+    """A stuck worker (it has not answered long after its bot's own deadline): the pool
+    stopped at once (``procs.kill_pool``); the next search starts a new one."""
+    global _pool
+    old, _pool = _pool, None
+    if old is not None:
+        kill_pool(old)
+
+
 def _search_pool() -> ProcessPoolExecutor:
     """The search bots' worker process, started on the first search (spawned, not forked:
     the server's threads and sockets stay in the server); one, so the server keeps a
@@ -330,7 +348,10 @@ def _search_pool() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
         _pool = ProcessPoolExecutor(
-            1, mp_context=multiprocessing.get_context("spawn"), initializer=watch_parent
+            1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
         )
     return _pool
 
@@ -351,6 +372,9 @@ FALLBACK_KIND = "heuristic"
 # a search bot's own moves are shown this long after they are due, at least: more than its
 # longest search (bots/strong.py: ``deadline_s`` 0.6 s) and the worker's start
 SEARCH_SHOWN_AFTER_S = 0.75
+# a search or a hint not back from the worker after this long: the worker is stuck (its bot
+# keeps a deadline of well under a second); it is replaced and the fast bot answers
+SEARCH_TIMEOUT_S = 30.0
 
 
 # ---------------------------------------------------------------------- the claim pause's length

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import multiprocessing
+import os
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -41,7 +41,7 @@ from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
 from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
-from fujian_mahjong.procs import watch_parent
+from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
 from fujian_mahjong.server.ratelimit import RateLimiter
@@ -279,9 +279,9 @@ REVIEWS_KEPT = 256  # finished reviews kept per app (a finished hand never chang
 REVIEWS_PER_MINUTE = 6  # new reviews per client address per minute (then 429)
 REVIEW_QUEUE = 4  # new reviews waiting or running per app (then 503 busy)
 # A review's bot keeps a deadline of its own (REVIEW_DEADLINE_S); a worker that has not
-# answered long after it is stuck (a bug, or killed while sending a long result, which leaves
+# answered long after it (and before a reverse proxy's usual 60 s read timeout) is stuck (a bug, or killed while sending a long result, which leaves
 # the executor waiting for the rest of the message for ever): it is stopped and replaced
-REVIEW_TIMEOUT_S = 60.0
+REVIEW_TIMEOUT_S = 45.0
 _pool: ProcessPoolExecutor | None = None
 
 
@@ -387,7 +387,10 @@ def _review_pool() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
         _pool = ProcessPoolExecutor(
-            1, mp_context=multiprocessing.get_context("spawn"), initializer=watch_parent
+            1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
         )
     return _pool
 
@@ -402,17 +405,8 @@ def _drop_pool(pool: ProcessPoolExecutor) -> None:
 
 
 def _stop_worker(pool: ProcessPoolExecutor) -> None:
-    """A stuck worker: killed (SIGKILL), and this process's copy of the results pipe's write
-    end closed, so that the executor's thread — which may be waiting for the rest of a
-    half-sent result — reads end-of-file and exits; then the pool is dropped. Nothing here
-    waits: it runs on the server's event loop."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(Exception):
-            writer.close()
+    """A stuck worker: the pool stopped at once (``procs.kill_pool``) and dropped."""
+    kill_pool(pool)
     _drop_pool(pool)
 
 

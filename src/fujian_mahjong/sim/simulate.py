@@ -438,7 +438,7 @@ def check_kinds(kinds: Sequence[str], duplicate: bool) -> None:
         raise MahjongError(f"duplicate: too many seatings for {len(kinds)} players")
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int | None = None) -> None:
     """Workers leave Ctrl-C to the parent (which terminates them): no tracebacks from them."""
     import signal
 
@@ -447,7 +447,7 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the parent's SIGTERM handler (fjmj simulate) is inherited by fork: a worker just dies
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    watch_parent()  # a killed parent leaves no worker behind
+    watch_parent(parent)  # a killed parent leaves no worker behind
 
 
 def _parallel(
@@ -467,7 +467,7 @@ def _parallel(
     from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    ex = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    ex = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
     seen: dict[int, Any] = {}  # pid -> Process, remembered to name a worker that died
     pending: deque[Future[list[tuple[HandRecord, ...]]]] = deque()
     starts = iter(range(0, hands, size))
