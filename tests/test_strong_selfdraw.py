@@ -4,9 +4,12 @@ than ``self_draw`` times the win now (R6: a win may be declined; D-7: no 过水)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fujian_mahjong.bots import HeuristicBot
 from fujian_mahjong.bots.strong import StrongBot, wait_value
 from fujian_mahjong.engine import Action, Game, build_wall
+from fujian_mahjong.rules import load_profile_file
 from fujian_mahjong.tiles import parse
 
 
@@ -78,3 +81,25 @@ def test_only_the_seat_offered_a_win() -> None:
     g = _offer()
     assert wait_value(g.seat_view(0)) is None  # no win offered to that seat
     assert StrongBot(0, screen=1e9, self_draw=1.1).act(g.seat_view(3)).action.type != "win"
+
+
+def test_a_users_own_profile_file(tmp_path: Path) -> None:
+    """A user's TOML profile (its name is no built-in's): the 高手 reads the rules from the
+    view, never by name — it plays whole hands, win offers and searches included."""
+    src = Path(__file__).resolve().parents[1] / "src/fujian_mahjong/rules/profiles"
+    f = tmp_path / "mine.toml"
+    f.write_text(
+        (src / "fuzhou-tcy.toml").read_text().replace('name = "fuzhou-tcy"', 'name = "mine"')
+    )
+    prof = load_profile_file(f)
+    offers = 0
+    for seed in range(6):
+        g = Game.new(prof, seed=seed)
+        bots = [StrongBot(s, max_rollouts=16) for s in range(4)]
+        while not g.is_over():
+            for s in g.to_act():
+                v = g.seat_view(s)
+                offers += g.phase == "claims" and Action("win") in v.legal
+                g.apply(s, bots[s].act(v).action)
+                break
+    assert offers > 0

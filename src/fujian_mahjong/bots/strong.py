@@ -53,17 +53,31 @@ from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.game import Game, Meld
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError
-from fujian_mahjong.rules import Profile, get_profile
+from fujian_mahjong.rules import Profile
 from fujian_mahjong.scoring.score import score
 from fujian_mahjong.scoring.situation import MeldIn, Situation
 from fujian_mahjong.tiles import flower_sets, is_flower, name, parse, physical_set
 
-__all__ = ["SearchResult", "StrongBot", "WaitValue", "compare_actions", "determinize", "wait_value"]
+__all__ = [
+    "ReadyChoice",
+    "SearchResult",
+    "StrongBot",
+    "WaitValue",
+    "compare_actions",
+    "determinize",
+    "ready_choices",
+    "wait_value",
+]
 
 # the 高手 passes a discard win when waiting is worth more than this times the win now
 # (measured 1 v 3 against heuristic-v1, tcy, duplicate: 0.9–1.2 gain alike, +0.36 points a
 # hand on 10,000 deals; passing every early win loses 1.5; docs/strong-bot.md); 0: never
 SELF_DRAW_RATIO = 1.1
+
+# the 高手 keeps a ready hand that the fast bot would break to defend when staying ready is
+# worth more by this many points (ready_choices; +0.08 [+0.04, +0.12] a hand 1 v 3 against
+# heuristic-v1, 10,000 deals; docs/strong-bot.md); 0: never
+STAY_READY_MARGIN = 0.01
 
 _NK = 34
 _PHYSICAL = tuple(physical_set())
@@ -130,7 +144,7 @@ def public_state(view: SeatView) -> _Public | None:
     gold = view.gold
     if gold < 0:
         return None
-    profile = get_profile(view.profile_name)
+    profile = view.profile
     melds: list[list[tuple[str, tuple[int, ...], int | None]]] = []
     hidden: list[int] = []
     for s in range(n):
@@ -705,6 +719,8 @@ class StrongBot:
         base: Bot | None = None,
         policy: Bot | None = None,
         self_draw: float = SELF_DRAW_RATIO,
+        ready_fold: float = 0.0,
+        stay_ready: float = STAY_READY_MARGIN,
     ) -> None:
         self.seed = seed
         self.max_rollouts = max_rollouts
@@ -723,6 +739,9 @@ class StrongBot:
         self.max_candidates = max_candidates
         self.self_draw = self_draw
         self.last_wait: WaitValue | None = None  # the last discard win valued (self_draw)
+        self.ready_fold = ready_fold
+        self.stay_ready = stay_ready
+        self.last_ready: dict[int, ReadyChoice] | None = None  # the last ready turn valued
         self.weights = weights if weights is not None else Weights()
         self.base: Bot = base if base is not None else HeuristicBot(seed)
         self.policy: Bot = policy if policy is not None else HeuristicV1Bot(seed)
@@ -736,6 +755,11 @@ class StrongBot:
         d0 = self.base.act(view)
         if self.self_draw > 0 and view.phase == "claims" and d0.action.type == "win":
             d1 = self._wait_for_self_draw(view)
+            if d1 is not None:
+                return d1
+        ready = self.ready_fold > 0 or self.stay_ready > 0
+        if ready and view.phase == "turn" and d0.action.type == "discard":
+            d1 = self._ready_discard(view, d0.action.tile)
             if d1 is not None:
                 return d1
         turn = view.phase == "turn" and d0.action.type == "discard"
@@ -770,6 +794,39 @@ class StrongBot:
             f"过胡 ({wv.now:.0f}): 等自摸期望 {wv.wait:.0f} (每摸 {wv.p:.0%}, 还有 {wv.draws} 摸)"
         )
         return Decision(Action("pass"), why, why_zh)
+
+    def _ready_discard(self, view: SeatView, base: int) -> Decision | None:
+        """With a ready hand at the seat's turn: the discard of :func:`ready_choices` worth
+        most (one keeping the hand ready, or the safest one, breaking it) where it beats the
+        fast bot's discard by more than ``ready_fold`` points (the fast bot keeps the hand
+        ready) or ``stay_ready`` points (it breaks it); 0 turns either off."""
+        ch = ready_choices(view, base)
+        self.last_ready = ch
+        if ch is None or base not in ch:
+            return None
+        margin = self.ready_fold if ch[base].ready else self.stay_ready
+        if margin <= 0:
+            return None
+        best = max(ch.values(), key=lambda r: (r.value, -r.tile))
+        if best.value <= ch[base].value + margin:
+            return None
+        if Action("discard", best.tile) not in view.legal:
+            return None
+        en, zh = name(best.tile, "en"), name(best.tile)
+        b, bz = name(base, "en"), name(base)
+        gain = best.value - ch[base].value
+        r0, r1 = ch[base].risk, best.risk
+        what, what_zh = (
+            ("keeps the hand ready", "保持听牌") if best.ready else ("breaks it", "拆听")
+        )
+        why = (
+            f"discard {en}: {what}, worth {gain:.1f} points more than {b} "
+            f"(deal-in risk {r1:.1f} vs {r0:.1f} points)"
+        )
+        why_zh = (
+            f"打 {zh}: {what_zh}, 比 {bz} 期望多 {gain:.1f} 分 (放铳风险 {r1:.1f} 对 {r0:.1f} 分)"
+        )
+        return Decision(Action("discard", best.tile), why, why_zh)
 
     def _rng(self, view: SeatView) -> random.Random:
         """A generator seeded by the bot's seed and the view's public state (plus its own
@@ -1153,7 +1210,7 @@ def wait_value(view: SeatView) -> WaitValue | None:
     offers)."""
     if view.phase != "claims" or Action("win") not in view.legal:
         return None
-    prof = get_profile(view.profile_name)
+    prof = view.profile
     if prof.scoring == "sanming":
         return None
     frm, tile = view.claim
@@ -1302,3 +1359,174 @@ def compare_actions(
         diffs.append(_rollout(w, pub.seat, best, pol) - _rollout(w, pub.seat, played, pol))
     m, se = _stats(diffs)
     return m, se, worlds
+
+
+# ---------------------------------------------------------------------------- ready fold
+
+# the danger model's chance and cost of the discard made now, scaled as the drawn tiles'
+# (SELF_DRAW_DEAL_IN, measured on the strong bot's discards from a ready hand)
+READY_FOLD_DEAL_IN = SELF_DRAW_DEAL_IN
+
+
+@dataclass
+class ReadyChoice:
+    """One discard of a ready seat at its turn, valued with :func:`wait_value`'s model."""
+
+    tile: int  # the kind discarded
+    ready: bool  # the hand stays ready after it
+    value: float  # expected points for the seat from here (the discard's risk included)
+    risk: float  # what discarding it now is expected to cost (danger model x calibration)
+
+
+def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | None:
+    """At the seat's turn with a ready hand (R6/R7: 16 tiles after the discard, one more
+    completes it), every discard that keeps it ready and the safest discard, each valued as
+    the discard's expected deal-in cost plus what the hand is worth afterwards: the model of
+    :func:`wait_value` (own self-draws at (n - 1)·X, later discard wins, other seats winning
+    first, dealing in with the drawn tiles) for a ready hand, for the safest one a folded
+    hand (no win of its own; only the other seats' self-draws and its safest discards cost
+    it), and so ``fold`` too when it breaks the hand. None where it does not apply (not a turn, no ready discard, ``sanming``)."""
+    if view.phase != "turn":
+        return None
+    prof = view.profile
+    if prof.scoring == "sanming":
+        return None
+    gold = view.gold
+    if gold < 0:
+        return None
+    seat = view.seat
+    n = view.players
+    c = list(view.counts)
+    hon = view.honours_playable
+    kinds = view.playable_kinds
+    legal = {a.tile for a in view.legal if a.type == "discard"}
+    held = [k for k in range(len(c)) if c[k] and k != gold and k in legal]
+    if not held:
+        return None
+    vis = view.visible_counts()
+    unseen = [max(0, 4 - vis[k]) for k in range(kinds)]
+    u = sum(unseen)
+    if u == 0:
+        return None
+    streak = int(view.to_json()["streak"])
+    melds = tuple(MeldIn(t, tiles) for t, tiles in view.melds(seat))
+    flowers = tuple(view.flowers(seat))
+    tb = _Table(view)
+    opps: list[tuple[float, float]] = []
+    for o in tb.opps:
+        f, sp = tb._flower_term(view, o.seat, GOLDS_IN_READY_HAND)
+        opps.append((_logit(o.p), pay(tb.scoring, tb.base, f, GOLDS_IN_READY_HAND, sp, True)))
+    fl_total = sum(1 for k in _PHYSICAL if is_flower(k, hon))
+    fl_unseen = max(0, fl_total - sum(len(view.flowers(s)) for s in range(n)))
+    others = sum(view.hand_size(s) for s in range(n) if s != seat)
+    wall_play = max(1, u - others)
+    live = round(view.live * wall_play / (wall_play + fl_unseen))
+    draws = (live - n) // n + 1 if live >= n else 0  # the seat draws after the n - 1 others
+    danger = {k: tb.danger(k, gold) for k in range(kinds)}
+
+    def threat(j: int) -> tuple[float, float]:
+        stay = 1.0
+        loss = 0.0
+        for lg, cost in opps:
+            r = 1.0 / (1.0 + math.exp(-(lg + R_DISC * j)))
+            stay *= 1.0 - r * (SELF_DRAW_OPP_SELF + SELF_DRAW_OPP_OTHER)
+            loss += r * SELF_DRAW_OPP_SELF * cost
+        return 1.0 - stay, loss
+
+    rounds = [threat(j) for j in range(draws + 1)]
+
+    def value_after(p: float, sx: float, dx: float, offer: float, cx: float, cp: float) -> float:
+        """The hand's worth from the round after the seat's discard on (the recursion of
+        :func:`wait_value`: round j's threats, then the seat's draw j)."""
+        v = 0.0
+        for j in range(draws, -1, -1):
+            end, loss = rounds[j]
+            p_off = offer * (1.0 - end / 2)
+            p_cont = max(0.0, 1.0 - p_off - end * (1.0 - offer / 2))
+            after = p_off * max(dx, v) - loss * (1.0 - offer / 2) + p_cont * v
+            v = after if j == 0 else p * sx + (1.0 - p) * (-cx + (1.0 - cp) * after)
+        return v
+
+    out: dict[int, ReadyChoice] = {}
+    for t in held:
+        c2 = list(c)
+        c2[t] -= 1
+        k0, k1, k2, kh, w = split_keys34(c2, gold)
+        waits = set(waits_keys(k0, k1, k2, w, gold, kh, hon))
+        if not waits:
+            continue
+        waits.add(gold)
+        hand = [k for k in range(len(c2)) for _ in range(c2[k])]
+
+        def gain(k: int, win: str, hand: list[int] = hand) -> float | None:
+            sit = Situation(
+                profile=prof,
+                seats=n,
+                dealer=view.dealer,
+                win=win,
+                gold=gold,
+                winner=seat,
+                discarder=(seat + 1) % n if win == "discard" else None,
+                hand=tuple(sorted([*hand, k])),
+                winning_tile=k,
+                melds=melds,
+                flowers=flowers,
+                streak=streak,
+            )
+            try:
+                return float(score(sit).payments[seat])
+            except MahjongError:
+                return None
+
+        outs = 0.0
+        nat = 0
+        s_sum = d_sum = 0.0
+        for k in sorted(waits):
+            m = unseen[k]
+            if not m:
+                continue
+            x = gain(k, "self_draw")
+            if x is not None:
+                e = m * (SELF_DRAW_GOLD if k == gold else SELF_DRAW_NATURAL)
+                outs += e
+                s_sum += e * x
+            if k != gold:
+                y = gain(k, "discard")
+                if y is not None:
+                    nat += m
+                    d_sum += m * y
+        wt = risk_p = risk_x = 0.0
+        for k in range(kinds):
+            m = unseen[k]
+            if not m or k in waits:
+                continue
+            dp, dx, _o = danger[k]
+            wt += m
+            risk_p += m * dp
+            risk_x += m * dx
+        cp = min(0.9, SELF_DRAW_DEAL_IN * risk_p / wt) if wt else 0.0
+        cx = SELF_DRAW_DEAL_IN * risk_x / wt if wt else 0.0
+        tp = min(0.9, READY_FOLD_DEAL_IN * danger[t][0])
+        tx = READY_FOLD_DEAL_IN * danger[t][1]
+        v = value_after(
+            outs / u,
+            s_sum / outs if outs else 0.0,
+            d_sum / nat if nat else 0.0,
+            1.0 - (1.0 - min(1.0, SELF_DRAW_OFFER * nat / u)) ** (n - 1),
+            cx,
+            cp,
+        )
+        out[t] = ReadyChoice(t, True, -tx + (1.0 - tp) * v, tx)
+    if not out:
+        return None
+    # the safest discard (and ``fold``), then folded: each later turn throws the safest
+    # other tile held now
+    for t in sorted({min(held, key=lambda k: (danger[k][1], k)), fold}):
+        if t in out or t not in held:
+            continue
+        tx = READY_FOLD_DEAL_IN * danger[t][1]
+        tp = min(0.9, READY_FOLD_DEAL_IN * danger[t][0])
+        rest = sorted(READY_FOLD_DEAL_IN * danger[k][1] for k in held if k != t)
+        v = value_after(0.0, 0.0, 0.0, 0.0, rest[0] if rest else tx, 0.0)
+        out[t] = ReadyChoice(t, False, -tx + (1.0 - tp) * v, tx)
+    return out

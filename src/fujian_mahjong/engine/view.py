@@ -14,6 +14,7 @@ from fujian_mahjong.engine.actions import Action
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine.game import Game
+    from fujian_mahjong.rules import Profile
 
 
 class SeatView:
@@ -70,6 +71,12 @@ class SeatView:
     @property
     def profile_name(self) -> str:
         return self._g.profile.name
+
+    @property
+    def profile(self) -> Profile:
+        """The table's rules (public: every seat plays by them), also a user's own profile
+        file, which no name lookup finds."""
+        return self._g.profile
 
     @property
     def gold(self) -> int:
