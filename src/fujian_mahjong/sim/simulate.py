@@ -532,10 +532,18 @@ def _dead_worker(seen: dict[int, Any]) -> str:
 
     # the pool terminates the surviving workers (SIGTERM) once one dies: name another first.
     # A dead worker's exit code is only known once it has been reaped: wait for it briefly.
-    for p in seen.values():
-        if getattr(p, "exitcode", 0) is None:
+    # The executor's own thread reaps the same processes at the same moment, and a join
+    # that loses that race returns with the code still unset (the other thread sets it a
+    # moment later): look again until every code is known or a second has passed.
+    deadline = time.monotonic() + 1.0
+    while True:
+        pending = [p for p in seen.values() if getattr(p, "exitcode", 0) is None]
+        if not pending or time.monotonic() > deadline:
+            break
+        for p in pending:
             with contextlib.suppress(Exception):
-                p.join(timeout=1.0)
+                p.join(timeout=0.05)
+        time.sleep(0.005)
     codes = [(pid, getattr(p, "exitcode", None)) for pid, p in seen.items()]
     codes.sort(key=lambda x: x[1] == -signal.SIGTERM)
     for pid, code in codes:
