@@ -44,7 +44,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +58,7 @@ from tests.conftest import (
     fresh_pg_database,
     unavailable,
 )
+from tests.test_cli_faults import _alive
 from tests.test_server_support import (
     FJMJ,
     Client,
@@ -889,7 +890,11 @@ def test_redis_passwords_are_never_shown() -> None:
     assert "s3cret" not in str(e.value) and "redis://:***@127.0.0.1:1/0" in str(e.value)
 
 
-def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
+def _workers(
+    env: Env, log_name: str
+) -> tuple[subprocess.Popen[str], int, Path, Callable[[], set[int]]]:
+    """`fjmj serve --workers 2` on a free port: (the supervisor, the port, its log, the
+    pids of the live workers registered in Redis)."""
     import redis
 
     r = redis.Redis.from_url(REDIS_URL)
@@ -897,7 +902,7 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
     cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(env.root / "w")]
     cmd += ["--db", env.db, "--redis", REDIS_URL, "--redis-prefix", env.prefix]
     cmd += ["--lease-s", str(LEASE_S), "--workers", "2"]
-    log = env.root / "workers.log"
+    log = env.root / log_name
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
     atexit.register(lambda: proc.poll() is None and proc.kill())
@@ -909,6 +914,12 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
             if r.exists(f"{env.prefix}:alive:{n.decode()}")
         ]
         return {int(n.rsplit("-", 2)[1]) for n in alive}
+
+    return proc, port, log, pids
+
+
+def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
+    proc, port, log, pids = _workers(env, "workers.log")
 
     try:
         _wait(lambda: len(pids()) == 2, 90, "two workers registered")
@@ -937,26 +948,7 @@ def test_workers_share_one_port_and_a_dead_worker_is_replaced(env: Env) -> None:
 
 
 def test_workers_stop_when_their_supervisor_is_killed(env: Env) -> None:
-    import redis
-
-    r = redis.Redis.from_url(REDIS_URL)
-    port = free_port()
-    cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(env.root / "w")]
-    cmd += ["--db", env.db, "--redis", REDIS_URL, "--redis-prefix", env.prefix]
-    cmd += ["--lease-s", str(LEASE_S), "--workers", "2"]
-    log = env.root / "orphans.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
-    atexit.register(lambda: proc.poll() is None and proc.kill())
-
-    def pids() -> set[int]:
-        alive = [
-            n.decode()
-            for n in r.smembers(f"{env.prefix}:nodes")
-            if r.exists(f"{env.prefix}:alive:{n.decode()}")
-        ]
-        return {int(n.rsplit("-", 2)[1]) for n in alive}
-
+    proc, _port, log, pids = _workers(env, "orphans.log")
     workers: set[int] = set()
     try:
         _wait(lambda: len(pids()) == 2, 90, "two workers registered")
@@ -965,18 +957,10 @@ def test_workers_stop_when_their_supervisor_is_killed(env: Env) -> None:
         proc.wait(timeout=10)
         # each worker notices, stops as on SIGTERM (leaves the cluster's list) and exits
         _wait(lambda: not pids(), 60, "the workers stopped")
-        _wait(lambda: not any(_pid_alive(p) for p in workers), 30, "the worker processes exited")
+        _wait(lambda: not any(_alive(p) for p in workers), 30, "the worker processes exited")
         assert log.read_text().count("the supervisor is gone") == 2
     finally:
         proc.kill()
         for w in workers:  # a failed run leaves nothing behind
             with contextlib.suppress(OSError):
                 os.kill(w, signal.SIGKILL)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"

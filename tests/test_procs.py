@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.test_cli_faults import _alive
+
 PARENT = """
 import os, sys, time
 from fujian_mahjong.server import scheduler, web_api
@@ -22,14 +24,6 @@ if __name__ == "__main__":
     print(" ".join(map(str, pids)), flush=True)
     time.sleep(3600)
 """
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_the_servers_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:

@@ -1197,6 +1197,67 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def _win_payment(
+    view: SeatView,
+    prof: Profile,
+    hand: list[int],
+    melds: tuple[MeldIn, ...],
+    flowers: tuple[int, ...],
+    streak: int,
+    frm: int,
+    k: int,
+    win: str,
+) -> float | None:
+    """What the seat is paid for winning with ``k`` added to ``hand`` (R10's exact score
+    of its own hand: 平胡, 金雀, 三金倒 and the golds included), by a discard of ``frm`` or
+    by ``win`` itself; None where ``k`` does not complete it."""
+    seat = view.seat
+    sit = Situation(
+        profile=prof,
+        seats=view.players,
+        dealer=view.dealer,
+        win=win,
+        gold=view.gold,
+        winner=seat,
+        discarder=frm if win == "discard" else None,
+        hand=tuple(sorted([*hand, k])),
+        winning_tile=k,
+        melds=melds,
+        flowers=flowers,
+        streak=streak,
+    )
+    try:
+        return float(score(sit).payments[seat])
+    except MahjongError:
+        return None
+
+
+def _outs(
+    waits: set[int], unseen: list[int], gold: int, gain: Callable[[int, str], float | None]
+) -> tuple[float, int, float, float]:
+    """A ready hand's outs: (its own draws' completing tiles, weighted as measured — other
+    seats keep their golds; the unseen natural waits another seat may discard; the mean
+    self-draw payment over the outs; the mean discard-win payment over the natural waits)."""
+    outs = 0.0
+    nat = 0
+    s_sum = d_sum = 0.0
+    for k in sorted(waits):
+        m = unseen[k]
+        if not m:
+            continue
+        x = gain(k, "self_draw")
+        if x is not None:
+            e = m * (SELF_DRAW_GOLD if k == gold else SELF_DRAW_NATURAL)
+            outs += e
+            s_sum += e * x
+        if k != gold:
+            y = gain(k, "discard")
+            if y is not None:
+                nat += m
+                d_sum += m * y
+    return outs, nat, s_sum / outs if outs else 0.0, d_sum / nat if nat else 0.0
+
+
 def wait_value(view: SeatView) -> WaitValue | None:
     """The value of winning the discard being answered now against passing and waiting with
     the ready hand (R6: a win may be declined; D-7: later discard wins stay open), from the
@@ -1238,48 +1299,13 @@ def wait_value(view: SeatView) -> WaitValue | None:
     hand = [k for k in range(len(c)) for _ in range(c[k])]
 
     def gain(k: int, win: str) -> float | None:
-        sit = Situation(
-            profile=prof,
-            seats=n,
-            dealer=view.dealer,
-            win=win,
-            gold=gold,
-            winner=seat,
-            discarder=frm if win == "discard" else None,
-            hand=tuple(sorted([*hand, k])),
-            winning_tile=k,
-            melds=melds,
-            flowers=flowers,
-            streak=streak,
-        )
-        try:
-            return float(score(sit).payments[seat])
-        except MahjongError:
-            return None
+        return _win_payment(view, prof, hand, melds, flowers, streak, frm, k, win)
 
     now = gain(tile, "discard")
     if now is None:
         return None
-    outs = 0.0
-    nat = 0
-    s_sum = d_sum = 0.0
-    for k in sorted(waits):
-        m = unseen[k]
-        if not m:
-            continue
-        x = gain(k, "self_draw")
-        if x is not None:
-            e = m * (SELF_DRAW_GOLD if k == gold else SELF_DRAW_NATURAL)
-            outs += e
-            s_sum += e * x
-        if k != gold:
-            y = gain(k, "discard")
-            if y is not None:
-                nat += m
-                d_sum += m * y
+    outs, nat, self_x, disc_x = _outs(waits, unseen, gold, gain)
     p = outs / u
-    self_x = s_sum / outs if outs else 0.0
-    disc_x = d_sum / nat if nat else 0.0
     # own draws left: the live tiles less the flowers among them (a flower's replacement
     # also comes off the wall, R4), dealt in turn from the discarder's next seat (R6)
     fl_total = sum(1 for k in _PHYSICAL if is_flower(k, hon))
@@ -1459,42 +1485,11 @@ def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | No
         hand = [k for k in range(len(c2)) for _ in range(c2[k])]
 
         def gain(k: int, win: str, hand: list[int] = hand) -> float | None:
-            sit = Situation(
-                profile=prof,
-                seats=n,
-                dealer=view.dealer,
-                win=win,
-                gold=gold,
-                winner=seat,
-                discarder=(seat + 1) % n if win == "discard" else None,
-                hand=tuple(sorted([*hand, k])),
-                winning_tile=k,
-                melds=melds,
-                flowers=flowers,
-                streak=streak,
-            )
-            try:
-                return float(score(sit).payments[seat])
-            except MahjongError:
-                return None
+            # a later discard win, taken as from the next seat
+            frm = (seat + 1) % n
+            return _win_payment(view, prof, hand, melds, flowers, streak, frm, k, win)
 
-        outs = 0.0
-        nat = 0
-        s_sum = d_sum = 0.0
-        for k in sorted(waits):
-            m = unseen[k]
-            if not m:
-                continue
-            x = gain(k, "self_draw")
-            if x is not None:
-                e = m * (SELF_DRAW_GOLD if k == gold else SELF_DRAW_NATURAL)
-                outs += e
-                s_sum += e * x
-            if k != gold:
-                y = gain(k, "discard")
-                if y is not None:
-                    nat += m
-                    d_sum += m * y
+        outs, nat, sx, disc_x = _outs(waits, unseen, gold, gain)
         wt = risk_p = risk_x = 0.0
         for k in range(kinds):
             m = unseen[k]
@@ -1510,8 +1505,8 @@ def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | No
         tx = READY_FOLD_DEAL_IN * danger[t][1]
         v = value_after(
             outs / u,
-            s_sum / outs if outs else 0.0,
-            d_sum / nat if nat else 0.0,
+            sx,
+            disc_x,
             1.0 - (1.0 - min(1.0, SELF_DRAW_OFFER * nat / u)) ** (n - 1),
             cx,
             cp,
