@@ -103,3 +103,22 @@ def test_a_users_own_profile_file(tmp_path: Path) -> None:
                 g.apply(s, bots[s].act(v).action)
                 break
     assert offers > 0
+
+
+def test_not_where_other_rules_decide_the_offers() -> None:
+    """R6 拦胡 (the highest score wins a discard) and R8.4 闲金 (no discard wins) change the
+    offers the model counts on: decided by those fields, not by a profile's name."""
+    import dataclasses
+
+    from fujian_mahjong.bots.strong import _other_offers
+    from fujian_mahjong.rules import get_profile
+
+    assert _other_offers(get_profile("sanming"))
+    for name in ("fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou"):
+        tcy = get_profile(name)
+        assert not _other_offers(tcy)
+        assert _other_offers(dataclasses.replace(tcy, discard_winner="highest_score"))
+        assert _other_offers(dataclasses.replace(tcy, xian_jin=True))
+    g = _offer()
+    v = g.seat_view(1)
+    assert wait_value(v) is not None

@@ -1197,6 +1197,24 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
+def _other_offers(prof: Profile) -> bool:
+    """The profile changes who is offered a discard win or when (R6 拦胡: the highest score
+    wins a discard, not the nearest; R8.4 闲金: no discard wins at all), which the model of
+    :func:`wait_value` does not cover."""
+    return prof.discard_winner == "highest_score" or prof.xian_jin
+
+
+def _seat_state(
+    view: SeatView,
+) -> tuple[list[int], int, tuple[MeldIn, ...], tuple[int, ...]]:
+    """What the seat's wins are scored from (R10), from its view only (R12): the unseen
+    copies of each playable kind, the dealer's streak, its melds and its flowers."""
+    vis = view.visible_counts()
+    unseen = [max(0, 4 - vis[k]) for k in range(view.playable_kinds)]
+    melds = tuple(MeldIn(t, tiles) for t, tiles in view.melds(view.seat))
+    return unseen, int(view.to_json()["streak"]), melds, tuple(view.flowers(view.seat))
+
+
 def _win_payment(
     view: SeatView,
     prof: Profile,
@@ -1272,7 +1290,7 @@ def wait_value(view: SeatView) -> WaitValue | None:
     if view.phase != "claims" or Action("win") not in view.legal:
         return None
     prof = view.profile
-    if prof.scoring == "sanming":
+    if _other_offers(prof):
         return None
     frm, tile = view.claim
     gold = view.gold
@@ -1288,14 +1306,10 @@ def wait_value(view: SeatView) -> WaitValue | None:
     if tile not in waits:
         return None
     waits.add(gold)
-    vis = view.visible_counts()
-    unseen = [max(0, 4 - vis[k]) for k in range(kinds)]
+    unseen, streak, melds, flowers = _seat_state(view)
     u = sum(unseen)
     if u == 0:
         return None
-    streak = int(view.to_json()["streak"])
-    melds = tuple(MeldIn(t, tiles) for t, tiles in view.melds(seat))
-    flowers = tuple(view.flowers(seat))
     hand = [k for k in range(len(c)) for _ in range(c[k])]
 
     def gain(k: int, win: str) -> float | None:
@@ -1415,7 +1429,7 @@ def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | No
     if view.phase != "turn":
         return None
     prof = view.profile
-    if prof.scoring == "sanming":
+    if _other_offers(prof):
         return None
     gold = view.gold
     if gold < 0:
@@ -1429,14 +1443,10 @@ def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | No
     held = [k for k in range(len(c)) if c[k] and k != gold and k in legal]
     if not held:
         return None
-    vis = view.visible_counts()
-    unseen = [max(0, 4 - vis[k]) for k in range(kinds)]
+    unseen, streak, melds, flowers = _seat_state(view)
     u = sum(unseen)
     if u == 0:
         return None
-    streak = int(view.to_json()["streak"])
-    melds = tuple(MeldIn(t, tiles) for t, tiles in view.melds(seat))
-    flowers = tuple(view.flowers(seat))
     tb = _Table(view)
     opps: list[tuple[float, float]] = []
     for o in tb.opps:
