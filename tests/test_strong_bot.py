@@ -15,8 +15,10 @@ import pytest
 
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots import HeuristicBot, RandomBot
+from fujian_mahjong.bots.heuristic import THREAT, quick_threat
 from fujian_mahjong.bots.heuristic_v1 import HeuristicV1Bot
 from fujian_mahjong.bots.strong import (
+    STRONG_THREAT,
     StrongBot,
     Weights,
     compare_actions,
@@ -374,3 +376,28 @@ def test_cli_review_with_the_strong_bot(tmp_path: Any) -> None:
         check=False,
     )
     assert p.returncode == 0 and "Points lost this hand" in p.stdout
+
+
+def test_the_strong_bot_defends_from_a_lower_threat() -> None:
+    """The 高手's fast bot defends once an opponent is STRONG_THREAT likely ready; the 普通
+    waits for THREAT. A fixed position (26 decisions of heuristic-v1, seat 2 to discard):
+    seat 0 has two melds and is about 51% likely ready."""
+    assert STRONG_THREAT < THREAT
+    g = Game.new("fuzhou-tcy", seed="threat-0", players=4, dealer=0)
+    v1 = HeuristicV1Bot()
+    for _ in range(26):
+        s = g.to_act()[0]
+        g.apply(s, v1.act(g.seat_view(s)).action)
+    assert g.phase == "turn" and g.to_act() == [2]
+    v = g.seat_view(2)
+    assert STRONG_THREAT <= quick_threat(v, STRONG_THREAT) < THREAT
+    plain = HeuristicBot().act(v)
+    assert plain.action == Action("discard", parse("5s")[0])
+    assert "defence" not in plain.reason
+    for bot in (HeuristicBot(threat=STRONG_THREAT), StrongBot(), StrongBot(screen=1e9)):
+        d = bot.act(v)
+        assert d.action == Action("discard", parse("8s")[0])
+        assert d.reason.startswith("defence:") and "seat 0" in d.reason
+        assert d.reason_zh.startswith("防守")
+    # the old threshold is one option away
+    assert StrongBot(threat=THREAT).act(v).action == plain.action

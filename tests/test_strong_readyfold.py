@@ -8,6 +8,7 @@ ready (a safer discard, or breaking it), ``stay_ready`` when the fast bot breaks
 from __future__ import annotations
 
 from fujian_mahjong.bots import HeuristicBot
+from fujian_mahjong.bots.heuristic import THREAT
 from fujian_mahjong.bots.strong import StrongBot, ready_choices
 from fujian_mahjong.engine import Action, Game, build_wall
 from fujian_mahjong.tiles import parse
@@ -100,11 +101,16 @@ def test_a_safer_ready_discard() -> None:
     gain = ch[s2].value - ch[s7].value
     assert gain > 2.0
     assert max(ch.values(), key=lambda r: r.value).tile == s2
-    assert StrongBot(1, screen=1e9).act(v).action == fast
-    d = StrongBot(1, screen=1e9, ready_fold=2.0).act(v)
+    # with the 普通's defence threshold the fast bot's 7s stands unless ready_fold is on
+    old = {"screen": 1e9, "threat": THREAT}
+    assert StrongBot(1, **old).act(v).action == fast
+    d = StrongBot(1, **old, ready_fold=2.0).act(v)
     assert d.action == Action("discard", s2)
-    assert StrongBot(1, screen=1e9, ready_fold=gain + 0.1).act(v).action == fast
-    assert StrongBot(1, screen=1e9, stay_ready=0.01).act(v).action == fast
+    assert StrongBot(1, **old, ready_fold=gain + 0.1).act(v).action == fast
+    assert StrongBot(1, **old, stay_ready=0.01).act(v).action == fast
+    # the 高手's own fast bot (STRONG_THREAT) already defends here, to the same 2s
+    d = StrongBot(1, screen=1e9).act(v)
+    assert d.action == Action("discard", s2) and d.reason.startswith("defence:")
 
 
 def test_no_choices_off_turn() -> None:

@@ -30,10 +30,13 @@ Rules it follows, in order:
    on a discard and is no danger; a discarded gold is never won on. When the risk outweighs
    the hand's value the bot folds (it gives up shanten for a safe tile); the reason says so
    ("fold: 3s is safe against seat 2's likely ready hand").
-5. Claims (chow/pong/kong) as ``heuristic-v1`` (only when they lower the shanten, or keep a
-   ready hand ready; a kong is declined while a 平胡 is possible), except that it makes no
-   claim while folding, and in profiles that play honours (斗斗) it pongs an honour pair
-   whenever the shanten does not rise (an honour pair can only grow by a pong).
+5. Claims (chow/pong/kong) as ``heuristic-v1`` (only when they lower the shanten; a kong is
+   declined while a 平胡 is possible), except that it makes no claim while folding, a ready
+   hand passes a chow or pong that would leave it ready (heuristic-v1 takes it; passing
+   keeps the seat's own draw, a chance of a self-draw that every other seat pays, R10;
+   ``ready_claims``), and in profiles that play honours (斗斗) it pongs an honour pair
+   whenever the shanten does not rise before the hand is ready (an honour pair can only
+   grow by a pong).
 
 Honours (R1/R7, ``fuzhou-doudou``): where the profile plays 东南西北中发白, hands are 34
 counts and shanten, waits and effective tiles run over all 34 kinds. An honour has no
@@ -139,6 +142,11 @@ SURVIVE = 1.0
 PLAN_SHARE = 0.5  # of the wins a plan at shanten s makes, the share that score the special
 JQ_PURE_GOLDS = 2  # sanming 金雀: exactly two golds, both the pair
 GOLDS_IN_READY_HAND = 0.8  # mean golds of a ready hand (heuristic-v1 self-play)
+# Whether a ready hand takes a chow or pong that leaves it ready (heuristic-v1 does) or passes
+# and keeps its draw: a chow takes the place of the seat's draw, a pong skips to the seat
+# without one, and a self-draw is paid by every other seat (R10). Passing measured +1.0
+# points a hand for this bot and +1.4 for the 高手, 1 v 3 against heuristic-v1 (docs/bots.md)
+READY_CLAIMS = False
 MIN_READY = 0.02  # an opponent less likely ready than this is left out of the danger
 
 
@@ -160,9 +168,10 @@ def _ready_chance(melds: int, disc: list[int], ug: int) -> float:
 _NO_MELD_MAX = 1.0 / (1.0 + math.exp(-(R0 + R_DISC * 12 + R_MID * 3 + R_GOLD * 3)))
 
 
-def quick_threat(view: SeatView) -> float:
+def quick_threat(view: SeatView, threat: float = THREAT) -> float:
     """The largest chance that an opponent who may win on a discard is ready, cheaply (the
-    unseen golds counted from the seats that discarded one): no defence below THREAT."""
+    unseen golds counted from the seats that discarded one): no defence below ``threat``
+    (a seat without an exposed meld is left out when it could never reach it)."""
     gold = view.gold
     ug = 3 - (view.counts[gold] if gold >= 0 else 0)
     opps: list[int] = []
@@ -176,7 +185,7 @@ def quick_threat(view: SeatView) -> float:
     top = 0.0
     for o in opps:
         m = view.exposed(o)
-        if m == 0 and _NO_MELD_MAX < THREAT:
+        if m == 0 and threat > _NO_MELD_MAX:
             continue
         p = _ready_chance(m, view.discards(o), max(0, ug))
         if p > top:
@@ -408,8 +417,16 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, seed: int | str = 0) -> None:
+    def __init__(
+        self, seed: int | str = 0, *, threat: float = THREAT, ready_claims: bool = READY_CLAIMS
+    ) -> None:
         self.seed = seed
+        # defence acts only while some opponent is at least this likely ready (THREAT; the
+        # 高手 defends earlier, bots/strong.py STRONG_THREAT)
+        self.threat = threat
+        # whether a ready hand takes a chow or pong that keeps it ready (a new wait) or
+        # passes it, keeping its own draw (READY_CLAIMS)
+        self.ready_claims = ready_claims
 
     # ------------------------------------------------------------------ entry point
 
@@ -653,10 +670,10 @@ class HeuristicBot:
     def _folding(self, view: SeatView, now: int) -> _Opp | None:
         """The seat to fold against when this hand is two or more from ready and an
         opponent is likely ready (no claim then: it would cost safe tiles), else None."""
-        if now < 2 or not CLAIM_FOLD or quick_threat(view) < THREAT:
+        if now < 2 or not CLAIM_FOLD or quick_threat(view, self.threat) < self.threat:
             return None
         tb = _Table(view)
-        if tb.threat < THREAT:
+        if tb.threat < self.threat:
             return None
         return max(tb.opps, key=lambda o: o.p)
 
@@ -682,11 +699,14 @@ class HeuristicBot:
                     f"杠 {name(tile)}: 花番+1, 向听 {s}",
                 )
         honour_pong = view.honours_playable and is_honour(tile)
+        # a claim that leaves the shanten as it is: only by a ready hand that takes
+        # claims, or for an honour pong before the hand is ready
+        keep = self.ready_claims or now > 0
         for a in by.get("pong", []):
             c2 = list(c)
             c2[tile] -= 2
             s = _shanten(c2, gold, melds - 1)
-            if s < now or (s == now == 0) or (honour_pong and s <= now):
+            if s < now or (s == now == 0 and keep) or (honour_pong and s <= now and keep):
                 if best is None or s < best[0]:
                     best = (
                         s,
@@ -701,7 +721,7 @@ class HeuristicBot:
             for t in a.tiles:
                 c2[t] -= 1
             s = _shanten(c2, gold, melds - 1)
-            if s < now or (s == now == 0):
+            if s < now or (s == now == 0 and keep):
                 if best is None or s < best[0]:
                     pair = "".join(_en(t) for t in a.tiles)
                     pair_zh = "".join(name(t) for t in a.tiles)
@@ -721,6 +741,12 @@ class HeuristicBot:
                     f"弃和防守: {fold.seat} 号位可能已听 ({fold.p:.0%}), 不吃碰杠",
                 )
             return Decision(best[1], best[2], best[3])
+        if now == 0 and not self.ready_claims and (by.get("pong") or by.get("chow")):
+            return Decision(
+                pass_,
+                "pass: the hand is ready; a claim would only change the wait and give up a draw",
+                "过: 已听牌, 吃碰只换听口, 还少摸一张",
+            )
         return Decision(
             pass_,
             f"pass: no claim improves the hand (shanten {now})",
@@ -821,7 +847,7 @@ class HeuristicBot:
                 plan = min(pv) < near
                 if not plan:
                     top = [a for j, (s, a) in enumerate(scored) if s == best_s and pv[j] == near]
-            if plan or quick_threat(view) >= THREAT:
+            if plan or quick_threat(view, self.threat) >= self.threat:
                 tb = _Table(view)
                 return self._by_value(
                     view, tb, c, keys, w, melds, scored, best_s, plan_s, jq, jl, flush
@@ -1004,7 +1030,7 @@ class HeuristicBot:
                     c[t] += 1
                 plan += PLAN_SHARE * _p_win(sf, live4) * d_fl
                 ps = min(ps, sf)
-            d, cost, worst = tb.danger(t, gold) if tb.threat >= THREAT else (0.0, 0.0, -1)
+            d, cost, worst = tb.danger(t, gold) if tb.threat >= self.threat else (0.0, 0.0, -1)
             # heuristic-v1's order breaks ties (effective tiles, connected tiles kept)
             rank = order.get(t, -1)
             tie = -0.001 * (rank if rank >= 0 else 50 + self._tile_value(c, t, gold))

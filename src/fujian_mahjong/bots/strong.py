@@ -44,6 +44,7 @@ from fujian_mahjong.bots.base import Bot, Decision, play_out
 from fujian_mahjong.bots.heuristic import (
     GOLDS_IN_READY_HAND,
     R_DISC,
+    READY_CLAIMS,
     HeuristicBot,
     _Table,
     pay,
@@ -78,6 +79,11 @@ SELF_DRAW_RATIO = 1.1
 # worth more by this many points (ready_choices; +0.08 [+0.04, +0.12] a hand 1 v 3 against
 # heuristic-v1, 10,000 deals; docs/strong-bot.md); 0: never
 STAY_READY_MARGIN = 0.01
+
+# the 高手's fast bot starts to defend when some opponent is this likely ready (the 普通
+# waits for heuristic.THREAT, 0.55, which keeps it fast); measured 1 v 3 against
+# heuristic-v1, duplicate, paired: 0.3 gains over 0.55 (docs/strong-bot.md)
+STRONG_THREAT = 0.3
 
 _NK = 34
 _PHYSICAL = tuple(physical_set())
@@ -721,6 +727,8 @@ class StrongBot:
         self_draw: float = SELF_DRAW_RATIO,
         ready_fold: float = 0.0,
         stay_ready: float = STAY_READY_MARGIN,
+        threat: float = STRONG_THREAT,
+        ready_claims: bool = READY_CLAIMS,
     ) -> None:
         self.seed = seed
         self.max_rollouts = max_rollouts
@@ -743,7 +751,14 @@ class StrongBot:
         self.stay_ready = stay_ready
         self.last_ready: dict[int, ReadyChoice] | None = None  # the last ready turn valued
         self.weights = weights if weights is not None else Weights()
-        self.base: Bot = base if base is not None else HeuristicBot(seed)
+        # the default fast bot's defence threshold and claims while ready (not a given base's)
+        self.threat = threat
+        self.ready_claims = ready_claims
+        self.base: Bot = (
+            base
+            if base is not None
+            else HeuristicBot(seed, threat=threat, ready_claims=ready_claims)
+        )
         self.policy: Bot = policy if policy is not None else HeuristicV1Bot(seed)
         self.last: SearchResult | None = None  # the last search (diagnostics, review)
         self.rollouts = 0  # rollouts played over the bot's life (bench)
