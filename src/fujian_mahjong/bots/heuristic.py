@@ -702,10 +702,12 @@ class HeuristicBot:
         # a claim that leaves the shanten as it is: only by a ready hand that takes
         # claims, or for an honour pong before the hand is ready
         keep = self.ready_claims or now > 0
+        passed = False  # a ready-keeping chow or pong passed (the reason says so)
         for a in by.get("pong", []):
             c2 = list(c)
             c2[tile] -= 2
             s = _shanten(c2, gold, melds - 1)
+            passed = passed or (s == now == 0 and not keep)
             if s < now or (s == now == 0 and keep) or (honour_pong and s <= now and keep):
                 if best is None or s < best[0]:
                     best = (
@@ -721,6 +723,7 @@ class HeuristicBot:
             for t in a.tiles:
                 c2[t] -= 1
             s = _shanten(c2, gold, melds - 1)
+            passed = passed or (s == now == 0 and not keep)
             if s < now or (s == now == 0 and keep):
                 if best is None or s < best[0]:
                     pair = "".join(_en(t) for t in a.tiles)
@@ -741,7 +744,7 @@ class HeuristicBot:
                     f"弃和防守: {fold.seat} 号位可能已听 ({fold.p:.0%}), 不吃碰杠",
                 )
             return Decision(best[1], best[2], best[3])
-        if now == 0 and not self.ready_claims and (by.get("pong") or by.get("chow")):
+        if passed:
             return Decision(
                 pass_,
                 "pass: the hand is ready; a claim would only change the wait and give up a draw",

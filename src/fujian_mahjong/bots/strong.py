@@ -751,9 +751,7 @@ class StrongBot:
         self.stay_ready = stay_ready
         self.last_ready: dict[int, ReadyChoice] | None = None  # the last ready turn valued
         self.weights = weights if weights is not None else Weights()
-        # the default fast bot's defence threshold and claims while ready (not a given base's)
-        self.threat = threat
-        self.ready_claims = ready_claims
+        # threat and ready_claims configure the default fast bot (not a given base)
         self.base: Bot = (
             base
             if base is not None
