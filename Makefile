@@ -54,11 +54,15 @@ SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_lobby.py test
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.
 PURE := tests/test_determinism.py tests/test_compiled.py tests/test_views.py
 
-test: lint
-	node --test tests/js/
-	$(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
-	FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
-	$(BIN)/pytest $(SERIAL)
+# Each stage prints its time (.ci/stage).
+STAGE := bash .ci/stage
+
+test: $(DEV)
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+	@$(STAGE) js node --test tests/js/
+	@$(STAGE) parallel $(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
+	@$(STAGE) pure env FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
+	@$(STAGE) serial $(BIN)/pytest $(SERIAL)
 
 # browser screenshots of the table (desktop and phone) into docs/screenshots/ (not run by test)
 screenshots: $(DEV)
