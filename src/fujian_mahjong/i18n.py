@@ -10,7 +10,9 @@ starts with its part (``cli.hand``, ``engine.discard``…).
 - :func:`msg` ``(key, lang, **kw)``: one message, formatted;
 - :func:`t` ``(key, lang, **kw)``: the CLI's messages by their short key (``t("hand")`` is
   ``cli.hand``); any full key works too;
-- :func:`part` / :func:`catalogue`: a part, or all of a language's messages.
+- :func:`part` / :func:`catalogue`: a part, or all of a language's messages;
+- :func:`tile_name` ``(kind, lang)``: a tile as the table names it in words (``五饼`` /
+  ``5 Dots``), the same as the browser's ``tileName`` (``web/js/tiles.js``).
 
 A key missing from a language falls back to the other language, then to the key itself (a
 UI never crashes on a missing text; ``tests/test_vocabulary.py`` keeps the parts complete).
@@ -75,3 +77,34 @@ def t(key: str, lang: str = "zh", **kw: object) -> str:
     if not key.startswith(_FULL):
         key = "cli." + key
     return msg(key, lang, **kw)
+
+
+_EN_SUIT = ("Character", "Dot", "Bamboo")
+_EN_HONOUR = (
+    "East wind",
+    "South wind",
+    "West wind",
+    "North wind",
+    "Red dragon",
+    "Green dragon",
+    "White dragon",
+)
+
+
+def tile_name(kind: int, lang: str = "zh") -> str:
+    """A tile kind (R1: 0-41) in words as the table names it: ``五饼``, ``东``, ``春`` (zh);
+    ``5 Dots``, ``1 Dot``, ``9 Characters``, ``3 Bamboo``, ``East wind``, ``Red dragon``,
+    ``Spring`` (en). The browser's ``tileName`` (web/js/tiles.js) says the same; reasons,
+    narration and the replay use it, so a player reads one name per tile."""
+    from fujian_mahjong.tiles import long_name
+
+    if norm_lang(lang) == "zh":
+        return long_name(kind, "zh")
+    if kind < 27:
+        r = kind % 9 + 1
+        suit = _EN_SUIT[kind // 9]
+        plural = "" if r == 1 or suit == "Bamboo" else "s"
+        return f"{r} {suit}{plural}"
+    if kind < 34:
+        return _EN_HONOUR[kind - 27]
+    return long_name(kind, "en")

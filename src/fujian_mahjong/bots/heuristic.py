@@ -63,7 +63,8 @@ from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.view import SeatView
-from fujian_mahjong.tiles import flower_sets, is_honour, name
+from fujian_mahjong.i18n import tile_name
+from fujian_mahjong.tiles import flower_sets, is_honour
 
 LATE = 24
 _SUIT4 = tuple(min(k // 9, 3) for k in range(42))  # suit index, honours (and above) as 3
@@ -71,8 +72,50 @@ HONOUR_SLOT = 3  # index of the honour key in a [k0, k1, k2, kh] list
 
 
 def _en(k: int) -> str:
-    """English tile name for reasons: 5p, E S W N Red Green White (tiles.name)."""
-    return name(k, "en")
+    """A tile in an English reason as the table names it: ``5 Dots``, ``East wind``
+    (i18n.tile_name, the browser's tileName)."""
+    return tile_name(k, "en")
+
+
+def _zh(k: int) -> str:
+    """A tile in a Chinese reason as the table names it: ``五饼``, ``东`` (i18n.tile_name)."""
+    return tile_name(k, "zh")
+
+
+def seat_words(seat: int, other: int, n: int) -> tuple[str, str]:
+    """Another seat named as the seat being advised sees it (R2: 下家 plays after it, 上家
+    before it, 对家 across, or the only other seat of two): (en, zh)."""
+    d = (other - seat) % n
+    if n == 2 or (n == 4 and d == 2):
+        return "the player opposite", "对家"
+    if d == 1:
+        return "the player on your right", "下家"
+    return "the player on your left", "上家"
+
+
+def _closer(now: int, s: int) -> tuple[str, str]:
+    """A claim's effect on the hand in words: (en, zh)."""
+    a, a_zh = shanten_words(now)
+    b, b_zh = shanten_words(s)
+    if s < now:
+        if s == 0:
+            return f"the hand becomes ready (it was {a})", f"手牌从{a_zh}变为听牌"
+        return f"the hand moves to {b} (it was {a})", f"手牌从{a_zh}变为{b_zh}"
+    return f"the hand stays {b}", f"手牌仍是{b_zh}"
+
+
+_ZH_COUNT = ("", "一", "两", "三", "四", "五", "六", "七", "八")
+
+
+def shanten_words(s: int) -> tuple[str, str]:
+    """How far a hand is from ready (its shanten), as players say it: (en, zh), e.g.
+    ("2 tiles from ready", "两向听")."""
+    if s < 0:
+        return "a win", "胡牌"
+    if s == 0:
+        return "ready", "听牌"
+    zh = _ZH_COUNT[s] if s < len(_ZH_COUNT) else str(s)
+    return ("1 tile from ready" if s == 1 else f"{s} tiles from ready"), f"{zh}向听"
 
 
 def _slot(k: int) -> tuple[int, int]:
@@ -594,7 +637,7 @@ class HeuristicBot:
                 f"discard {_en(best_t)}, passing the self-drawn win ({now:.0f}): "
                 f"{keep}ready for {label}"
             )
-            zh = f"打 {name(best_t)}, 不自摸 ({now:.0f}): {keep_zh}听{label}"
+            zh = f"打 {_zh(best_t)}, 不自摸 ({now:.0f}): {keep_zh}听{label}"
         if act not in view.legal:
             return None
         return Decision(
@@ -695,8 +738,9 @@ class HeuristicBot:
                 best = (
                     s - 1,
                     a,
-                    f"kong {_en(tile)}: flowers +1, shanten {s}",
-                    f"杠 {name(tile)}: 花番+1, 向听 {s}",
+                    f"kong {_en(tile)}: one more flower point, "
+                    f"the hand stays {shanten_words(s)[0]}",
+                    f"杠 {_zh(tile)}: 多一花, 手牌仍是{shanten_words(s)[1]}",
                 )
         honour_pong = view.honours_playable and is_honour(tile)
         # a claim that leaves the shanten as it is: only by a ready hand that takes
@@ -713,8 +757,8 @@ class HeuristicBot:
                     best = (
                         s,
                         a,
-                        f"pong {_en(tile)}: shanten {now} -> {s}",
-                        f"碰 {name(tile)}: 向听 {now}→{s}",
+                        f"pong {_en(tile)}: {_closer(now, s)[0]}",
+                        f"碰 {_zh(tile)}: {_closer(now, s)[1]}",
                     )
         for a in by.get("chow", []):
             if is_honour(tile) or any(is_honour(t) for t in a.tiles):
@@ -726,22 +770,24 @@ class HeuristicBot:
             passed = passed or (s == now == 0 and not keep)
             if s < now or (s == now == 0 and keep):
                 if best is None or s < best[0]:
-                    pair = "".join(_en(t) for t in a.tiles)
-                    pair_zh = "".join(name(t) for t in a.tiles)
+                    pair = " and ".join(_en(t) for t in a.tiles)
+                    pair_zh = "".join(_zh(t) for t in a.tiles)
                     best = (
                         s,
                         a,
-                        f"chow {_en(tile)} with {pair}: shanten {now} -> {s}",
-                        f"吃 {name(tile)} (用 {pair_zh}): 向听 {now}→{s}",
+                        f"chow {_en(tile)} with {pair}: {_closer(now, s)[0]}",
+                        f"吃 {_zh(tile)} (用 {pair_zh}): {_closer(now, s)[1]}",
                     )
         if best is not None:
             fold = self._folding(view, best[0])
             if fold is not None:
+                who, who_zh = seat_words(view.seat, fold.seat, view.players)
+                far, far_zh = shanten_words(best[0])
                 return Decision(
                     pass_,
-                    f"fold: no claim while seat {fold.seat}'s hand is likely ready "
-                    f"({fold.p:.0%}) and mine is {best[0]} from ready",
-                    f"弃和防守: {fold.seat} 号位可能已听 ({fold.p:.0%}), 不吃碰杠",
+                    f"fold: no chow, pong or kong — {who} is likely ready ({fold.p:.0%}) "
+                    f"and the claim would leave your hand only {far}",
+                    f"弃和防守: {who_zh}可能已听 (约 {fold.p:.0%}), 吃碰后也只是{far_zh}, 不吃碰杠",
                 )
             return Decision(best[1], best[2], best[3])
         if passed:
@@ -752,8 +798,8 @@ class HeuristicBot:
             )
         return Decision(
             pass_,
-            f"pass: no claim improves the hand (shanten {now})",
-            f"过: 吃碰杠都不改善手牌 (向听 {now})",
+            f"pass: no claim brings the hand closer to ready (it is {shanten_words(now)[0]})",
+            f"过: 吃碰杠都不能更快听牌 (现在{shanten_words(now)[1]})",
         )
 
     def _kong_or_pass(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
@@ -787,8 +833,10 @@ class HeuristicBot:
                 if s <= cur:
                     return Decision(
                         a,
-                        f"{a.type.replace('_', ' ')} {_en(a.tile)}: keeps shanten {s}",
-                        f"{'暗杠' if a.type == 'concealed_kong' else '加杠'} {name(a.tile)}: 向听不变 {s}",
+                        f"{a.type.replace('_', ' ')} {_en(a.tile)}: more flower points and "
+                        f"a replacement draw; the hand stays {shanten_words(s)[0]}",
+                        f"{'暗杠' if a.type == 'concealed_kong' else '加杠'} {_zh(a.tile)}: "
+                        f"多花番, 补一张; 手牌仍是{shanten_words(s)[1]}",
                     )
         discards = by["discard"]
         penal = view.gold_discard_rule != "free"
@@ -859,8 +907,10 @@ class HeuristicBot:
             a = top[0]
             return Decision(
                 a,
-                f"discard {_en(a.tile)}: shanten {best_s}",
-                f"打 {name(a.tile)}: 向听 {best_s}",
+                f"discard {_en(a.tile)}: the only discard that leaves the hand "
+                f"{shanten_words(best_s)[0]}",
+                f"打 {_zh(a.tile)}: 只有打它才"
+                + ("能听牌" if best_s == 0 else f"是{shanten_words(best_s)[1]}"),
             )
         danger = self._danger(view) if view.live < LATE else None
         ranked = self._rank(view, c, keys, w, gold, melds, best_s, top, None, danger)
@@ -948,11 +998,13 @@ class HeuristicBot:
         tb: _Table | None,
         danger: list[float] | None = None,
     ) -> Decision:
-        why = f"discard {_en(a.tile)}: shanten {best_s}"
-        why_zh = f"打 {name(a.tile)}: 向听 {best_s}"
+        far, far_zh = shanten_words(best_s)
+        why = f"discard {_en(a.tile)}: leaves the hand {far}"
+        why_zh = f"打 {_zh(a.tile)}: 打后{far_zh}"
         if best_s <= 1:
-            why += f", {uke} effective tiles"
-            why_zh += f", 有效牌 {uke} 张"
+            win = "win" if best_s == 0 else "get ready"
+            why += f", {uke} tiles left to {win} with"
+            why_zh += f", {'胡' if best_s == 0 else '进'}张 {uke} 张"
         if is_honour(a.tile) and c[a.tile] == 1:
             why += ", an isolated honour (pong or pair only)"
             why_zh += ", 孤张字牌 (只能碰或作将)"
@@ -1058,27 +1110,7 @@ class HeuristicBot:
         t = a.tile
         s = chosen[6]
         if chosen is not planned:
-            att = planned[5].tile
-            o = tb.opp(planned[4]) if planned[4] >= 0 else None
-            who = (
-                f"seat {o.seat}'s likely ready hand" if o is not None else "the likely ready hands"
-            )
-            who_zh = f" {o.seat} 号位可能已听的牌" if o is not None else "可能已听的牌"
-            melds_o = f" ({o.melds} melds, {o.p:.0%} ready)" if o is not None else ""
-            risk = f"deal-in risk {chosen[2]:.0%} instead of {planned[2]:.0%} for {_en(att)}"
-            risk_zh = f"放铳风险 {chosen[2]:.0%}, 打 {name(att)} 则 {planned[2]:.0%}"
-            if s > planned[6]:
-                return Decision(
-                    a,
-                    f"fold: {_en(t)} is safe against {who}{melds_o}; {risk} (shanten {s})",
-                    f"弃和防守: {name(t)} 对{who_zh}安全; {risk_zh} (向听 {s})",
-                )
-            return Decision(
-                a,
-                f"defence: discard {_en(t)}, safer than {_en(att)} against {who}{melds_o}; "
-                f"{risk} (shanten {s})",
-                f"防守: 打 {name(t)}, 比 {name(att)} 安全 (防{who_zh}); {risk_zh} (向听 {s})",
-            )
+            return self._defence_reason(view, tb, chosen, planned)
         if chosen is not plain:
             if jl:
                 en, zh = "金龙 (the three golds as a pong)", "金龙 (三金作刻)"
@@ -1088,11 +1120,65 @@ class HeuristicBot:
                 en, zh = "清一色 (one suit)", "清一色"
             return Decision(
                 a,
-                f"discard {_en(t)}: aim for {en}, {chosen[7]} from it (shanten {s})",
-                f"打 {name(t)}: 做{zh}, 差 {chosen[7]} 向听 (向听 {s})",
+                f"discard {_en(t)}: aim for {en}, {shanten_words(chosen[7])[0]} for it "
+                f"(the hand is {shanten_words(s)[0]})",
+                f"打 {_zh(t)}: 做{zh}, 还差{shanten_words(chosen[7])[1]} (手牌{shanten_words(s)[1]})",
             )
         uke = uke_of.get(t, 0)
         return self._plain_reason(view, c, a, s, uke, tb)
+
+    @staticmethod
+    def _defence_reason(
+        view: SeatView,
+        tb: _Table,
+        chosen: tuple[float, float, float, float, int, Action, int, int],
+        planned: tuple[float, float, float, float, int, Action, int, int],
+    ) -> Decision:
+        """Why defence changed the discard, in words a player can act on: whom it fears
+        (by relation), the tile attack wanted and what it risks, by how much, and what the
+        hand gives up. The two tiles always differ (one row per kind); where their chances
+        round alike the expected points say the difference."""
+        a = chosen[5]
+        t = a.tile
+        att = planned[5].tile
+        s = chosen[6]
+        o = tb.opp(planned[4]) if planned[4] >= 0 else None
+        if o is not None:
+            who, who_zh = seat_words(view.seat, o.seat, view.players)
+            melds = "" if o.melds == 0 else f", {o.melds} melds shown"
+            melds_zh = "" if o.melds == 0 else f", 已亮 {o.melds} 副"
+            fear = f"{who} is likely ready ({o.p:.0%}{melds})"
+            fear_zh = f"{who_zh}可能已听 (约 {o.p:.0%}{melds_zh})"
+        else:
+            fear, fear_zh = "another player is likely ready", "有人可能已听"
+        d1, c1, d0, c0 = chosen[2], chosen[3], planned[2], planned[3]
+        if round(d0 * 100) > round(d1 * 100):
+            by = f"{_en(att)} would deal in about {d0:.0%} of the time, {_en(t)} {d1:.0%}"
+            by_zh = f"打 {_zh(att)} 约 {d0:.0%} 会点炮, 打 {_zh(t)} 约 {d1:.0%}"
+        elif round(c0, 1) > round(c1, 1):
+            by = (
+                f"{_en(att)} would cost more if it deals in ({c0:.1f} points expected "
+                f"against {c1:.1f} for {_en(t)})"
+            )
+            by_zh = f"{_zh(att)} 点炮代价更大 (预计失 {c0:.1f} 分, 打 {_zh(t)} 失 {c1:.1f} 分)"
+        else:
+            by = f"{_en(t)} is the safer tile"
+            by_zh = f"{_zh(t)} 更安全"
+        far, far_zh = shanten_words(s)
+        if s > planned[6]:
+            return Decision(
+                a,
+                f"fold: discard {_en(t)} — {fear}; {by}; your hand gives up attack ({far} now)",
+                f"弃和防守: 打 {_zh(t)} — {fear_zh}; {by_zh}; 放弃进攻 (打后{far_zh})",
+            )
+        same = s == planned[6]
+        keep = f"the hand is {far} either way" if same else f"the hand is {far}"
+        keep_zh = f"两张打后都是{far_zh}" if same else f"打后{far_zh}"
+        return Decision(
+            a,
+            f"defence: discard {_en(t)}, not {_en(att)} — {fear}; {by}; {keep}",
+            f"防守: 打 {_zh(t)}, 不打 {_zh(att)} — {fear_zh}; {by_zh}; {keep_zh}",
+        )
 
     # ------------------------------------------------------------------ helpers
 

@@ -48,16 +48,18 @@ from fujian_mahjong.bots.heuristic import (
     HeuristicBot,
     _Table,
     pay,
+    shanten_words,
 )
 from fujian_mahjong.bots.heuristic_v1 import HeuristicV1Bot
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.game import Game, Meld
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.i18n import tile_name
 from fujian_mahjong.rules import Profile
 from fujian_mahjong.scoring.score import score
 from fujian_mahjong.scoring.situation import MeldIn, Situation
-from fujian_mahjong.tiles import flower_sets, is_flower, name, parse, physical_set
+from fujian_mahjong.tiles import flower_sets, is_flower, parse, physical_set
 
 __all__ = [
     "ReadyChoice",
@@ -825,19 +827,22 @@ class StrongBot:
             return None
         if Action("discard", best.tile) not in view.legal:
             return None
-        en, zh = name(best.tile, "en"), name(best.tile)
-        b, bz = name(base, "en"), name(base)
+        en, zh = tile_name(best.tile, "en"), tile_name(best.tile)
+        b, bz = tile_name(base, "en"), tile_name(base)
         gain = best.value - ch[base].value
         r0, r1 = ch[base].risk, best.risk
         what, what_zh = (
-            ("keeps the hand ready", "保持听牌") if best.ready else ("breaks it", "拆听")
+            ("keeps the hand ready", "保持听牌")
+            if best.ready
+            else ("gives up the ready hand for safety", "拆听保安全")
         )
         why = (
-            f"discard {en}: {what}, worth {gain:.1f} points more than {b} "
-            f"(deal-in risk {r1:.1f} vs {r0:.1f} points)"
+            f"discard {en}, not {b}: {what}; worth {gain:.1f} points more a hand "
+            f"(deal-in costs about {r1:.1f} points against {r0:.1f} for {b})"
         )
         why_zh = (
-            f"打 {zh}: {what_zh}, 比 {bz} 期望多 {gain:.1f} 分 (放铳风险 {r1:.1f} 对 {r0:.1f} 分)"
+            f"打 {zh}, 不打 {bz}: {what_zh}, 每盘期望多 {gain:.1f} 分 "
+            f"(点炮预计失 {r1:.1f} 分, 打 {bz} 失 {r0:.1f} 分)"
         )
         return Decision(Action("discard", best.tile), why, why_zh)
 
@@ -883,14 +888,17 @@ class StrongBot:
             return d0
         uke = opts.shape(best)[1]
         r0, r1 = opts.risk[base], opts.risk[best]
-        en, zh = name(best, "en"), name(best)
+        en, zh = tile_name(best, "en"), tile_name(best)
+        b, bz = tile_name(base, "en"), tile_name(base)
+        far, far_zh = shanten_words(sh0)
         why = (
-            f"discard {en}: defence, safer than {name(base, 'en')} (deal-in risk {r1:.1f} vs "
-            f"{r0:.1f} points) at the same shanten {sh0} ({uke} effective tiles vs {uke0})"
+            f"defence: discard {en}, not {b} — dealing in costs about {r1:.1f} points "
+            f"against {r0:.1f} for {b}; the hand is {far} either way "
+            f"({uke} tiles help it against {uke0})"
         )
         why_zh = (
-            f"打 {zh}: 防守, 比 {name(base)} 安全 (放铳风险 {r1:.1f} 对 {r0:.1f} 分), "
-            f"向听同为 {sh0} (有效牌 {uke} 对 {uke0} 张)"
+            f"防守: 打 {zh}, 不打 {bz} — 点炮预计失 {r1:.1f} 分, 打 {bz} 失 {r0:.1f} 分; "
+            f"两张打后都是{far_zh} (有效牌 {uke} 张, 打 {bz} {uke0} 张)"
         )
         return Decision(Action("discard", best), why, why_zh)
 
@@ -1039,21 +1047,50 @@ class StrongBot:
             and base.tile in risk
             and risk[a.tile] < risk[base.tile]
         ) or (a.type == "pass" and base.type in _CLAIMS)
-        what = str(a)
-        if a.type == "discard":
-            what_zh = f"打 {name(a.tile)}"
-            what = f"discard {name(a.tile, 'en')}"
-        elif a.type == "pass":
-            what_zh = "过"
-        else:
-            what_zh = what
+        what, what_zh = action_words(a)
+        other, other_zh = action_words(base)
         if defence:
-            why = f"{what}: defence, safer than {base} (+{gain:.1f} points a hand in {res.worlds} deals)"
-            why_zh = f"{what_zh}: 防守, 比 {base} 安全 (模拟 {res.worlds} 局, 每局 +{gain:.1f} 分)"
+            why = (
+                f"defence: {what}, not {other} — safer: in {res.worlds} simulated deals "
+                f"it kept {gain:.1f} points a hand more"
+            )
+            why_zh = f"防守: {what_zh}, 不{other_zh} — 更安全: 模拟 {res.worlds} 局, 每局多保 {gain:.1f} 分"
         else:
-            why = f"{what}: +{gain:.1f} points a hand over {base} in {res.worlds} simulated deals"
-            why_zh = f"{what_zh}: 模拟 {res.worlds} 局, 比 {base} 每局多 {gain:.1f} 分"
+            why = (
+                f"{what}, not {other}: in {res.worlds} simulated deals it won "
+                f"{gain:.1f} points a hand more"
+            )
+            why_zh = f"{what_zh}, 不{other_zh}: 模拟 {res.worlds} 局, 每局多得 {gain:.1f} 分"
         return Decision(a, why, why_zh)
+
+
+def action_words(a: Action) -> tuple[str, str]:
+    """An action in words, tiles as the table names them: ("discard 5 Dots", "打 五饼")."""
+    t = a.type
+    if t == "discard":
+        return f"discard {tile_name(a.tile, 'en')}", f"打 {tile_name(a.tile)}"
+    if t == "pass":
+        return "pass", "过"
+    if t == "chow":
+        tiles = [tile_name(k, "en") for k in a.tiles]
+        return (
+            f"chow with {' and '.join(tiles)}",
+            f"吃 (用 {''.join(tile_name(k) for k in a.tiles)})",
+        )
+    words = {
+        "pong": ("pong", "碰"),
+        "kong": ("kong", "杠"),
+        "concealed_kong": ("a concealed kong", "暗杠"),
+        "added_kong": ("an added kong", "加杠"),
+        "win": ("win", "胡"),
+        "three_golds": ("three golds", "三金倒"),
+        "rob_gold": ("rob the gold", "抢金"),
+        "jin_kan": ("金坎", "金坎"),
+    }
+    en, zh = words.get(t, (t.replace("_", " "), t))
+    if a.tile >= 0:
+        return f"{en} {tile_name(a.tile, 'en')}", f"{zh} {tile_name(a.tile)}"
+    return en, zh
 
 
 def _ukeire(c: list[int], gold: int, melds: int, s: int, visible: Sequence[int], kinds: int) -> int:

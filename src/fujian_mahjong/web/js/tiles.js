@@ -9,9 +9,11 @@ const ZH_NUM = "一二三四五六七八九";
 const ZH_SUIT = { m: "万", p: "饼", s: "条" };
 const ZH_HONOUR = "东南西北中发白";
 const ZH_BONUS = "春夏秋冬梅兰竹菊";
-const EN_HONOUR = ["East", "South", "West", "North", "Red", "Green", "White"];
-const EN_BONUS = ["Spring", "Summer", "Autumn", "Winter", "Plum", "Orchid", "Bamboo", "Chrys."];
-const EN_SUIT = { m: "Char", p: "Dot", s: "Bam" };
+// English names as the Python side says them (fujian_mahjong.i18n.tile_name): "5 Dots",
+// "1 Dot", "9 Characters", "3 Bamboo", "East wind", "Red dragon", "Chrysanthemum"
+const EN_HONOUR = ["East wind", "South wind", "West wind", "North wind", "Red dragon", "Green dragon", "White dragon"];
+const EN_BONUS = ["Spring", "Summer", "Autumn", "Winter", "Plum", "Orchid", "Bamboo", "Chrysanthemum"];
+const EN_SUIT = { m: "Character", p: "Dot", s: "Bamboo" };
 
 // Unicode Mahjong Tiles block: winds+dragons 1F000-1F006 (东南西北中发白), characters
 // 1F007-1F00F, bamboo 1F010-1F018, circles 1F019-1F021, plants 1F022-1F025
@@ -59,7 +61,7 @@ export function glyph(k) {
   return String.fromCodePoint(GLYPH_BASE[s] + r - 1);
 }
 
-/** Short name of a kind in the language ("5饼" / "5 Dot"). */
+/** A kind in words as the table names it ("五饼" / "5 Dots"; i18n.tile_name in Python). */
 export function tileName(k, lang) {
   if (!k) return "";
   const r = Number(k[0]);
@@ -71,7 +73,7 @@ export function tileName(k, lang) {
   }
   if (s === "z") return EN_HONOUR[r - 1];
   if (s === "f") return EN_BONUS[r - 1];
-  return `${r} ${EN_SUIT[s]}`;
+  return `${r} ${EN_SUIT[s]}${r === 1 || s === "s" ? "" : "s"}`;
 }
 
 /**
