@@ -31,6 +31,7 @@ from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import EconomySettlement
 from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.looplag import LoopLag
+from fujian_mahjong.server.metrics import ServerMetrics
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes import (
     guests,
@@ -194,6 +195,11 @@ def create_app(
     app.state.dispatcher = dispatcher
     app.state.cluster = cluster
     app.state.looplag = looplag
+    # True while the process takes no new tables (SIGTERM: it drains); GET /readyz then
+    # answers 503 (server/routes/health.py, docs/deploy.md "Probes and metrics")
+    app.state.draining = False
+    # GET /metrics (the Prometheus format): this app's own registry
+    app.state.metrics = ServerMetrics(app.state)
 
     app.add_exception_handler(InterfaceError, _store_down)
     app.add_exception_handler(OperationalError, _store_down)

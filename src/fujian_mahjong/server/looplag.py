@@ -14,8 +14,8 @@ wake every ``interval_s`` and records how much later than asked it actually woke
 
 It reads the loop's own monotonic clock, never a table's ``Clock``: it measures the process,
 not a game, and tests never depend on it (no test waits for real time to pass). Its figures
-are the operator's only (``/api/metrics``, behind the operator token), snapshot like the
-other counters.
+are the operator's only (``/api/metrics``, behind the operator token, snapshot like the
+other counters; and ``/metrics`` in the Prometheus format, server/metrics.py).
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class LoopLag:
         self._next = 0  # where the ring's next sample goes once it is full
         self.counts = [0] * (len(BUCKETS_MS) + 1)
         self.max_ms = 0.0
+        self.sum_ms = 0.0  # every sample's lag added up (the Prometheus histogram's sum)
         self.samples = 0
         self._task: asyncio.Task[None] | None = None
         # the garbage collector's pauses (one cause of lag): per generation, how many, how
@@ -112,6 +113,7 @@ class LoopLag:
     def record(self, lag_ms: float) -> None:
         """One sample: the loop woke this task ``lag_ms`` late."""
         self.samples += 1
+        self.sum_ms += lag_ms
         self.max_ms = max(self.max_ms, lag_ms)
         self.counts[bisect.bisect_left(BUCKETS_MS, lag_ms)] += 1
         if len(self._ring) < self._window:

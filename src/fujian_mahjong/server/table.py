@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.finisher import Finisher
+from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.scheduler import ClaimPace, Scheduler, bot_pacer, claim_window_mode
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
@@ -826,6 +828,7 @@ class TableActor:
         h = self.hand
         assert h is not None
         g = h.game
+        t0 = time.perf_counter()  # decision -> notice (server/metrics.py)
         before = len(g.events)
         g.apply(seat, a)
         self.actions += 1
@@ -837,6 +840,7 @@ class TableActor:
         elif not vis.in_window(g.phase):
             h.window_asked = frozenset()
         await self._pump()
+        observe_decision(self.store, time.perf_counter() - t0)
 
     # ------------------------------------------------------------------ the pump
 

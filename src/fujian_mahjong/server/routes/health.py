@@ -7,7 +7,15 @@ answer inside a claim pause, so a seat polling it could tell when a claim window
 token of ``fjmj serve --operator-token-file``; without one configured the route does not
 exist: 404), and their counters are snapshots taken at most every ``metrics_refresh_s``
 (10 s), so even they cannot time one claim window. The metrics also carry the event
-loop's lag (``server/looplag.py``; null where the app runs on a test's fake clock)."""
+loop's lag (``server/looplag.py``; null where the app runs on a test's fake clock).
+
+Probes for load balancers and Kubernetes (docs/deploy.md, "Probes and metrics"):
+``GET /livez`` answers 200 as soon as the event loop runs the request (nothing else is
+read: a process whose loop is stuck fails it by timing out); ``GET /readyz`` answers 200
+while the process accepts tables, 503 with its reasons while it drains
+(``app.state.draining``), while its store cannot write, or while its cluster's Redis bus is
+down (``app.state.cluster.bus_ok``). ``GET /metrics``: the Prometheus text format
+(server/metrics.py), behind the operator's token like ``/api/metrics``."""
 
 from __future__ import annotations
 
@@ -15,7 +23,7 @@ import hmac
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from fujian_mahjong.server.routes.deps import LobbyDep, SettingsDep, StoreDep
@@ -80,6 +88,57 @@ async def health(store: StoreDep, lobby: LobbyDep) -> Any:
     return JSONResponse(body, status_code=503 if degraded else 200)
 
 
+class LiveOut(BaseModel):
+    ok: bool
+
+
+class ReadyOut(BaseModel):
+    ok: bool
+    status: Literal["ready", "unready"]
+    # why not ready: "draining", "store_failing", "bus_down" (empty when ready)
+    reasons: list[Literal["draining", "store_failing", "bus_down"]]
+
+
+@router.get("/livez", response_model=LiveOut)
+async def livez() -> Any:
+    """Liveness: 200 ``{"ok": true}`` whenever the event loop runs at all (it reads
+    nothing, so a failing database or Redis never makes a live process look dead)."""
+    return {"ok": True}
+
+
+def unready_reasons(state: Any) -> list[str]:
+    """Why the app does not accept tables now (empty: it does). The cluster object is read
+    duck-typed: one without ``bus_ok`` counts as a healthy bus."""
+    reasons = []
+    if getattr(state, "draining", False):
+        reasons.append("draining")
+    if state.store.failing:
+        reasons.append("store_failing")
+    cluster = getattr(state, "cluster", None)
+    if cluster is not None and not getattr(cluster, "bus_ok", True):
+        reasons.append("bus_down")
+    return reasons
+
+
+@router.get(
+    "/readyz",
+    response_model=ReadyOut,
+    responses={
+        503: {
+            "model": ReadyOut,
+            "description": "Not accepting tables: draining, the database cannot write, or "
+            "the cluster's Redis bus is down (``reasons``)",
+        }
+    },
+)
+async def readyz(request: Request) -> Any:
+    """Readiness: 200 ``ready`` while this process accepts tables; 503 ``unready`` with
+    ``reasons`` while it drains, while its store cannot write, or while Redis is down."""
+    reasons = unready_reasons(request.app.state)
+    body = {"ok": not reasons, "status": "unready" if reasons else "ready", "reasons": reasons}
+    return JSONResponse(body, status_code=503 if reasons else 200)
+
+
 def _operator(request: Request, token: str) -> None:
     """404 unless an operator token is configured; 401 unless the request carries it."""
     if not token:
@@ -129,3 +188,25 @@ async def metrics(
                 snap[1]["nodes"] = None
         state.metrics_snapshot = snap
     return MetricsOut(**snap[1], snapshot_age_s=round(now - snap[0], 3))
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "The Prometheus text exposition format (version 0.0.4)",
+        },
+        **errors(401, 404),
+    },
+)
+async def prometheus(request: Request, settings: SettingsDep) -> Response:
+    """This process's figures for Prometheus (server/metrics.py): decisions, the latency
+    from a decision to its messages, the event loop's lag, tables, sockets, leases,
+    takeovers, store and bus failures; behind the operator's token (404 without one
+    configured, 401 without it)."""
+    from fujian_mahjong.server.metrics import CONTENT_TYPE
+
+    _operator(request, settings.operator_token)
+    return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)

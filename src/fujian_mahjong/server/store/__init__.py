@@ -210,6 +210,7 @@ class Store:
         self.settlement = settlement
         # the last write failed (cleared by the next one that commits): health says degraded
         self.failing = False
+        self.failures = 0  # writes that failed since start (GET /metrics)
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
         # every session carries the injected faults (tests): the economy's pause and crash
@@ -309,6 +310,7 @@ class Store:
                         self.faults.before_commit()
         except STORE_FAULTS:
             self.failing = True
+            self.failures += 1
             raise
         self.failing = False
 
