@@ -27,10 +27,9 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from fujian_mahjong.rules import BUILTIN
-from fujian_mahjong.scoring import settle
 from fujian_mahjong.server import economy, rating
 from fujian_mahjong.server.deals import FixedDeals
-from fujian_mahjong.server.economy import Stakes, account_payments
+from fujian_mahjong.server.economy import Stakes, settle_amounts
 from fujian_mahjong.server.rooms import (
     DEFAULT_TIERS,
     ConfigError,
@@ -275,10 +274,19 @@ def test_quickmatch_fills_with_bots_and_settles_at_the_room_stakes(
                 assert end["stakes"] == d["stakes"] == table["stakes"]
                 acct = [p in (a.player_id, b.player_id) for p in d["seat_players"]]
                 assert d["accounts"] == acct
-                adj = account_payments(end["score"]["payments"], acct, 40)
-                want = settle(adj, d["balances_before"], 2, 0, 1)
-                assert d["transfers"] == list(want.transfers)
-                assert d["fees"] == list(want.fees) and sum(want.fees) == 2  # two accounts
+                # the bot plays for the house account (docs/economy.md)
+                house = [p is None for p in d["seat_players"]]
+                assert d["house"] == house and not d["practice"]
+                _adj, transfers, fees, _after = settle_amounts(
+                    end["score"]["payments"],
+                    acct,
+                    house,
+                    d["balances_before"],
+                    Stakes(2, 1, 1, 40, 100),
+                    40,
+                )
+                assert d["transfers"] == transfers
+                assert d["fees"] == fees and sum(fees) == 2  # two accounts
                 for seat, x in enumerate(end["silver"]):
                     if acct[seat]:
                         assert x["fee"] == 1 and x["change"] == x["transfer"] - 1

@@ -17,9 +17,12 @@ Money rules (docs/economy.md):
   so two tables never deadlock), and on SQLite a write before the read takes the database's
   single write lock, so two concurrent settlements for one player serialise and no update is
   lost;
-- only accounts hold silver (R11; docs/economy.md, bots and guests): a bot's or a guest's share of a
-  payment is neither paid nor received (:func:`account_payments`), so silver moves only
-  between registered players; ratings move by the full points;
+- only accounts hold silver (R11; docs/economy.md, bots and guests): a guest's share of a
+  payment is neither paid nor received (:func:`account_payments`); a bot's share is paid and
+  received by the **house account** at a room table made with ``house_bots`` (its rows in
+  ``house_ledger``, part of the audit's conservation law), and by nobody elsewhere; a table
+  where one human plays only bots without the house is **practice** (:func:`seat_modes`):
+  no silver moves, no fee, no escape penalty; ratings move by the full points;
 - the skill rating (server/rating.py) moves with the settlement, in the same transaction;
 - 救济金 relief (:func:`grant_relief`) is the one other source of silver besides grants and
   admin changes: a ``relief`` row, at most ``per_day`` times a day, only below a threshold;
@@ -46,6 +49,7 @@ from fujian_mahjong.server.store.economy_models import (
     LEDGER_KINDS,
     Account,
     HandResultRow,
+    HouseLedgerRow,
     LedgerRow,
     ProfileStatRow,
     ReliefClaim,
@@ -68,10 +72,13 @@ __all__ = [
     "get_stakes",
     "grant_relief",
     "hand_end_fields",
+    "house_balance",
+    "is_practice",
     "level_json",
     "make_stakes",
     "min_balance_floor",
     "record_dissolution",
+    "seat_modes",
     "set_stakes",
     "settle_hand",
     "settle_void",
@@ -80,6 +87,9 @@ __all__ = [
 DEFAULT_GRANT = 10_000  # R11: a new account's starting grant
 MIN_BALANCE_STAKES = 20  # docs/economy.md: the default minimum balance to sit is 20 × stake
 MAX_SILVER = 10**15  # any single amount beyond this is a typo, not a grant
+# the house account's balance as a payer in :func:`settle` (it always pays in full: a bot's
+# capped loss × the stake is far below this); its real balance is the sum of its rows
+HOUSE_FLOAT = 10**18
 
 
 class EconomyError(ValueError):
@@ -166,6 +176,39 @@ def escape_penalty(stakes: Stakes | dict[str, int] | None) -> int | None:
 
 async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
     await s.execute(insert(TableStakes).values(table_id=table_id, **asdict(stakes)))
+
+
+def is_practice(house_bots: bool, bots: int, humans: int) -> bool:
+    """练习 (docs/economy.md): a table where at most one human plays with bots that do not
+    play for the house. Nothing is at stake there: no silver moves, no fee, no escape
+    penalty (winning pays nothing, so leaving costs nothing)."""
+    return not house_bots and bots >= 1 and humans <= 1
+
+
+def seat_modes(seat_players: Sequence[int | None], house_bots: bool) -> tuple[list[bool], bool]:
+    """For a hand's seats (a player id, or None for a bot): which seats play for the house
+    account, and whether the hand is practice (:func:`is_practice`)."""
+    bots = [p is None for p in seat_players]
+    humans = len(bots) - sum(bots)
+    if house_bots:
+        return bots, False
+    return [False] * len(bots), is_practice(False, sum(bots), humans)
+
+
+async def house_bots_of(s: AsyncSession, table_id: int) -> bool:
+    """Whether this table's bots play for the house account (``table_stakes.house_bots``)."""
+    row = (
+        await s.execute(select(TableStakes.house_bots).where(TableStakes.table_id == table_id))
+    ).first()
+    return bool(row[0]) if row is not None else False
+
+
+async def house_balance(s: AsyncSession) -> int:
+    """The house account's balance: the sum of its rows (negative: it has paid out more
+    than it won)."""
+    return int(
+        (await s.execute(select(func.coalesce(func.sum(HouseLedgerRow.amount), 0)))).scalar_one()
+    )
 
 
 async def get_stakes(s: AsyncSession, table_id: int) -> Stakes | None:
@@ -384,6 +427,44 @@ def account_payments(payments: Sequence[int], accounts: Sequence[bool], cap: int
     return out
 
 
+def settle_amounts(
+    payments: Sequence[int],
+    accounts: Sequence[bool],
+    house: Sequence[bool],
+    before: Sequence[int],
+    stakes: Stakes,
+    cap: int,
+    practice: bool = False,
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """R11 settlement of one hand at a table with stakes (pure; the audit recomputes it):
+    (adjusted point payments, transfers, fees, balances after).
+
+    Account seats pay and receive; ``house`` seats (bots playing for the house account)
+    pay and receive too, always in full and without a fee; other seats (guests, bots
+    without the house) hold nothing. A practice hand moves nothing and charges no fee."""
+    n = len(payments)
+    if practice:
+        return [0] * n, [0] * n, [0] * n, list(before)
+    if not any(house):
+        adjusted = account_payments(payments, accounts, cap)
+        st = settle(adjusted, before, stakes.stake, 0, stakes.fee)
+        return adjusted, list(st.transfers), list(st.fees), list(st.balances)
+    payers = [a or h for a, h in zip(accounts, house, strict=True)]
+    adjusted = account_payments(payments, payers, cap)
+    bal = [HOUSE_FLOAT if h else b for h, b in zip(house, before, strict=True)]
+    st = settle(adjusted, bal, stakes.stake, 0, 0)
+    transfers = list(st.transfers)
+    fees = [
+        min(stakes.fee, b + t) if a else 0
+        for a, b, t in zip(accounts, before, transfers, strict=True)
+    ]
+    after = [
+        (b + t - f) if a else 0
+        for a, b, t, f in zip(accounts, before, transfers, fees, strict=True)
+    ]
+    return adjusted, transfers, fees, after
+
+
 def _cap(profile: str, stakes: Stakes) -> int:
     # R11: the table's cap; 0 = the profile's own per-hand cap (if any), as in engine.Match
     if stakes.cap:
@@ -441,6 +522,7 @@ async def settle_hand(
         raise EconomyError("bad_hand", f"hand {hand_id}: payments/seats do not match {n} seats")
     winner = (result or {}).get("winner")
     stakes = await get_stakes(s, table_id)
+    house, practice = seat_modes(seat_players, await house_bots_of(s, table_id))
     locked = await _lock(s, [p for p in seat_players if p is not None])
     acct = [p is not None and p in locked for p in seat_players]
     before = [locked[p][0] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
@@ -449,9 +531,9 @@ async def settle_hand(
         adjusted = [0] * n
         transfers, fees, after = [0] * n, [0] * n, list(before)
     else:
-        adjusted = account_payments(payments, acct, _cap(profile, stakes))
-        st = settle(adjusted, before, stakes.stake, 0, stakes.fee)
-        transfers, fees, after = list(st.transfers), list(st.fees), list(st.balances)
+        adjusted, transfers, fees, after = settle_amounts(
+            payments, acct, house, before, stakes, _cap(profile, stakes), practice
+        )
     new_ratings = [
         update_rating(r, p) if a else 0 for r, p, a in zip(ratings, payments, acct, strict=True)
     ]
@@ -492,6 +574,13 @@ async def settle_hand(
         )
     if ledger:
         await s.execute(insert(LedgerRow), ledger)
+    house_rows = [
+        {"hand_id": hand_id, "seat": seat, "amount": transfers[seat], "created_at": now}
+        for seat in range(n)
+        if house[seat] and stakes is not None and transfers[seat]
+    ]
+    if house_rows:
+        await s.execute(insert(HouseLedgerRow), house_rows)
     if balances:
         t = cast(Table, Account.__table__)
         await s.execute(
@@ -511,6 +600,8 @@ async def settle_hand(
         "stakes": None if stakes is None else asdict(stakes),
         "seat_players": seat_players,
         "accounts": acct,
+        "house": house,
+        "practice": practice,
         "payments": payments,
         "adjusted": adjusted,
         "balances_before": before,
@@ -603,6 +694,7 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
         raise EconomyError("no_hand", f"no hand {hand_id}")
     table_id, n, seat_players = hand
     stakes = await get_stakes(s, table_id)
+    _house, practice = seat_modes(list(seat_players), await house_bots_of(s, table_id))
     pid = seat_players[leaver] if leaver is not None and 0 <= leaver < n else None
     locked = await _lock(s, [pid] if pid is not None else [])
     detail: dict[str, Any] = {
@@ -615,8 +707,16 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
         "penalty": 0,
         "fee": 0,
         "balance_after": None,
+        "practice": practice,
     }
-    if stakes is not None and pid is not None and pid in locked and leaver is not None:
+    # 练习: winning pays nothing there, so leaving costs nothing (docs/economy.md)
+    if (
+        stakes is not None
+        and not practice
+        and pid is not None
+        and pid in locked
+        and leaver is not None
+    ):
         bal = locked[pid][0]
         balances = [0] * n
         balances[leaver] = bal
@@ -734,7 +834,12 @@ def end_fields(kind: str, d: dict[str, Any]) -> dict[str, Any]:
                 "fee": d["fee"],
                 "balance": d["balance_after"],
             }
-        return {"silver": silver, "level_ups": [], "stakes": d["stakes"]}
+        return {
+            "silver": silver,
+            "level_ups": [],
+            "stakes": d["stakes"],
+            "practice": bool(d.get("practice")),
+        }
     silver = []
     for i, a in enumerate(d["accounts"]):
         if not a or d["stakes"] is None:
@@ -753,6 +858,7 @@ def end_fields(kind: str, d: dict[str, Any]) -> dict[str, Any]:
         "level_ups": d["level_ups"],
         "stakes": d["stakes"],
         "skill": d.get("skill"),
+        "practice": bool(d.get("practice")),
     }
 
 
@@ -799,16 +905,18 @@ class AuditReport:
     hands: int = 0
     voids: int = 0
     dissolved: int = 0  # void hands of matches dissolved by vote (no one charged)
+    house: int = 0  # the house account's balance (bots at room tables play for it)
+    practice: int = 0  # practice hands (nothing at stake)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def conserved(self) -> bool:
-        """Silver is created only by grants, admin changes and relief: balances + burned =
-        grants + admin changes + relief."""
+        """Silver is created only by grants, admin changes and relief: balances + the house
+        account's balance + burned = grants + admin changes + relief."""
         return (
-            self.silver + self.fees_burned + self.escapes_burned
+            self.silver + self.house + self.fees_burned + self.escapes_burned
             == self.grants + self.admin + self.relief
         )
 
@@ -893,6 +1001,24 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
                 f"player {pid}: {relief_rows.get(pid, 0)} relief row(s) in the ledger but "
                 f"{claimed.get(pid, 0)} claim(s) counted"
             )
+    # the house account: its rows per hand and seat (docs/economy.md)
+    house_rows: dict[int, dict[int, int]] = {}
+    for rid, hid, seat, amount in await s.execute(
+        select(
+            HouseLedgerRow.id, HouseLedgerRow.hand_id, HouseLedgerRow.seat, HouseLedgerRow.amount
+        ).order_by(HouseLedgerRow.id)
+    ):
+        per_seat = house_rows.setdefault(int(hid), {})
+        if int(seat) in per_seat:
+            bad.append(f"house row {rid}: hand {hid} seat {seat} has two house rows")
+        per_seat[int(seat)] = per_seat.get(int(seat), 0) + int(amount)
+        rep.house += int(amount)
+    house_tables = {
+        int(t)
+        for (t,) in await s.execute(
+            select(TableStakes.table_id).where(TableStakes.house_bots.is_(True))
+        )
+    }
     settled: set[int] = set()
     for hid, kind, d in await s.execute(
         select(SettlementRow.hand_id, SettlementRow.kind, SettlementRow.detail).order_by(
@@ -902,12 +1028,33 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
         hid = int(hid)
         settled.add(hid)
         ledger = by_hand.pop(hid, {})
+        house_of_hand = house_rows.pop(hid, {})
+        modes = seat_modes(d["seat_players"], int(d["table_id"]) in house_tables)
+        if "practice" in d and bool(d["practice"]) != modes[1]:
+            bad.append(
+                f"hand {hid}: settled as practice={d['practice']} but its seats say {modes[1]}"
+            )
         if kind == "void":
+            if house_of_hand:
+                bad.append(f"hand {hid}: a void hand with house rows")
             rep.voids += 1
             rep.dissolved += bool(d.get("dissolved"))
             _audit_void(bad, hid, d, ledger)
             continue
         rep.hands += 1
+        rep.practice += bool(d.get("practice"))
+        if "house" in d and list(d["house"]) != modes[0]:
+            bad.append(
+                f"hand {hid}: settled with house seats {d['house']}, its seats say {modes[0]}"
+            )
+        house_seats = d.get("house") or [False] * len(d["payments"])
+        for seat in range(len(d["payments"])):
+            want = d["transfers"][seat] if house_seats[seat] else 0
+            if house_of_hand.get(seat, 0) != want:
+                bad.append(
+                    f"hand {hid}: seat {seat} house rows {house_of_hand.get(seat, 0):+d} but "
+                    f"settled {want:+d}"
+                )
         payments = d["payments"]
         if replay_logs:
             try:
@@ -922,6 +1069,8 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
         _audit_hand(bad, hid, d, ledger)
     for orphan, players in by_hand.items():
         bad.append(f"hand {orphan}: ledger rows for players {sorted(players)} but no settlement")
+    for orphan in house_rows:
+        bad.append(f"hand {orphan}: house rows but no settlement")
     unsettled = (
         await s.execute(
             select(HandRow.id)
@@ -943,9 +1092,9 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
         bad.append(f"hand {hid}: still playing in match {mid}, which was dissolved")
     if not rep.conserved():
         bad.append(
-            f"silver created or lost: balances {rep.silver} + fees {rep.fees_burned} + "
-            f"escapes {rep.escapes_burned} != grants {rep.grants} + admin {rep.admin} + "
-            f"relief {rep.relief}"
+            f"silver created or lost: balances {rep.silver} + house {rep.house} + fees "
+            f"{rep.fees_burned} + escapes {rep.escapes_burned} != grants {rep.grants} + admin "
+            f"{rep.admin} + relief {rep.relief}"
         )
     return rep
 
@@ -957,14 +1106,22 @@ def _audit_hand(
     stakes = d["stakes"]
     before = d["balances_before"]
     if stakes is not None:
-        adj = account_payments(d["payments"], d["accounts"], _cap(d["profile"], Stakes(**stakes)))
-        st = settle(adj, before, stakes["stake"], 0, stakes["fee"])
-        if list(st.transfers) != d["transfers"] or list(st.fees) != d["fees"]:
+        st_ = Stakes(**stakes)
+        _adj, transfers, fees, _after = settle_amounts(
+            d["payments"],
+            d["accounts"],
+            d.get("house") or [False] * n,
+            before,
+            st_,
+            _cap(d["profile"], st_),
+            bool(d.get("practice")),
+        )
+        if transfers != d["transfers"] or fees != d["fees"]:
             bad.append(
-                f"hand {hid}: recomputed transfers {list(st.transfers)} / fees "
-                f"{list(st.fees)} differ from the stored {d['transfers']} / {d['fees']}"
+                f"hand {hid}: recomputed transfers {transfers} / fees "
+                f"{fees} differ from the stored {d['transfers']} / {d['fees']}"
             )
-        if sum(st.transfers) != 0:
+        if sum(transfers) != 0:
             bad.append(f"hand {hid}: transfers are not zero-sum")
     for seat in range(n):
         pid = d["seat_players"][seat]
@@ -993,6 +1150,8 @@ def _audit_void(
         d["leaver"] is not None or pid is not None or d["penalty"] or d["fee"]
     ):
         bad.append(f"hand {hid}: dissolved by vote, but someone was charged or named a leaver")
+    if d.get("practice") and (d["penalty"] or d["fee"]):
+        bad.append(f"hand {hid}: a practice hand charged its leaver")
     if d["balance_before"] is None:
         if ledger:
             bad.append(f"hand {hid}: void without a penalty, but ledger rows exist")

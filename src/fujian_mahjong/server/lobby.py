@@ -109,13 +109,16 @@ class Lobby:
         return len(r) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in r)
 
     def describe(self, t: TableActor) -> dict[str, Any]:
-        """A live table as REST shows it: its summary, its stakes and escape penalty (R11)
-        and its room (null: not a quick-match table)."""
+        """A live table as REST shows it: its summary (with ``practice``), its stakes and
+        escape penalty (R11; 0 at a practice table, docs/economy.md) and its room (null: not
+        a quick-match table)."""
         stakes = self.stakes.get(t.id)
+        summary = t.summary()
+        penalty = escape_penalty(stakes)
         return {
-            **t.summary(),
+            **summary,
             "stakes": stakes,
-            "escape_penalty": escape_penalty(stakes),
+            "escape_penalty": 0 if penalty is not None and summary["practice"] else penalty,
             "room": self.table_rooms.get(t.id),
         }
 
@@ -179,6 +182,8 @@ class Lobby:
         ts = self.settings.turn_seconds if turn_seconds is None else float(turn_seconds)
         code = await self._new_code()
         bot_seats = list(range(players - bots, players))
+        # docs/economy.md: a room table's bots play for the house account (operator option)
+        house = room is not None and stakes is not None and self.settings.house_bots
         tid = await self.store.create_table(
             code,
             creator_id,
@@ -192,6 +197,7 @@ class Lobby:
             room,
             max_balance if stakes is not None else None,
             bot_kind,
+            house,
         )
         if self.cluster is not None:
             await self.cluster.acquire_new(tid)  # a table made here is run here
@@ -202,6 +208,8 @@ class Lobby:
             tid, code, creator_id, profile, players, ts, hands, private, claim_window=claim_window
         )
         actor = self._spawn(cfg)
+        actor.house_bots = house
+        actor.auto_ready = room is not None  # quick match deals without 准备
         for seat in bot_seats:
             actor.seats[seat] = Seat(
                 bot=True, bot_kind=bot_kind, name=f"Bot {seat + 1}", ready=True
@@ -246,6 +254,8 @@ class Lobby:
             if room is not None:
                 self.table_rooms[t.id] = room
             actor = self._spawn(cfg)
+            actor.house_bots = bool(entry.get("house_bots"))
+            actor.auto_ready = room is not None
             try:
                 await actor.restore(entry)
             except MahjongError:

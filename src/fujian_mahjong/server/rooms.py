@@ -21,8 +21,9 @@ quick match may look. The bots of a table are timed by the process that runs it 
 failover, by the one that took it: ``Lobby.restore`` schedules them again).
 
 This module also reads the configuration file (:func:`load_config`, :func:`parse_config`):
-``[server]`` (scalar ``Settings`` fields), ``[relief]``, ``[tables]`` (the bounds of a
-private table's stake) and ``[[rooms]]``. Every error is one line (:class:`ConfigError`).
+``[server]`` (scalar ``Settings`` fields), ``[economy]`` (``house_bots``: whether bots at
+room tables play for the house account, docs/economy.md), ``[relief]``, ``[tables]`` (the
+bounds of a private table's stake) and ``[[rooms]]``. Every error is one line (:class:`ConfigError`).
 """
 
 from __future__ import annotations
@@ -197,6 +198,7 @@ class ConfigError(ValueError):
 # Settings fields the [server] table may not set (they have their own tables or options)
 _NOT_IN_SERVER = {
     "rooms",
+    "house_bots",
     "operator_token",
     "relief_threshold",
     "relief_amount",
@@ -296,6 +298,16 @@ def _relief(data: Mapping[str, Any]) -> dict[str, Any]:
         out["relief_utc_offset_h"] = _num(
             "[relief] utc_offset_hours", data["utc_offset_hours"], -12.0, 14.0
         )
+    return out
+
+
+def _economy(data: Mapping[str, Any]) -> dict[str, Any]:
+    _unknown("[economy]", data, {"house_bots"})
+    out: dict[str, Any] = {}
+    if "house_bots" in data:
+        if not isinstance(data["house_bots"], bool):
+            raise ConfigError("[economy] house_bots: must be true or false")
+        out["house_bots"] = data["house_bots"]
     return out
 
 
@@ -416,10 +428,12 @@ def parse_config(text: str, max_fee_ratio: float | None = None) -> dict[str, Any
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"not valid TOML: {e}") from None
-    _unknown("the file", data, {"server", "relief", "tables", "rooms"})
+    _unknown("the file", data, {"server", "economy", "relief", "tables", "rooms"})
     out: dict[str, Any] = {}
     if "server" in data:
         out.update(_server(_table("[server]", data["server"])))
+    if "economy" in data:
+        out.update(_economy(_table("[economy]", data["economy"])))
     if "relief" in data:
         out.update(_relief(_table("[relief]", data["relief"])))
     if "tables" in data:
@@ -654,6 +668,10 @@ class RoomService:
                     await t.add_bot(t.cfg.creator_id)
                 except TableError:
                     return
+            if t.status == "open" and t.has_humans:
+                # the match starts when the humans not yet connected join (table.auto_ready);
+                # one who never comes is freed after the grace period: look again then
+                self.schedule_fill(t)
 
         t.post(fill)
 

@@ -77,6 +77,10 @@ class Settings:
     # every profile, and how long a quick-match table waits for humans before bots fill it
     rooms: tuple[Room, ...] = field(default_factory=default_rooms)
     quickmatch_wait_s: float = 10.0
+    # docs/economy.md: bots at room tables play for the house account (its silver is in the
+    # ledger and the audit); false (``[economy] house_bots = false``): a room table where
+    # one human plays bots is practice (练习: nothing at stake, no escape penalty)
+    house_bots: bool = True
     # 救济金 (docs/economy.md): an account below relief_threshold silver may claim
     # relief_amount, relief_per_day times a day; the day starts at midnight UTC+offset
     # (8: Beijing). amount or per_day 0: no relief

@@ -29,6 +29,7 @@ from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
+from fujian_mahjong.server.economy import is_practice
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.scheduler import ClaimPace, Scheduler, bot_pacer, claim_window_mode
@@ -175,6 +176,11 @@ class TableActor:
         self._pace_match: Match | None = None
         self._hinting: set[int] = set()  # seats whose hint the bot is preparing
         self._calls: set[asyncio.Future[Any]] = set()  # calls waiting for their answer
+        # docs/economy.md: this table's bots play for the house account (set by the lobby)
+        self.house_bots = False
+        # a room table (quick match, docs/economy.md): a seated human needs no 准备; the
+        # match starts once every seat is taken and every human is connected
+        self.auto_ready = False
 
     # ------------------------------------------------------------------ the actor loop
 
@@ -358,6 +364,15 @@ class TableActor:
     def has_humans(self) -> bool:
         return any(s.human for s in self.seats)
 
+    @property
+    def practice(self) -> bool:
+        """练习 (docs/economy.md): one human with bots that do not play for the house."""
+        return is_practice(
+            self.house_bots,
+            sum(1 for s in self.seats if s.bot),
+            sum(1 for s in self.seats if s.human),
+        )
+
     def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
         """The seat list (``viewer``: whose list it is; every entry is public)."""
         return [
@@ -366,6 +381,8 @@ class TableActor:
                 "name": s.name if s.taken else None,
                 "player_id": s.player_id,
                 "bot": s.bot,
+                # the bot's kind (docs/protocol.md); null for a human or an empty seat
+                "bot_level": (s.bot_kind or self.sched.default_kind) if s.bot else None,
                 "connected": s.bot or s.conn is not None,
                 "auto": s.auto,
                 "ready": s.bot or s.ready,
@@ -396,6 +413,7 @@ class TableActor:
             "totals": list(self.match.totals) if self.match else None,
             # how long a claim pause lasts here (docs/architecture.md): fast or fixed
             "claim_window": self.claim_window,
+            "practice": self.practice,  # docs/economy.md: nothing at stake here
         }
 
     def conns(self) -> list[Conn]:
@@ -481,6 +499,8 @@ class TableActor:
         conn.send({"type": "seated", "table": self.id, "code": self.cfg.code, "seat": seat})
         self.seats_dirty = True
         await self._pump(fresh=conn)
+        if self.auto_ready and seat is not None and self.status == "open":
+            await self._maybe_start()  # a room table deals once everyone is here
 
     async def reserve(self, player_id: int, name: str) -> str | None:
         """Quick match (server/rooms.py): seat ``player_id`` now, as if it had joined and lost
@@ -635,7 +655,8 @@ class TableActor:
             return
         if not all(s.taken for s in self.seats):
             return
-        if not all(s.bot or (s.ready and s.conn is not None) for s in self.seats):
+        auto = self.auto_ready and self.status == "open"
+        if not all(s.bot or ((s.ready or auto) and s.conn is not None) for s in self.seats):
             return
         if self.status == "open":
             if self.match is None:
@@ -976,6 +997,7 @@ class TableActor:
             holder.last_view = msg["view"]
             c.state_key = key
         msg["seats"] = self.seats_json(seat)
+        msg["practice"] = self.practice
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
         if not any(g.discards) and not any(g.melds):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import secrets
 from collections import deque
 from collections.abc import AsyncIterator
@@ -43,6 +44,7 @@ from fujian_mahjong.server.store.models import (
 
 __all__ = [
     "Base",
+    "DatabaseInUse",
     "EventRow",
     "HandRow",
     "LeaseLost",
@@ -55,6 +57,7 @@ __all__ = [
     "get_hand",
     "get_hand_events",
     "hash_token",
+    "lock_sqlite_writer",
     "make_engine",
     "upgrade",
 ]
@@ -119,6 +122,50 @@ async def upgrade(url: str, revision: str = "head") -> None:
             await conn.run_sync(_alembic_upgrade, revision)
     finally:
         await engine.dispose()
+
+
+class DatabaseInUse(Exception):
+    """Another ``fjmj serve`` holds this SQLite database (one line: its file and pid)."""
+
+
+# the lock files this process holds (open for its whole life: the OS lets go at its end)
+_writer_locks: dict[str, int] = {}
+
+
+def lock_sqlite_writer(url: str) -> Path | None:
+    """One server per SQLite database (docs/deploy.md, "One process"): an exclusive
+    advisory lock (``flock``) on ``<database>.lock`` beside the file, held until this
+    process ends — the OS releases it however the process ends (SIGKILL too), so a restart
+    after a crash is never refused — with the holder's pid written in it. Raises
+    :class:`DatabaseInUse` naming the other server's pid; returns the lock file (None for
+    another database or an in-memory one). Other commands (``fjmj admin``, ``fjmj db``)
+    take no lock: SQLite lets them read and write beside the server."""
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+        return None
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: no advisory locks
+        return None
+    db = Path(u.database).expanduser().resolve()
+    lock = db.with_name(db.name + ".lock")
+    if str(lock) in _writer_locks:
+        return lock
+    db.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        raise DatabaseInUse(
+            f"the database {db} is in use by another fjmj serve (pid {holder}); stop it, "
+            "or give this one another --data-dir or --db"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+    _writer_locks[str(lock)] = fd
+    return lock
 
 
 async def get_hand(session: AsyncSession, hand_id: int) -> HandRow | None:
@@ -369,12 +416,14 @@ class Store:
         room: str | None = None,
         max_balance: int | None = None,
         bot_kind: str | None = None,
+        house_bots: bool = False,
     ) -> int:
         """A new table, its bot seats and (R11) its stakes row, in ONE transaction: no
         join can find the table before its minimum balance is there to check. ``room``:
         the quick-match room it belongs to (server/rooms.py), ``max_balance`` the room's
         upper bound on the balance to sit down, ``bot_kind`` its bots' kind (None: the
-        server's default)."""
+        server's default), ``house_bots`` whether its bots play for the house account
+        (docs/economy.md)."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         async with self.write() as s:
@@ -397,7 +446,11 @@ class Store:
                     SeatRow(table_id=t.id, seat=seat, player_id=None, bot=True, bot_kind=bot_kind)
                 )
             if stakes is not None:
-                s.add(TableStakes(table_id=t.id, max_balance=max_balance, **stakes))
+                s.add(
+                    TableStakes(
+                        table_id=t.id, max_balance=max_balance, house_bots=house_bots, **stakes
+                    )
+                )
             return t.id
 
     async def code_taken(self, code: str) -> bool:
@@ -759,6 +812,7 @@ class Store:
                     "hand": None,
                 }
                 stake_row = await s.get(TableStakes, t.id)
+                entry["house_bots"] = bool(stake_row is not None and stake_row.house_bots)
                 entry["stakes"] = (
                     None
                     if stake_row is None

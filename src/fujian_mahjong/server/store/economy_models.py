@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Float,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -93,6 +95,27 @@ class TableStakes(Base):
     min_balance: Mapped[int] = mapped_column(BigInteger)
     # a room's upper bound on the balance to sit down (server/rooms.py); null: none
     max_balance: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # docs/economy.md, "Bots at room tables play for the house": this table's bot seats
+    # pay and receive silver from the house account (a room table while the operator's
+    # ``[economy] house_bots`` is on, fixed when the table is made)
+    house_bots: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class HouseLedgerRow(Base):
+    """The house account (docs/economy.md): one row per bot seat whose silver moved in a
+    settled hand, ``amount`` > 0 when the house won it from the accounts, < 0 when it paid.
+    Its balance is the sum of the rows (it may be negative: the house has paid out more than
+    it won); no running balance is stored, so concurrent settlements never wait on one
+    shared row. Written in the hand's settlement transaction; ``fjmj admin audit`` adds the
+    balance to its conservation law."""
+
+    __tablename__ = "house_ledger"
+    __table_args__ = (CheckConstraint("amount <> 0", name="house_amount_nonzero"),)
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    amount: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class SettlementRow(Base):
