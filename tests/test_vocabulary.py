@@ -284,7 +284,11 @@ def test_replay_frames_mark_lost_claims_and_name_seats_as_the_table() -> None:
     ]
     i = lines.index(lost[0])
     assert lines[i + 1]["kind"] == "win" and lines[i + 1]["seat"] == 1
-    assert lines[i + 1]["zh"].startswith("Bot 2 胡 5饼 (阿明 放胡)")
+    # tiles as the table names them, payments per named seat (not a list of numbers)
+    assert lines[i + 1]["zh"] == "Bot 2 胡 五饼 (阿明 放胡), 40 分 (阿明 -40, Bot 2 +40)"
+    assert lines[i + 1]["en"] == (
+        "Bot 2 wins on a discard with 5 Dots (阿明 dealt in), 40 points (阿明 -40, Bot 2 +40)"
+    )
     assert not any(x["kind"] == "claim" for x in lines)  # nobody ponged
     assert not any("号位" in x["zh"] or "seat " in x["en"] for x in lines)
     # every line says who and what (for the client's log: data-seat, data-kind)

@@ -7,9 +7,14 @@ client's own scheme, 上家/对家/下家); without names, ``N号位`` / ``seat 
 everywhere: 放胡 (点炮, "dealt in") is said of the **discarder**, never of the winner.
 
 Tiles are named in the player's language, honours included (``东``/``E``; playable in
-``fuzhou-doudou``, flowers elsewhere — R1). With a ``viewer`` the text is what that seat may
-know (R12): other seats' draws, their answers in a claim window and the kind of their
-concealed kongs are not named until the hand is over.
+``fuzhou-doudou``, flowers elsewhere — R1): by default in the short notation of the
+developer tools (``5饼``/``5p``); a client passes ``tile_name`` to name them as its table
+does (the browser's replay: :func:`fujian_mahjong.i18n.tile_name`, ``五饼``/``5 Dots``; the
+terminal its own cells). The hand's start names the profile by its title (``福州麻将（同城游）``),
+the dice are numbers (``掷骰 1 和 6``) and payments are per named seat (``Bot 1 +32, Bot 3
+-32``). With a ``viewer`` the text is what that seat may know (R12): other seats' draws,
+their answers in a claim window and the kind of their concealed kongs are not named until
+the hand is over.
 
 Claims that lost (R6: several seats answer one discard, the highest claim is taken): the log
 holds every answer (``act``) of a window and then its one outcome (a ``claim`` or ``win``).
@@ -18,11 +23,13 @@ holds every answer (``act``) of a window and then its one outcome (a ``claim`` o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fujian_mahjong.i18n import has, msg
 from fujian_mahjong.tiles import name, parse
+
+TileName = Callable[[int, str], str]
 
 # the answers that claim something: when another outcome follows, they lost (R6, R8)
 CLAIM_ACTIONS = ("chow", "pong", "kong", "win", "three_golds", "rob_gold")
@@ -30,8 +37,10 @@ CLAIM_ACTIONS = ("chow", "pong", "kong", "win", "three_golds", "rob_gold")
 OUTCOMES = ("claim", "win")
 
 
-def tiles_text(notation: str, lang: str) -> str:
-    return " ".join(name(k, lang) for k in parse(notation)) if notation else ""
+def tiles_text(notation: str, lang: str, tile_name: TileName = name) -> str:
+    """Tiles in a row: ``5饼 6饼`` in notation; in words a list (``5 Dots, 6 Dots``)."""
+    sep = " " if tile_name is name or lang == "zh" else ", "
+    return sep.join(tile_name(k, lang) for k in parse(notation)) if notation else ""
 
 
 def seat_name(s: int, lang: str, names: Sequence[str | None] | None = None) -> str:
@@ -41,8 +50,37 @@ def seat_name(s: int, lang: str, names: Sequence[str | None] | None = None) -> s
     return msg("engine.seat", lang, n=s)
 
 
-def _tile(t: str, lang: str) -> str:
-    return name(parse(t)[0], lang)
+def profile_title(profile: str, lang: str) -> str:
+    """The profile's title as the rules give it (``rules/profiles/*.toml``: ``title_zh``,
+    ``title_en``); a profile that is not installed keeps its name."""
+    from fujian_mahjong.errors import MahjongError
+    from fujian_mahjong.rules import get_profile
+
+    try:
+        p = get_profile(profile)
+    except (MahjongError, OSError, ValueError):
+        return profile
+    return p.title_zh if lang == "zh" else p.title_en
+
+
+def dice_text(dice: Sequence[int], lang: str) -> str:
+    """``1 和 6`` / ``1 and 6`` (R3: the dice as the table shows them)."""
+    return msg("engine.and", lang).join(str(int(d)) for d in dice)
+
+
+def payments_text(
+    payments: Sequence[int] | None, lang: str, names: Sequence[str | None] | None = None
+) -> str:
+    """What each seat gained or paid, by name: ``Bot 1 +32, Bot 3 -32`` (R11); seats that
+    neither paid nor gained are left out; empty when nobody paid."""
+    if not payments:
+        return ""
+    parts = [
+        f"{seat_name(s, lang, names)} {'+' if p > 0 else '-'}{abs(int(p))}"
+        for s, p in enumerate(payments)
+        if p
+    ]
+    return msg("engine.list_sep", lang).join(parts)
 
 
 def describe(
@@ -51,6 +89,7 @@ def describe(
     viewer: int | None = None,
     hand_over: bool = False,
     names: Sequence[str | None] | None = None,
+    tile_name: TileName = name,
 ) -> str | None:
     """One line for an event, or None for events not worth a line.
 
@@ -59,8 +98,9 @@ def describe(
     discard and what they answered is private, and the outcome has its own event (claim,
     kong, win); another seat's concealed kong is shown without its tiles unless
     ``hand_over`` (the hand has ended and everything is revealed). ``names``: the seats'
-    names (see :func:`seat_name`). A decision is said as a call ("2号位 选择碰"), never as
-    what it may lead to: a call can lose to a higher one (see :func:`narrate`)."""
+    names (see :func:`seat_name`); ``tile_name``: how tiles are named (the module
+    docstring). A decision is said as a call ("2号位 选择碰"), never as what it may lead to:
+    a call can lose to a higher one (see :func:`narrate`)."""
     t = e.get("type")
     s = e.get("seat")
     who = seat_name(s, lang, names) if isinstance(s, int) else ""
@@ -69,20 +109,26 @@ def describe(
     def m(key: str, **kw: object) -> str:
         return msg("engine." + key, lang, **kw)
 
+    def _tile(t: str, lang: str) -> str:
+        return tile_name(parse(t)[0], lang)
+
     if t == "start":
         dealer = seat_name(int(e["dealer"]), lang, names)
-        return m("start", profile=e["profile"], players=e["players"], dealer=dealer)
+        title = profile_title(str(e["profile"]), lang)
+        return m("start", profile=title, players=e["players"], dealer=dealer)
     if t == "dice":
-        return m("dice", dice=e["dice"])
+        return m("dice", dice=dice_text(e["dice"], lang))
     if t == "deal":
         if viewer is not None:
-            return m("deal.mine", tiles=tiles_text(e["hands"].get(str(viewer), ""), lang))
+            return m(
+                "deal.mine", tiles=tiles_text(e["hands"].get(str(viewer), ""), lang, tile_name)
+            )
         return m("deal")
     if t == "flower":
-        return m("flower", seat=who, tiles=tiles_text(e["flowers"], lang))
+        return m("flower", seat=who, tiles=tiles_text(e["flowers"], lang, tile_name))
     if t == "gold":
-        txt = m("gold", tile=tiles_text(e["gold"], lang))
-        extra = tiles_text(e.get("to_dealer", ""), lang)
+        txt = m("gold", tile=tiles_text(e["gold"], lang, tile_name))
+        extra = tiles_text(e.get("to_dealer", ""), lang, tile_name)
         if extra:
             txt += m("gold.to_dealer", tiles=extra)
         return txt
@@ -92,7 +138,7 @@ def describe(
         key = "discard.rob_gold" if e.get("rob_gold") else "discard"
         return m(key, seat=who, tile=_tile(e["tile"], lang))
     if t == "claim":
-        return m("claim." + e["meld"], seat=who, tiles=tiles_text(e["tiles"], lang))
+        return m("claim." + e["meld"], seat=who, tiles=tiles_text(e["tiles"], lang, tile_name))
     if t == "kong":
         if e["kind"] == "concealed" and hide and not hand_over:
             # R12: a concealed kong's kind stays hidden from the other seats
@@ -109,7 +155,7 @@ def describe(
     if t in ("xian_jin", "xian_jin_end"):
         return m(t, seat=who)
     if t == "jin_kan":
-        return m("jin_kan", seat=who, tiles=tiles_text(e["shown"], lang))
+        return m("jin_kan", seat=who, tiles=tiles_text(e["shown"], lang, tile_name))
     if t == "last_group":
         return m("last_group", live=e["live"])
     if t == "win":
@@ -121,13 +167,15 @@ def describe(
             # 放胡 / 点炮: the discarder dealt in (for 抢杠, the kong robbed)
             key = "win.robbed" if e["win"] == "rob_kong" else "win.dealt_in"
             txt += m(key, discarder=seat_name(d, lang, names))
-        txt += m("win.points", points=e.get("points"), payments=e.get("payments"))
+        pay = payments_text(e.get("payments"), lang, names)
+        txt += m("win.points", points=e.get("points"), payments=pay)
         return txt
     if t == "draw_game":
-        return m("draw_game", payments=e.get("payments"))
+        pay = payments_text(e.get("payments"), lang, names)
+        return m("draw_game", payments=pay) if pay else m("draw_game.none")
     if t == "end":
         hands = ", ".join(
-            f"{seat_name(int(k), lang, names)}: {tiles_text(v, lang)}"
+            f"{seat_name(int(k), lang, names)}: {tiles_text(v, lang, tile_name)}"
             for k, v in e["hands"].items()
         )
         return m("end", hands=hands)
@@ -173,6 +221,7 @@ def narrate(
     hand_over: bool = False,
     start: int = 0,
     stop: int | None = None,
+    tile_name: TileName = name,
 ) -> list[dict[str, Any]]:
     """The lines of ``events[start:stop]`` (the events before ``start`` give the context:
     a window's answers before its outcome). Each line: ``index`` (the event's), ``seat``
@@ -182,7 +231,8 @@ def narrate(
 
     Unlike :func:`describe`, a seat's decisions are not narrated as if they had happened:
     the outcome event says what happened, and answers that lost to it are said as lost,
-    just before it. With a ``viewer``, only that seat's own lost claims are said (R12)."""
+    just before it. With a ``viewer``, only that seat's own lost claims are said (R12).
+    ``tile_name``: how tiles are named (the module docstring)."""
     out: list[dict[str, Any]] = []
     end = len(events) if stop is None else stop
     for i in range(start, end):
@@ -217,7 +267,9 @@ def narrate(
                         "claim": kind,
                     }
                 )
-        line = describe(e, lang, viewer=viewer, hand_over=hand_over, names=names)
+        line = describe(
+            e, lang, viewer=viewer, hand_over=hand_over, names=names, tile_name=tile_name
+        )
         if line:
             out.append({"index": i, "seat": seat, "kind": str(t), "text": line})
     return out

@@ -27,17 +27,17 @@ SPECIAL_NAMES: dict[str, tuple[str, str]] = {
 }
 
 TERM_NAMES: dict[str, tuple[str, str]] = {
-    "flowers": ("花 (fl)", "flowers (fl)"),
+    "flowers": ("花", "flowers"),
     "flower_sets": ("套花 (每套2)", "flower sets (2 each)"),
-    "exposed_kongs": ("明杠 (mk)", "exposed kongs (mk)"),
+    "exposed_kongs": ("明杠", "exposed kongs"),
     "concealed_kongs": ("暗杠 (每个2)", "concealed kongs (2 each)"),
-    "golds": ("金 (G)", "golds (G)"),
+    "golds": ("金", "golds"),
     "streak": ("连庄", "dealer streak"),
     "base": ("底", "base"),
     "subtotal": ("小计", "subtotal"),
     "doubled": ("小计×2", "subtotal x2"),
     "self_draw_doubled": ("自摸×2", "self-draw x2"),
-    "one": ("基本1", "one"),
+    "one": ("基本1", "basic point"),
     "special": ("特殊", "special"),
     "ping_hu_combo": ("平胡加成", "plain-win combination"),
     "cap": ("封顶", "cap"),
@@ -217,7 +217,7 @@ def formula_bianfeng(sit: Situation, q: Quantities, specials: list[str]) -> tupl
     b = sit.base or sit.profile.base
     h = q.fl + 2 * q.sets + q.mk + 2 * q.ak + q.G
     best, m = _max_special(sit, specials)
-    terms = [*_flower_terms(q, True), term("subtotal", h, " (H)")]
+    terms = [*_flower_terms(q, True), term("subtotal", h)]
     terms.append(term("base", b))
     terms.append(term("streak", q.L))
     if best:
@@ -242,7 +242,7 @@ def formula_doudou(sit: Situation, q: Quantities, specials: list[str]) -> tuple[
     n = sit.base or p.base
     b = 1 + q.G + q.fl + q.mk + 2 * q.ak + 2 * q.sets
     best, m = _max_special(sit, specials)
-    terms = [term("one", 1), *_flower_terms(q, True), term("subtotal", b, " (B)")]
+    terms = [term("one", 1), *_flower_terms(q, True), term("subtotal", b)]
     if best:
         t = 2 * b + m
         terms += [term("self_draw_doubled", 2 * b), term(best, m)]

@@ -41,6 +41,7 @@ from fujian_mahjong.engine import Game, apply_decisions, fresh_game, replay
 from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.i18n import tile_name
 from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
@@ -71,11 +72,14 @@ def bot_name(seat: int) -> str:
 def _narrate(
     events: list[dict[str, Any]], start: int, stop: int, names: list[str | None] | None
 ) -> list[dict[str, Any]]:
-    """The lines of ``events[start:stop]`` in zh and en (``engine.narrate``): each
+    """The lines of ``events[start:stop]`` in zh and en (``engine.narrate``: the profile's
+    title, the dice as numbers, payments per named seat, tiles as the table names them): each
     ``{"zh", "en", "seat", "kind"}``, and for a claim that lost ``lost: true`` and ``by``
     (the seat that took the tile)."""
-    zh = narrate(events, "zh", names=names, hand_over=True, start=start, stop=stop)
-    en = narrate(events, "en", names=names, hand_over=True, start=start, stop=stop)
+    # tiles named as the table names them (一万 / 1 Character, the browser's tileName)
+    kw: dict[str, Any] = {"names": names, "hand_over": True, "start": start, "stop": stop}
+    zh = narrate(events, "zh", tile_name=tile_name, **kw)
+    en = narrate(events, "en", tile_name=tile_name, **kw)
     out = []
     for a, b in zip(zh, en, strict=True):
         line: dict[str, Any] = {"zh": a["text"], "en": b["text"], "seat": a["seat"]}

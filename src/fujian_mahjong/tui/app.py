@@ -33,6 +33,7 @@ from fujian_mahjong.tui.render import (
     SLOT,
     OnSelected,
     Option,
+    compact_tiles,
     fit,
     hand_bar,
     hand_order,
@@ -172,7 +173,9 @@ class PlayApp(App[None]):
         yield Panel(id="small")
 
     def on_mount(self) -> None:
-        self.title = "fujian-mahjong"
+        # the terminal's title names the rules as players know them (福州麻将（同城游）)
+        p = self.match.profile
+        self.title = p.title_zh if self.lang == "zh" else p.title_en
         self._panels_ready = True
         self.advance()
 
@@ -437,7 +440,8 @@ class PlayApp(App[None]):
                 if o == a or (isinstance(o, OnSelected) and o.type == a.type):
                     pointer = f"[{OPTION_KEYS[i]}] {option_label(a, lang, g.phase)}"
                     break
-        self.message = tr("hint", lang, pointer=pointer, reason=d.explain(lang))
+        reason = compact_tiles(d.explain(lang), lang)  # the tiles as the hand row names them
+        self.message = tr("hint", lang, pointer=pointer, reason=reason)
         self.refresh_view()
 
     # ------------------------------------------------------------------ texts

@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.narrate import profile_title
 from fujian_mahjong.i18n import msg
 from fujian_mahjong.tiles import name, parse, parse_kind
 
@@ -40,6 +41,27 @@ def tile(k: int, lang: str) -> str:
     if lang != "zh" and 27 <= k <= 33:
         return _EN_SHORT_HONOUR[k - 27]
     return name(k, lang)
+
+
+_ZH_WORD = re.compile(r"([一二三四五六七八九])([万饼条])")
+_EN_WORD = re.compile(r"\b([1-9]) (Characters?|Dots?|Bamboo)\b")
+_EN_SUIT_LETTER = {"C": "m", "D": "p", "B": "s"}
+_EN_HONOUR_WORDS = re.compile(r"\b(East|South|West|North) wind\b|\b(Red|Green|White) dragon\b")
+
+
+def compact_tiles(text: str, lang: str) -> str:
+    """Tiles named in words (``五饼``/``5 Dots``, :func:`fujian_mahjong.i18n.tile_name`, as
+    bots' reasons name them) in this client's names (``5饼``/``5p``), so a hint names a tile
+    as the hand row does."""
+    if lang == "zh":
+        return _ZH_WORD.sub(
+            lambda m: f"{'一二三四五六七八九'.index(m.group(1)) + 1}{m.group(2)}", text
+        )
+    text = _EN_WORD.sub(lambda m: m.group(1) + _EN_SUIT_LETTER[m.group(2)[0]], text)
+    order = ("East", "South", "West", "North", "Red", "Green", "White")
+    return _EN_HONOUR_WORDS.sub(
+        lambda m: _EN_SHORT_HONOUR[order.index(m.group(1) or m.group(2))], text
+    )
 
 
 def tile_names(notation: str | Iterable[int] | None, lang: str) -> list[str]:
@@ -281,7 +303,7 @@ def status_lines(
         "status",
         lang,
         hand=hand_no,
-        profile=view["profile"],
+        profile=profile_title(str(view["profile"]), lang),
         gold=g,
         dealer=dealer,
         streak=view["streak"],
