@@ -279,14 +279,16 @@ async def _audit(sessions: Any, args: argparse.Namespace) -> int:
         "relief": rep.relief,
         "fees_burned": rep.fees_burned,
         "escapes_burned": rep.escapes_burned,
+        "house": rep.house,
         "hands": rep.hands,
+        "practice": rep.practice,
         "voids": rep.voids,
     }
     summary = (
         f"{rep.accounts} accounts, {rep.silver} silver; grants {rep.grants}, admin "
         f"{rep.admin:+d}, relief {rep.relief}, fees burned {rep.fees_burned}, escapes burned "
-        f"{rep.escapes_burned}; "
-        f"{rep.hands} hands and {rep.voids} void hands settled"
+        f"{rep.escapes_burned}; house account {rep.house:+d} (bots at room tables); "
+        f"{rep.hands} hands ({rep.practice} practice) and {rep.voids} void hands settled"
     )
     text = "\n".join(
         [

@@ -1,0 +1,276 @@
+"""Silver moves as shown (docs/economy.md, "Bots at room tables play for the house"):
+
+- at a room table a registered player's silver moves exactly as the hand's payments say
+  against the bots, and the house account moves by the opposite; ``fjmj admin audit`` is
+  clean with the house account in its conservation law (SQLite and PostgreSQL);
+- with the operator's ``[economy] house_bots = false`` such a table is practice, as is a
+  private table of one human with bots: no stake moves, no fee, no escape penalty, and the
+  table says so (``practice``) before anyone sits and at the table.
+
+In-process on the fake clock with fixed deals; the server plays for the humans (托管)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from fujian_mahjong.server import economy
+from fujian_mahjong.server.rooms import parse_config
+from fujian_mahjong.server.store.economy_models import HouseLedgerRow, LedgerRow, SettlementRow
+from tests.inproc import Client, Harness, running
+from tests.test_economy_support import FJMJ
+
+CONFIG = """
+[server]
+quickmatch_wait_s = 8
+
+[[rooms]]
+tier = "cheap"
+name_zh = "新手场"
+name_en = "Novice"
+stake = 5
+base = 1
+fee = 1
+cap = 40
+min_balance = 300
+hands = 3
+profiles = ["fuzhou-tcy"]
+"""
+ROOM = "fuzhou-tcy:cheap"
+STAKE, FEE, CAP, GRANT = 5, 1, 40, 10_000
+
+
+def bearer(c: Client) -> dict[str, str]:
+    return {"Authorization": f"Bearer {c.token}"}
+
+
+async def account(h: Harness, name: str) -> Client:
+    r = await h.http.post("/api/accounts", json={"name": name, "password": "long enough"})
+    assert r.status_code == 201, r.text
+    a = r.json()
+    c = Client(h, a["name"], a["token"], a["player_id"])
+    await c.send({"type": "hello", "token": c.token})
+    return c
+
+
+async def silver(h: Harness, c: Client) -> int:
+    return int((await h.http.get("/api/me", headers=bearer(c))).json()["silver"])
+
+
+async def audit(h: Harness) -> economy.AuditReport:
+    async with h.store.sessions() as s:
+        rep = await economy.audit(s)
+    assert rep.ok, rep.problems
+    assert rep.conserved()
+    return rep
+
+
+async def play_out(h: Harness, c: Client) -> None:
+    """托管 plays every hand of the match; between hands the player is ready again."""
+    await c.send({"type": "auto", "on": True})
+    readied = 0
+    for _ in range(3000):
+        if c.of_type("match_end") or c.of_type("table_closed"):
+            return
+        ends = len(c.of_type("hand_end"))
+        if ends > readied:
+            readied = ends
+            await c.send({"type": "ready"})
+            await c.send({"type": "auto", "on": True})
+        await h.advance(1.0)
+    raise AssertionError("the match did not end")
+
+
+def against_house(payments: list[int], seat: int) -> int:
+    """What one player alone with three house bots wins or loses (docs/economy.md): the
+    house pays and receives every bot's capped share in full."""
+    p = payments[seat]
+    if p < 0:
+        return -min(-p, CAP) * STAKE
+    if p == 0:
+        return 0
+    winners = [x for x in payments if x > 0]
+    assert len(winners) == 1  # one winner per hand (R10)
+    return sum(min(-x, CAP) * STAKE for x in payments if x < 0)
+
+
+def run_audit_cli(url: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [FJMJ, "admin", "audit", "--json", "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return dict(json.loads(out.stdout))
+
+
+def test_room_bots_play_for_the_house(db_url: str, tmp_path: Path) -> None:
+    """Quick match, no 准备: after the room's wait three bots fill the table and the hand
+    starts; every hand moves the player's silver exactly as its payments say against the
+    house (capped, at the stake, minus the fee), the house moves by the opposite, and the
+    audit (in-process and ``fjmj admin audit``) is clean with the house in it."""
+    url = ""
+    house_moved = [0]
+
+    async def main() -> None:
+        nonlocal url
+        async with running(tmp_path, db_url=db_url, **parse_config(CONFIG)) as h:
+            url = h.settings.database_url
+            a = await account(h, "alice")
+            r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
+            assert r.status_code == 200, r.text
+            tid = r.json()["table"]
+            await h.seat(a, tid)
+            await h.advance(8.5)  # the room's wait: bots fill, the hand starts (no ready)
+            assert a.of_type("hand_start")
+            table = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert table["bots"] == 3 and table["practice"] is False
+            assert table["escape_penalty"] == 8 * STAKE + FEE  # shown, and it is real
+            assert [s["bot_level"] for s in table["seats"]] == [None] + ["heuristic"] * 3
+            for _ in range(10):  # the opening is shown first (docs/protocol.md)
+                if a.last("state") is not None:
+                    break
+                await h.advance(1.0)
+            state = a.last("state")
+            assert state["practice"] is False
+            assert [s["bot_level"] for s in state["seats"]] == [None] + ["heuristic"] * 3
+            await play_out(h, a)
+            ends = a.of_type("hand_end")
+            assert len(ends) == 3
+            moved = 0
+            balance = GRANT
+            for end in ends:
+                pay = end["score"]["payments"]
+                want = against_house(pay, 0)
+                x = end["silver"][0]
+                assert x["transfer"] == want, (pay, x)
+                assert x["fee"] == FEE and x["change"] == want - FEE
+                balance += want - FEE
+                assert x["balance"] == balance
+                assert end["silver"][1:] == [None, None, None]  # bots hold no balance
+                assert end["practice"] is False
+                moved += want
+            assert any(e["silver"][0]["transfer"] for e in ends)  # silver really moved
+            assert await silver(h, a) == GRANT + moved - FEE * len(ends)
+            async with h.store.sessions() as s:
+                house = await economy.house_balance(s)
+                rows = (await s.execute(select(func.count()).select_from(HouseLedgerRow))).scalar()
+            assert house == -moved and rows
+            house_moved[0] = house
+            rep = await audit(h)
+            assert rep.house == -moved and rep.hands == 3 and rep.practice == 0
+            assert rep.fees_burned == FEE * 3
+
+    asyncio.run(main())
+    out = run_audit_cli(url)
+    assert out["ok"] and out["problems"] == []
+    assert out["house"] == house_moved[0] and out["hands"] == 3
+    assert out["silver"] + out["house"] + out["fees_burned"] + out["escapes_burned"] == (
+        out["grants"] + out["admin"] + out["relief"]
+    )
+
+
+def test_house_off_room_table_is_practice(tmp_path: Path) -> None:
+    """``[economy] house_bots = false``: a room table of one player and three bots is
+    practice — shown as such, no transfer and no fee for a finished hand, and leaving
+    mid-hand costs nothing."""
+
+    async def main() -> None:
+        cfg = parse_config(CONFIG + "\n[economy]\nhouse_bots = false\n")
+        assert cfg["house_bots"] is False
+        async with running(tmp_path, **cfg) as h:
+            a = await account(h, "alice")
+            r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
+            tid = r.json()["table"]
+            await h.seat(a, tid)
+            await h.advance(8.5)
+            assert a.of_type("hand_start")
+            table = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert table["practice"] is True and table["escape_penalty"] == 0
+            await h.advance(5.0)  # past the opening
+            assert a.last("state")["practice"] is True
+            await a.send({"type": "auto", "on": True})
+            for _ in range(600):
+                if a.of_type("hand_end"):
+                    break
+                await h.advance(1.0)
+            end = a.of_type("hand_end")[0]
+            assert end["practice"] is True
+            assert end["silver"][0] == {"change": 0, "transfer": 0, "fee": 0, "balance": GRANT}
+            await a.send({"type": "ready"})
+            for _ in range(100):
+                if len(a.of_type("hand_start")) == 2:
+                    break
+                await h.advance(1.0)
+            assert len(a.of_type("hand_start")) == 2
+            await a.send({"type": "leave"})  # mid-hand: practice costs nothing
+            await h.advance(1.0)
+            assert await silver(h, a) == GRANT
+            async with h.store.sessions() as s:
+                kinds = list((await s.execute(select(LedgerRow.kind))).scalars())
+                assert await economy.house_balance(s) == 0
+            assert kinds == ["starting_grant", "hand"]  # a 0 row for the finished hand
+            rep = await audit(h)
+            assert rep.practice == 1 and rep.voids == 1 and rep.escapes_burned == 0
+
+    asyncio.run(main())
+
+
+def test_private_table_alone_with_bots_is_practice(db_url: str, tmp_path: Path) -> None:
+    """A private table of one player with bots shows no stake (``practice``, escape
+    penalty 0) and a leaver pays nothing; with a second human it is not practice."""
+
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url) as h:
+            a = await account(h, "alice")
+            r = await h.http.post(
+                "/api/tables",
+                json={"stake": 5, "fee": 2, "bots": 3, "hands": 2},
+                headers=bearer(a),
+            )
+            assert r.status_code == 200, r.text
+            made = r.json()
+            assert made["practice"] is True and made["escape_penalty"] == 0
+            tid = made["id"]
+            await h.settle()
+            await h.seat(a, tid)
+            await h.ready(a)
+            await h.advance(5.0)  # past the opening
+            assert a.of_type("hand_start")
+            assert a.last("state")["practice"] is True
+            seats = a.last("state")["seats"]
+            assert [s["bot_level"] for s in seats] == [None, "heuristic", "heuristic", "heuristic"]
+            await a.send({"type": "leave"})
+            await h.advance(1.0)
+            assert a.of_type("left")
+            assert await silver(h, a) == GRANT
+            async with h.store.sessions() as s:
+                kinds = list((await s.execute(select(LedgerRow.kind))).scalars())
+                void = (await s.execute(select(SettlementRow.kind, SettlementRow.detail))).one()
+            assert kinds == ["starting_grant"]
+            assert void[0] == "void" and void[1]["practice"] is True
+            assert void[1]["penalty"] == 0 and void[1]["fee"] == 0
+            rep = await audit(h)
+            assert rep.voids == 1 and rep.escapes_burned == 0
+            # two humans and two bots: silver moves between the humans, not practice
+            b = await account(h, "bob")
+            r = await h.http.post(
+                "/api/tables", json={"stake": 5, "bots": 2, "hands": 1}, headers=bearer(a)
+            )
+            tid2 = r.json()["id"]
+            await h.settle()
+            await h.seat(a, tid2)
+            await h.settle()
+            assert (await h.http.get(f"/api/tables/{tid2}")).json()["practice"] is True
+            await h.seat(b, tid2)
+            await h.settle()
+            t2 = (await h.http.get(f"/api/tables/{tid2}")).json()
+            assert t2["practice"] is False and t2["escape_penalty"] == 8 * 5
+
+    asyncio.run(main())

@@ -1,0 +1,114 @@
+"""Quick match deals (docs/economy.md, "Rooms by stake and quick match"): 快速开始 seats
+the player and the hand starts within the room's wait, bots filling the free seats — no
+准备 and no 加机器人 at a room table. On the fake clock, never by sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fujian_mahjong.server.rooms import parse_config
+from tests.inproc import Client, Harness, running
+
+CONFIG = """
+[server]
+quickmatch_wait_s = 8
+
+[[rooms]]
+tier = "cheap"
+stake = 2
+base = 1
+fee = 1
+cap = 40
+min_balance = 100
+hands = 2
+profiles = ["fuzhou-tcy"]
+"""
+ROOM = "fuzhou-tcy:cheap"
+
+
+async def quick(h: Harness, c: Client) -> int:
+    r = await h.http.post(
+        "/api/quickmatch", json={"room": ROOM}, headers={"Authorization": f"Bearer {c.token}"}
+    )
+    assert r.status_code == 200, r.text
+    return int(r.json()["table"])
+
+
+def test_quickmatch_deals_after_the_wait_with_bots_and_no_ready(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(CONFIG)) as h:
+            a, b = await h.guest("ann"), await h.guest("ben")
+            tid = await quick(h, a)
+            assert await quick(h, b) == tid
+            await h.seat(a, tid)
+            await h.seat(b, tid)
+            await h.advance(7.0)  # within the wait: still waiting for humans
+            assert not a.of_type("hand_start")
+            assert a.errors() == [] and b.errors() == []
+            await h.advance(1.5)  # the wait is over: bots fill, the hand starts at once
+            assert a.of_type("hand_start") and b.of_type("hand_start")
+            t = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert t["status"] == "playing" and t["bots"] == 2 and t["humans"] == 2
+            levels = [s["bot_level"] for s in t["seats"]]
+            assert levels == [None, None, "heuristic", "heuristic"]
+            await h.advance(4.0)  # past the opening (docs/protocol.md): the first state
+            assert [s["bot_level"] for s in a.last("state")["seats"]] == levels
+            assert t["practice"] is False  # the bots play for the house
+
+    asyncio.run(main())
+
+
+def test_quickmatch_full_of_humans_deals_at_once(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(CONFIG)) as h:
+            cs = [await h.guest(f"p{i}") for i in range(4)]
+            tids = {await quick(h, c) for c in cs}
+            assert len(tids) == 1
+            tid = tids.pop()
+            for c in cs[:3]:
+                await h.seat(c, tid)
+            await h.settle()
+            assert not cs[0].of_type("hand_start")
+            await h.seat(cs[3], tid)  # the last human joins: the hand starts, nobody readied
+            await h.settle()
+            assert all(c.of_type("hand_start") for c in cs)
+            t = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert t["bots"] == 0 and t["status"] == "playing"
+
+    asyncio.run(main())
+
+
+def test_quickmatch_player_joining_after_the_fill_starts_the_hand(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(CONFIG)) as h:
+            a = await h.guest("ann")
+            tid = await quick(h, a)
+            await h.advance(8.5)  # bots fill while the player has not opened the table yet
+            t = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert t["bots"] == 3 and t["status"] == "open"
+            await h.seat(a, tid)  # coming in deals at once, without 准备
+            await h.settle()
+            assert a.of_type("hand_start")
+
+    asyncio.run(main())
+
+
+def test_quickmatch_seat_freed_after_the_fill_is_filled_again(tmp_path: Path) -> None:
+    """One of two humans never opens the table: after the grace period their seat is
+    freed, and a bot takes it within the next wait, so the other player gets a hand."""
+
+    async def main() -> None:
+        async with running(tmp_path, grace_s=20.0, **parse_config(CONFIG)) as h:
+            a, b = await h.guest("ann"), await h.guest("ben")
+            tid = await quick(h, a)
+            assert await quick(h, b) == tid
+            await h.seat(a, tid)
+            await h.advance(8.5)
+            assert not a.of_type("hand_start")  # ben's seat is kept for him
+            await h.advance(30.0)  # ben never came: freed, then a bot fills it
+            assert a.of_type("hand_start")
+            t = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert t["bots"] == 3 and t["humans"] == 1
+
+    asyncio.run(main())
