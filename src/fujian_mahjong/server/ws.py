@@ -200,8 +200,12 @@ class Dispatcher:
         if conn.player_id is None:
             raise P.ProtocolError("not_authenticated", "send hello with your token first")
         if isinstance(msg, P.Join):
-            # a token revoked (logout) or expired since the hello opens no table
-            if conn.token is None or await store.player_for_token(conn.token) is None:
+            # a token revoked (logout) or expired since the hello opens no table (a socket of
+            # another process: checked there, server/cluster/; the bus carries no token)
+            proxy = self.cluster is not None and self.cluster.is_proxy(conn)
+            if not proxy and (
+                conn.token is None or await store.player_for_token(conn.token) is None
+            ):
                 self._forget(conn)
                 conn.player_id = conn.token = None
                 raise P.ProtocolError("bad_token", "unknown, expired or revoked token")

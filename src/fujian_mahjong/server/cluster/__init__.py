@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fujian_mahjong.server import ratelimit
+from fujian_mahjong.server.cluster import bus as B
 from fujian_mahjong.server.cluster.lease import Leases
 from fujian_mahjong.server.conn import Conn
 
@@ -63,14 +64,23 @@ if TYPE_CHECKING:
 
 __all__ = ["CLOSE_MOVED", "Cluster", "RemoteTransport", "node_id", "shown_url"]
 
+# what a socket bound to another process's table is told while the bus is down (it is
+# closed with CLOSE_MOVED when the bus is back, and its client joins again: docs/protocol.md)
+BUS_DOWN = {
+    "type": "status",
+    "store": "failing",
+    "bus": "failing",
+    "message": "the connection to the table's server is interrupted; waiting",
+    "message_zh": "与牌桌服务器的连接中断, 请稍候",
+}
+
 log = logging.getLogger("fjmj.cluster")
 
 # the close code of a socket whose table moved to another process (service restart): the
 # client reconnects and joins again (docs/protocol.md, "Reconnecting")
 CLOSE_MOVED = 1012
 MOVED = "the table moved to another server; reconnect"
-# messages queued for one process before a proxy connection is dropped
-MAX_OUTBOX = 50_000
+RESYNC = "the connection to the table's server was interrupted; reconnect"
 # tables one process takes per sweep (several processes share a dead one's tables)
 TAKE_PER_SWEEP = 25
 # how often each process publishes its tables' summaries and reads the others'
@@ -96,12 +106,20 @@ class RemoteTransport:
         self.cluster = cluster
         self.node = node
         self.cid = cid
+        self.conn: Conn | None = None  # the proxy connection it serves
 
     def send(self, text: str) -> bool:
-        return self.cluster.post(self.node, ["o", self.cid, text])
+        conn, cid = self.conn, self.cid
+
+        def message() -> B.ToSocket:
+            # stamped when the batch leaves: the connection's table and counter by then
+            t = conn.table if conn is not None else None
+            return B.ToSocket(cid, text, t.id if t is not None else None, conn.seq if conn else 0)
+
+        return self.cluster.bus.post(self.node, message)
 
     def close(self, code: int, reason: str) -> None:
-        self.cluster.post(self.node, ["c", self.cid, code, reason])
+        self.cluster.bus.post(self.node, B.CloseSocket(self.cid, code, reason))
         self.cluster.proxy_closed(self.node, self.cid)
 
 
@@ -149,7 +167,9 @@ class Binding:
 
     conn: Conn
     node: str
-    table: int | None = None  # seated or watching there (from the messages that pass)
+    table: int | None = None  # seated or watching there (as the owner stamps its messages)
+    seq: int = 0  # the socket's table-stream counter (as the owner stamps its messages)
+    stale: bool = False  # the bus went down since: closed when it is back (to resync)
 
 
 class Cluster:
@@ -165,11 +185,9 @@ class Cluster:
         self.lease_s = float(getattr(settings, "lease_s", 5.0))
         self.leases = Leases(store.engine, self.node, self.lease_s)
         self.redis: Redis | None = None
-        self._pubsub: Any = None
+        self.bus: B.Bus = _NoBus()  # type: ignore[assignment]  # until ``start``
         self._tasks: list[asyncio.Task[None]] = []
         self._side: set[asyncio.Task[Any]] = set()
-        self._out: dict[str, list[Any]] = {}
-        self._wake = asyncio.Event()
         self.bound: dict[int, Binding] = {}  # conn id -> binding (sockets here)
         self.proxies: dict[tuple[str, int], Proxy] = {}  # (node, conn id) -> proxy here
         self.remote_tables: dict[int, dict[str, Any]] = {}  # the other processes' tables
@@ -187,6 +205,12 @@ class Cluster:
             _end_idle_transactions(store, self.lease_s)
 
     # ------------------------------------------------------------------ names
+
+    @property
+    def bus_ok(self) -> bool:
+        """The Redis bus works now (``/readyz``): False while it is down; this process
+        then serves its own tables and the sockets connected to it only."""
+        return self.bus.ok
 
     def channel(self, node: str) -> str:
         return f"{self.prefix}:to:{node}"
@@ -214,20 +238,42 @@ class Cluster:
         if self.store.dialect_name != "postgresql":
             raise RuntimeError("--redis (several processes) needs PostgreSQL (--db)")
         url = str(getattr(self.settings, "redis_url", ""))
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
         try:
-            self.redis = Redis.from_url(url)
+            # every command bounded in time: a Redis that stops answering (paused, a lost
+            # route) fails them after B.TIMEOUT_S instead of holding their callers for good
+            self.redis = Redis.from_url(
+                url,
+                socket_timeout=B.TIMEOUT_S,
+                socket_connect_timeout=B.TIMEOUT_S,
+                retry=Retry(NoBackoff(), 1),
+            )
             await self.redis.ping()
         except Exception as e:
             raise RuntimeError(f"--redis {shown_url(url)}: {_line(e)}") from None
         self.store.fences = {}
         self.store.on_fenced = self._fenced
+        secret = await self._secret()
         await self._heartbeat()
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.subscribe(self.channel(self.node), self.rl_channel)
+        self.bus = B.Bus(
+            self.redis,
+            self.prefix,
+            self.node,
+            secret,
+            self._on_message,
+            self._on_bus_change,
+            probe_s=max(0.2, min(1.0, self.lease_s / 4)),
+        )
+        try:
+            await self.bus.start()
+        except Exception as e:
+            raise RuntimeError(f"--redis {shown_url(url)}: {_line(e)}") from None
         ratelimit.set_hub(self._rate_hit)
         await self.leases.adopt_orphans()
         loop = asyncio.get_running_loop()
-        for coro in (self._reader(), self._flusher(), self._lease_loop(), self._watch()):
+        for coro in (self._lease_loop(), self._heartbeat_loop(), self._watch()):
             self._tasks.append(loop.create_task(coro))
         self._tasks.append(loop.create_task(self._share_tables()))
         self._tasks.append(loop.create_task(self._publish_metrics()))
@@ -243,6 +289,7 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
         self._tasks.clear()
+        await self.bus.stop()
         for p in list(self.proxies.values()):
             if p.task is not None:
                 p.task.cancel()
@@ -255,13 +302,45 @@ class Cluster:
             await self.leases.release_all()
         if self.redis is not None:
             with contextlib.suppress(Exception):
-                await self.redis.delete(self.alive_key(self.node), self.tables_key(self.node))
-                await self.redis.srem(self.nodes_key, self.node)
-            if self._pubsub is not None:
-                with contextlib.suppress(Exception):
-                    await self._pubsub.aclose()
+                async with self.redis.pipeline(transaction=False) as p:
+                    p.delete(self.alive_key(self.node), self.tables_key(self.node))
+                    p.srem(self.nodes_key, self.node)
+                    await asyncio.wait_for(p.execute(), B.TIMEOUT_S)
             with contextlib.suppress(Exception):
-                await self.redis.aclose()
+                await asyncio.wait_for(self.redis.aclose(), B.TIMEOUT_S)
+
+    async def _secret(self) -> bytes:
+        """The key that signs the bus's frames (server/cluster/bus.py): the configuration's
+        ``cluster_secret``, else one made by the first process and kept in the database
+        (a process that can reach Redis but not the database cannot sign)."""
+        configured = str(getattr(self.settings, "cluster_secret", "") or "")
+        if configured:
+            return configured.encode()
+        from sqlalchemy import text
+
+        name = f"bus:{self.prefix}"
+        async with self.store.engine.begin() as c:
+            # one creator at a time (several processes start together)
+            await c.execute(text("SELECT pg_advisory_xact_lock(4242001)"))
+            await c.execute(
+                text(
+                    "CREATE TABLE IF NOT EXISTS cluster_secrets "
+                    "(name text PRIMARY KEY, secret text NOT NULL)"
+                )
+            )
+            await c.execute(
+                text(
+                    "INSERT INTO cluster_secrets (name, secret) VALUES (:n, :s) "
+                    "ON CONFLICT (name) DO NOTHING"
+                ),
+                {"n": name, "s": secrets.token_hex(32)},
+            )
+            got = (
+                await c.execute(
+                    text("SELECT secret FROM cluster_secrets WHERE name = :n"), {"n": name}
+                )
+            ).scalar_one()
+        return str(got).encode()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -344,12 +423,10 @@ class Cluster:
             log.warning("cluster: restoring %s failed: %s", sorted(got), _line(e))
 
     async def _lease_loop(self) -> None:
+        """Renew the leases and take the expired ones: PostgreSQL only (a Redis outage
+        costs no lease)."""
         period = self.lease_s / 4
         while True:
-            try:
-                await self._heartbeat()
-            except Exception as e:
-                log.warning("cluster: redis heartbeat failed: %s", _line(e))
             try:
                 for t in await self.leases.renew():
                     self.drop(t, "its lease was taken")
@@ -361,12 +438,27 @@ class Cluster:
                 log.warning("cluster: lease renewal failed: %s", _line(e))
             await asyncio.sleep(period)
 
+    async def _heartbeat_loop(self) -> None:
+        period = self.lease_s / 4
+        while True:
+            if self.bus.ok:
+                try:
+                    await self._heartbeat()
+                except Exception as e:
+                    log.warning("cluster: redis heartbeat failed: %s", _line(e))
+            await asyncio.sleep(period)
+
     async def _heartbeat(self) -> None:
+        """This process is alive (a key that expires after a lease) and listed; when it was
+        not listed any more (Redis restarted empty, or another process found its key
+        expired during an outage) its table list is published again in full."""
         assert self.redis is not None
         async with self.redis.pipeline(transaction=False) as p:
             p.set(self.alive_key(self.node), "1", px=int(self.lease_s * 1000))
             p.sadd(self.nodes_key, self.node)
-            await p.execute()
+            added = (await asyncio.wait_for(p.execute(), B.TIMEOUT_S))[1]
+        if added:
+            self._published = {}
 
     async def _watch(self) -> None:
         """The local lease check (every tenth of a lease): a process that did not renew
@@ -381,7 +473,7 @@ class Cluster:
                     self.drop(t, "its lease was not renewed in time")
                 self.leases.held.clear()
             now = time.monotonic()
-            if now - last_alive >= min(0.5, self.lease_s / 4):
+            if self.bus.ok and now - last_alive >= min(0.5, self.lease_s / 4):
                 last_alive = now
                 try:
                     await self._check_peers()
@@ -395,7 +487,11 @@ class Cluster:
         if not peers:
             return
         order = sorted(peers)
-        alive = await self.redis.mget([self.alive_key(n) for n in order])
+        alive = await asyncio.wait_for(
+            self.redis.mget([self.alive_key(n) for n in order]), B.TIMEOUT_S
+        )
+        if not self.bus.ok:
+            return  # an outage began meanwhile: its own handling goes on
         dead = {n for n, a in zip(order, alive, strict=True) if a is None}
         for cid, b in list(self.bound.items()):
             if b.node in dead:
@@ -408,120 +504,109 @@ class Cluster:
 
     # ------------------------------------------------------------------ the bus
 
-    def post(self, node: str, item: list[Any]) -> bool:
-        """Queue one item for another process (sent in order, batched)."""
-        box = self._out.setdefault(node, [])
-        if len(box) >= MAX_OUTBOX:
-            return False
-        box.append(item)
-        self._wake.set()
-        return True
+    def post(self, node: str, msg: B.Message) -> bool:
+        """Queue one message for another process (sent in order, batched)."""
+        return self.bus.post(node, msg)
 
-    async def _flusher(self) -> None:
-        assert self.redis is not None
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            out, self._out = self._out, {}
-            try:
-                async with self.redis.pipeline(transaction=False) as p:
-                    for node, items in out.items():
-                        if node == "":
-                            for it in items:
-                                p.publish(self.rl_channel, json.dumps(it))
-                        else:
-                            p.publish(self.channel(node), json.dumps(items))
-                    await p.execute()
-            except Exception as e:
-                log.warning("cluster: redis publish failed: %s", _line(e))
-
-    async def _reader(self) -> None:
-        """This process's channel and the broadcast one; after a lost Redis connection,
-        subscribe again (what was sent meanwhile is lost: the sockets bound to a process
-        that did not hear from us see their tables' processes as alive, the clients resend
-        or reconnect)."""
-        me = self.channel(self.node).encode()
-        while True:
-            try:
-                async for m in self._pubsub.listen():
-                    if m.get("type") != "message":
-                        continue
-                    try:
-                        data = json.loads(m["data"])
-                        if m["channel"] == me:
-                            for item in data:
-                                self._on_item(item)
-                        else:
-                            self._on_broadcast(data)
-                    except Exception:
-                        log.exception("cluster: bad bus message")
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log.warning("cluster: redis subscription lost (%s); subscribing again", _line(e))
-                await asyncio.sleep(1.0)
-                with contextlib.suppress(Exception):
-                    assert self.redis is not None
-                    self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-                    await self._pubsub.subscribe(self.channel(self.node), self.rl_channel)
-
-    def _on_broadcast(self, data: list[Any]) -> None:
-        src, name, op, key = data[:4]
-        if src == self.node:
+    def _on_bus_change(self, ok: bool) -> None:
+        """The bus went down or came back (server/cluster/bus.py). Down: what crossed it
+        is lost from now on, so the sockets here at another process's table are told
+        (``status``) and marked to be resynchronised, and the connections that other
+        processes forwarded to this one are gone as far as their tables know (each seat
+        keeps its grace period, R11). Back: those sockets are closed with CLOSE_MOVED and
+        their clients join again (a fresh state), once this process is listed again."""
+        if not ok:
+            for b in self.bound.values():
+                if not b.stale and not b.conn.closed and b.table is not None:
+                    b.seq += 1
+                    b.conn.send({**BUS_DOWN, "table": b.table, "seq": b.seq}, stream=False)
+                b.stale = True
+            for key in list(self.proxies):
+                self.proxy_closed(*key)
+            for fut in self._calls.values():
+                if not fut.done():
+                    fut.set_exception(TimeoutError("the bus went down"))
             return
-        if op == "logout":
-            # a token revoked on another process: close this process's sockets of it
-            if self.dispatcher is not None:
-                pid, code, reason, token = key
-                self.dispatcher.close_player(int(pid), int(code), str(reason), token, local=True)
+        self._spawn(self._bus_back())
+
+    async def _bus_back(self) -> None:
+        self._published = {}
+        try:
+            await self._heartbeat()
+            await self._publish_tables()
+        except Exception as e:
+            log.warning("cluster: after the bus came back: %s", _line(e))
+        if not self.bus.ok:
+            return  # down again: the next recovery closes them
+        for cid, b in list(self.bound.items()):
+            if b.stale:
+                del self.bound[cid]
+                self.post(b.node, B.SocketGone(cid))
+                b.conn.close(RESYNC, CLOSE_MOVED)
+
+    def _on_message(self, src: str, msg: B.Message) -> None:
+        """One message from process ``src`` (server/cluster/bus.py)."""
+        match msg:
+            case B.ToSocket():  # a message for one of our sockets
+                b = self.bound.get(msg.cid)
+                if b is None or b.node != src or b.stale:
+                    return
+                b.table, b.seq = msg.table, msg.seq
+                if not b.conn.closed and not b.conn.transport.send(msg.text):
+                    self.unbind(b.conn)
+                    b.conn.close("too many unread messages")
+            case B.CloseSocket():  # the owner closed that connection
+                b = self.bound.get(msg.cid)
+                if b is not None and b.node == src:
+                    del self.bound[msg.cid]
+                    b.conn.close(msg.reason, msg.code)
+            case B.FromSocket():  # a client's frame for one of our tables
+                key = (src, msg.cid)
+                p = self.proxies.get(key)
+                if p is None:
+                    transport = RemoteTransport(self, src, msg.cid)
+                    conn = Conn(self.settings.bad_messages_per_minute, transport)
+                    transport.conn = conn
+                    p = self.proxies[key] = Proxy(conn)
+                    p.task = asyncio.get_running_loop().create_task(self._serve_proxy(key, p))
+                c = p.conn
+                c.player_id, c.name, c.addr = msg.player_id, msg.name, msg.addr
+                p.queue.put_nowait(msg.text)
+            case B.SocketGone():
+                self.proxy_closed(src, msg.cid)
+            case B.Call():  # a REST call for one of our tables (add or remove a bot)
+                self._spawn(self._answer(src, msg))
+            case B.Reply():  # the answer to one of ours
+                fut = self._calls.pop(msg.rid, None)
+                if fut is not None and not fut.done():
+                    fut.set_result((msg.outcome, msg.payload))
+            case B.RateHit():
+                ratelimit.apply_remote(msg.name, msg.op, msg.key)
+            case B.Logout():
+                self._logout_here(msg)
+            case _:
+                log.warning("cluster: a %s message ignored", type(msg).__name__)
+
+    def _logout_here(self, msg: B.Logout) -> None:
+        """A token revoked on another process: close this process's sockets of it."""
+        d = self.dispatcher
+        if d is None:
             return
-        ratelimit.apply_remote(str(name), str(op), str(key))
+        if msg.token is None:
+            d.close_player(msg.player_id, msg.code, msg.reason, None, local=True)
+            return
+        tokens = {
+            c.token
+            for c in d.by_player.get(msg.player_id, ())
+            if c.token is not None and B.token_digest(c.token) == msg.token
+        }
+        for tok in tokens:
+            d.close_player(msg.player_id, msg.code, msg.reason, tok, local=True)
 
     def broadcast_logout(self, player_id: int, code: int, reason: str, token: str | None) -> None:
-        """A player's token was revoked here: every other process closes its sockets too."""
-        self.post("", [self.node, "", "logout", [player_id, code, reason, token]])
-
-    def _on_item(self, item: list[Any]) -> None:
-        kind = item[0]
-        if kind == "o":  # a message for one of our sockets
-            b = self.bound.get(int(item[1]))
-            if b is None:
-                return
-            text = str(item[2])
-            if text.startswith('{"type":"seated"'):
-                b.table = json.loads(text).get("table")
-            elif text.startswith('{"type":"left"'):
-                b.table = None
-            if not b.conn.closed and not b.conn.transport.send(text):
-                self.unbind(b.conn)
-                b.conn.close("too many unread messages")
-        elif kind == "c":  # the owner closed that connection
-            b = self.bound.pop(int(item[1]), None)
-            if b is not None:
-                b.conn.close(str(item[3]), int(item[2]))
-        elif kind == "f":  # a client's frame for one of our tables
-            _, src, cid, pid, name, token, addr, text = item
-            key = (str(src), int(cid))
-            p = self.proxies.get(key)
-            if p is None:
-                conn = Conn(
-                    self.settings.bad_messages_per_minute, RemoteTransport(self, key[0], key[1])
-                )
-                p = self.proxies[key] = Proxy(conn)
-                p.task = asyncio.get_running_loop().create_task(self._serve_proxy(key, p))
-            c = p.conn
-            c.player_id, c.name, c.token, c.addr = pid, name, token, addr
-            p.queue.put_nowait(str(text))
-        elif kind == "r":  # a REST call for one of our tables (add or remove a bot)
-            self._spawn(self._answer(*item[1:]))
-        elif kind == "R":  # the answer to one of ours
-            fut = self._calls.pop(int(item[1]), None)
-            if fut is not None and not fut.done():
-                fut.set_result(item[2:])
-        elif kind == "g":  # that socket is gone
-            p = self.proxies.pop((str(item[1]), int(item[2])), None)
-            if p is not None:
-                p.queue.put_nowait(None)
+        """A player's token was revoked here: every other process closes its sockets too
+        (the bus carries the token's digest, never the token)."""
+        self.bus.broadcast(B.Logout(player_id, code, reason, B.token_digest(token)))
 
     async def _serve_proxy(self, key: tuple[str, int], p: Proxy) -> None:
         d = self.dispatcher
@@ -537,40 +622,46 @@ class Cluster:
                 log.exception("unexpected error handling a forwarded WebSocket message")
                 p.conn.error("server_error", "the server could not handle that message")
 
-    async def _answer(
-        self, src: str, rid: int, op: str, ref: Any, pid: int, addr: str, args: list[Any]
-    ) -> None:
+    async def _answer(self, src: str, call: B.Call) -> None:
         from fujian_mahjong.server.rooms import RoomError
         from fujian_mahjong.server.store import STORE_FAULTS
         from fujian_mahjong.server.table import TableError
 
         d = self.dispatcher
         assert d is not None
+        rid, op, ref, pid, args = call.rid, call.op, call.ref, call.player_id, call.args
         try:
             if op == "reserve":
                 res = await self._reserve_here(ref, pid, args)
-                self.post(src, ["R", rid, "ok", res])
+                self.post(src, B.Reply(rid, "ok", res))
                 return
-            t = d.find(ref, pid, addr)
+            if op not in ("add_bot", "remove_bot"):
+                raise TableError("bad_call", f"no call {op[:20]!r}")
+            t = d.find(ref, pid, call.addr)
             if isinstance(t, RemoteTable):
                 raise TableError("no_table", f"no open table {str(ref)[:20]!r}")
             fn = t.add_bot if op == "add_bot" else t.remove_bot
             res = await t.call(lambda: fn(pid, *args))
-            self.post(src, ["R", rid, "ok", res])
+            self.post(src, B.Reply(rid, "ok", res))
         except TableError as e:
-            self.post(src, ["R", rid, "error", [e.code, e.message]])
+            self.post(src, B.Reply(rid, "error", [e.code, e.message]))
         except RoomError as e:
-            self.post(src, ["R", rid, "room", [e.status, e.code, e.message]])
+            self.post(src, B.Reply(rid, "room", [e.status, e.code, e.message]))
         except STORE_FAULTS:
-            self.post(src, ["R", rid, "store", None])
+            self.post(src, B.Reply(rid, "store", None))
 
-    async def _ask(self, node: str, item: list[Any], timeout: float) -> tuple[str, Any]:
-        """Send a call to another process and wait for its answer (TimeoutError: none)."""
+    async def _ask(
+        self, node: str, op: str, ref: Any, pid: int, addr: str, args: list[Any], timeout: float
+    ) -> tuple[str, Any]:
+        """Send a call to another process and wait for its answer (TimeoutError: none, or
+        the bus is down)."""
+        if not self.bus.ok:
+            raise TimeoutError("the bus is down")
         self._next_call += 1
         rid = self._next_call
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls[rid] = fut
-        self.post(node, ["r", self.node, rid, *item])
+        self.post(node, B.Call(rid, op, ref, pid, addr, args))
         try:
             kind, payload = await asyncio.wait_for(fut, timeout)
         finally:
@@ -585,7 +676,7 @@ class Cluster:
         from fujian_mahjong.server.table import TableError
 
         try:
-            kind, payload = await self._ask(node, [op, ref, pid, addr, args], 10 + self.lease_s)
+            kind, payload = await self._ask(node, op, ref, pid, addr, args, 10 + self.lease_s)
         except TimeoutError:
             raise TableError("no_table", "the table's server did not answer; try again") from None
         if kind == "ok":
@@ -622,7 +713,7 @@ class Cluster:
         """This socket is gone (or moves to another table): tell its table's owner."""
         b = self.bound.pop(conn.id, None)
         if b is not None:
-            self.post(b.node, ["g", self.node, conn.id])
+            self.post(b.node, B.SocketGone(conn.id))
 
     async def intercept(self, conn: Conn, text: str) -> bool:
         """A frame from a socket of this process: True when it went to the process that owns
@@ -640,7 +731,11 @@ class Cluster:
         if typ in ("ping", "hello"):
             return False
         if typ == "join" and conn.player_id is not None and isinstance(data, dict):
-            target = await self._route(conn, data.get("table"))
+            target, tid = await self._route(conn, data.get("table"))
+            if target is not None and (
+                conn.token is None or await self.store.player_for_token(conn.token) is None
+            ):
+                return False  # refused here, as with one process (the owner never sees tokens)
             if b is not None and target != b.node:
                 if b.table is not None:
                     conn.error("already_joined", "this connection is already at another table")
@@ -650,62 +745,74 @@ class Cluster:
             if target is None:
                 return False
             if b is None:
-                b = self.bound[conn.id] = Binding(conn, target)
+                b = self.bound[conn.id] = Binding(conn, target, tid)
         if b is None:
             return False
-        self.post(
-            b.node,
-            ["f", self.node, conn.id, conn.player_id, conn.name, conn.token, conn.addr, text],
-        )
+        if b.stale or not self.bus.ok:
+            conn.error("unavailable", "the table's server cannot be reached now; please wait")
+            return True
+        self.post(b.node, B.FromSocket(conn.id, conn.player_id, conn.name, conn.addr, text))
         return True
 
-    async def _route(self, conn: Conn, ref: Any) -> str | None:
-        """The process a join of ``ref`` must go to (None: this one). A table whose owner
-        died is taken here (its crash restore) once its lease has expired."""
+    async def _route(self, conn: Conn, ref: Any) -> tuple[str | None, int | None]:
+        """The process a join of ``ref`` must go to and the table's id (None: this one). A
+        table whose owner died is taken here (its crash restore) once its lease has expired.
+        TableError ``unavailable``: its owner is alive but the bus is down."""
+        from fujian_mahjong.server.table import TableError
+
+        here = (None, None)
         if conn.table is not None:
-            return None  # the table here answers (the same table, or already_joined)
+            return here  # the table here answers (the same table, or already_joined)
         key: int | str
         if isinstance(ref, int) and not isinstance(ref, bool):
             key = ref
         elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
             if len(ref.strip()) > 18:
-                return None
+                return here
             key = int(ref.strip())
         elif isinstance(ref, str) and self.lobby.code_like(ref):
             key = ref.strip().upper()
         else:
-            return None
+            return here
         if isinstance(key, int) and key in self.lobby.tables:
-            return None
+            return here
         if isinstance(key, str) and key in self.lobby.codes:
-            return None
+            return here
         deadline = time.monotonic() + 2 * self.lease_s + 2
         while True:
             row = await self.leases.owner_of(key)
             if row is None:
-                return None
+                return here
             tid, owner, live = row
             if tid in self.lobby.tables:
-                return None
-            if live and owner is not None and owner != self.node and await self._alive(owner):
-                return owner
+                return here
+            if live and owner is not None and owner != self.node:
+                try:
+                    if self.bus.ok and await self._alive(owner):
+                        return owner, tid
+                except Exception as e:
+                    log.warning("cluster: a peer check failed: %s", _line(e))
+                if not self.bus.ok:
+                    raise TableError(
+                        "unavailable", "the table's server cannot be reached now; try again"
+                    )
             if not live:
                 epoch = await self.leases.try_take(tid)
                 if epoch is not None:
                     await self._restore({tid: epoch})
-                    return None
+                    return here
             if time.monotonic() > deadline:
-                return None
+                return here
             await asyncio.sleep(0.1)
 
     async def _alive(self, node: str) -> bool:
         assert self.redis is not None
-        return bool(await self.redis.exists(self.alive_key(node)))
+        return bool(await asyncio.wait_for(self.redis.exists(self.alive_key(node)), B.TIMEOUT_S))
 
     # ------------------------------------------------------------------ rate limits
 
     def _rate_hit(self, name: str, op: str, key: str) -> None:
-        self.post("", [self.node, name, op, key])
+        self.bus.broadcast(B.RateHit(name, op, key))
 
     # ------------------------------------------------------------------ quick match
 
@@ -721,6 +828,8 @@ class Cluster:
         from fujian_mahjong.server.rooms import RoomError
 
         assert self.redis is not None
+        if not self.bus.ok:
+            raise RoomError(503, "busy", "quick match is busy; try again")
         hold = max(10.0, QM_LOCK_LEASES * self.lease_s)
         locks = [
             self.redis.lock(
@@ -770,7 +879,7 @@ class Cluster:
 
         try:
             kind, payload = await self._ask(
-                node, ["reserve", table_id, pid, "", [room, name]], self.lease_s + 2
+                node, "reserve", table_id, pid, "", [room, name], self.lease_s + 2
             )
         except TimeoutError:
             raise RoomError(503, "busy", "the table's server did not answer; try again") from None
@@ -834,14 +943,21 @@ class Cluster:
             try:
                 assert self.redis is not None
                 body = json.dumps({**self.node_metrics(), "at": time.time()})
-                await self.redis.set(self.metrics_key(self.node), body, px=int(3000 * every))
+                if self.bus.ok:
+                    await asyncio.wait_for(
+                        self.redis.set(self.metrics_key(self.node), body, px=int(3000 * every)),
+                        B.TIMEOUT_S,
+                    )
             except Exception as e:
                 log.warning("cluster: metrics publication failed: %s", _line(e))
             await asyncio.sleep(every)
 
     async def nodes_metrics(self) -> dict[str, Any]:
-        """Every live process's last published figures, by node id."""
+        """Every live process's last published figures, by node id (none while the bus is
+        down)."""
         assert self.redis is not None
+        if not self.bus.ok:
+            return {}
         nodes = sorted(
             n.decode() if isinstance(n, bytes) else str(n)
             for n in await self.redis.smembers(self.nodes_key)
@@ -855,8 +971,9 @@ class Cluster:
         """Every second: publish this process's tables, read the others'."""
         while True:
             try:
-                await self._publish_tables()
-                await self._read_tables()
+                if self.bus.ok:
+                    await asyncio.wait_for(self._publish_tables(), 2 * B.TIMEOUT_S)
+                    await asyncio.wait_for(self._read_tables(), 2 * B.TIMEOUT_S)
             except Exception as e:
                 log.warning("cluster: table list sync failed: %s", _line(e))
             await asyncio.sleep(SHARE_EVERY_S)
@@ -876,6 +993,8 @@ class Cluster:
 
     async def _publish_tables(self) -> None:
         assert self.redis is not None
+        if not self.bus.ok:
+            return  # published in full when it is back (``_bus_back``)
         async with self._publishing:  # a later state is never overwritten by an earlier one
             await self._publish_now()
 
@@ -1024,7 +1143,25 @@ class Cluster:
             "remote_sockets": len(self.bound),
             "proxies": len(self.proxies),
             "nodes_alive": len(self.alive_nodes),
+            "bus_ok": self.bus.ok,
+            "bus_failures": getattr(self.bus, "failures", 0),
+            "bus_rejected": getattr(self.bus, "rejected", 0),
         }
+
+
+class _NoBus:
+    """The bus before ``Cluster.start``: down, and nothing is sent."""
+
+    ok = False
+
+    def post(self, _node: str, _msg: Any) -> bool:
+        return True
+
+    def broadcast(self, _msg: Any) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
 
 
 def _end_idle_transactions(store: Store, lease_s: float) -> None:
