@@ -41,7 +41,9 @@ function state(v, extra = {}) {
 test("a first state of a fresh hand starts the opening: dice, deal, 补花 from the dealer on, 开金", () => {
   const s = reduce(initState({ table: 7 }), state(view()), 1000);
   assert.equal(s.seat, 0);
-  assert.equal(s.mustAct, true);
+  // nothing to decide while the opening is shown; the decision comes with it over
+  assert.equal(s.mustAct, false);
+  assert.equal(s.prompt, null);
   assert.equal(s.deadlineAt, 16000);
   assert.deepEqual(s.opening.steps.map((x) => x.kind), ["dice", "deal", "flower", "flower", "gold"]);
   assert.deepEqual(s.opening.steps.filter((x) => x.kind === "flower").map((x) => x.seat), [0, 2]);
@@ -49,7 +51,11 @@ test("a first state of a fresh hand starts the opening: dice, deal, 补花 from 
   let t = s;
   for (let i = 0; i < 5; i++) t = reduce(t, { type: "@opening-step" }, 2000 + i);
   assert.equal(t.opening, null);
-  assert.equal(reduce(s, { type: "@opening-skip" }).opening, null);
+  assert.equal(t.mustAct, true);
+  assert.deepEqual(t.prompt, { phase: "turn", actions: [{ type: "discard", tile: "1m" }], deadlineAt: 16000 });
+  const skipped = reduce(s, { type: "@opening-skip" });
+  assert.equal(skipped.opening, null);
+  assert.equal(skipped.mustAct, true);
 });
 
 test("openingSteps starts the 补花 at the dealer", () => {

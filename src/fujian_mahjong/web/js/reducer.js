@@ -9,10 +9,16 @@ import { parseTiles } from "./tiles.js";
 
 export const BUBBLE_MS = 2600;
 const CLAIMS = ["chow", "pong", "kong", "win"];
-// the opening's pace (ms per step): watchable, and skippable
+// the opening's pace (ms per step) when there is time for it; the steps are scaled down so
+// that the whole opening fits in OPENING_BUDGET_MS
 export const OPENING_PACE = { dice: 700, deal: 700, flower: 900, gold: 1300 };
 // the extra time per further flower of one 补花 step (the tiles appear one by one)
 export const FLOWER_TILE_MS = 250;
+// the server's opening (docs/protocol.md, "The opening"): for this long after a hand is
+// shown nothing is decided; the state's `opening_ms` says how much of it is left
+export const OPENING_MS = 3000;
+// the client shows the whole opening within this share of it, whatever the flowers
+export const OPENING_BUDGET_MS = 2800;
 
 export function initState({ table = null, as = "player", autoPass = false } = {}) {
   return {
@@ -47,6 +53,9 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     readyFor: null,
     online: true,
     opening: null,
+    asked: false, // the latest state asks this seat to act (shown once the opening is over)
+    prompt: null, // the decision to render: { phase, actions, deadlineAt } or null
+    dissolved: false, // 解散房间: the match was dissolved by vote, the hand is void
     log: [],
     bubbles: [],
     sounds: [],
@@ -133,12 +142,102 @@ export function openingFlowersShown(opening, players) {
   return shown;
 }
 
-/** The opening's pace for a step (ms): a 补花 step lasts longer the more flowers it shows, so
- * that each flower and its replacement can be seen; never more than a few seconds. */
+/** The natural pace of a step (ms): a 补花 step lasts longer the more flowers it shows, so
+ * that each flower and its replacement can be seen. */
+function stepPace(step) {
+  if (step.kind === "flower") return OPENING_PACE.flower + FLOWER_TILE_MS * Math.max(0, step.tiles.length - 1);
+  return OPENING_PACE[step.kind] || OPENING_PACE.deal;
+}
+
+/** The opening's steps timed (`ms` each) to fit `budget` ms in all: each step its natural
+ * pace, all of them scaled down together when they would not fit (many flowers). */
+export function timeOpening(steps, budget = OPENING_BUDGET_MS) {
+  const paces = steps.map(stepPace);
+  const total = paces.reduce((a, b) => a + b, 0);
+  const k = total > budget ? budget / total : 1;
+  return steps.map((st, i) => ({ ...st, ms: Math.floor(paces[i] * k) }));
+}
+
+/** The opening to show from a fresh hand's first state: its steps timed within the budget,
+ * started where the server's opening is (`openingMs`: the state's `opening_ms`, the time
+ * left of the server's OPENING_MS; a client that reloads mid-opening resumes it there).
+ * null when nothing is left of it. */
+export function startOpening(steps, hand, now, openingMs = undefined) {
+  const timed = timeOpening(steps);
+  if (openingMs === undefined || openingMs === null) return { hand, step: 0, steps: timed, at: now, timed: false };
+  if (!(openingMs > 0)) return null;
+  // the client's time line is the server's scaled to the budget: it ends a little earlier
+  const elapsed = (Math.max(0, OPENING_MS - openingMs) * OPENING_BUDGET_MS) / OPENING_MS;
+  let start = 0;
+  for (let i = 0; i < timed.length; i++) {
+    const end = start + timed[i].ms;
+    if (elapsed < end) {
+      const left = timed.slice();
+      left[i] = { ...timed[i], ms: Math.max(1, Math.round(end - elapsed)) };
+      return { hand, step: i, steps: left, at: now, timed: true };
+    }
+    start = end;
+  }
+  return null;
+}
+
+/** The time a step is shown (ms): its share of the opening's budget. */
 export function openingStepMs(step) {
   if (!step) return 0;
-  if (step.kind === "flower") return Math.min(OPENING_PACE.flower + FLOWER_TILE_MS * Math.max(0, step.tiles.length - 1), 3000);
-  return OPENING_PACE[step.kind] || OPENING_PACE.deal;
+  if (typeof step.ms === "number") return step.ms;
+  return Math.min(stepPace(step), OPENING_BUDGET_MS);
+}
+
+/** The decision to render, derived: none while the opening is shown (nothing is decided
+ * under it: the server gives the full time after it) or once the match is dissolved. */
+function withPrompt(s) {
+  const on = Boolean(s.asked && !s.opening && !s.dissolved && s.view);
+  const prompt = on ? { phase: s.view.phase, actions: s.view.legal_actions || [], deadlineAt: s.deadlineAt } : null;
+  if (on === s.mustAct && samePrompt(prompt, s.prompt)) return s;
+  return { ...s, mustAct: on, prompt };
+}
+
+function samePrompt(a, b) {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return a.phase === b.phase && a.actions === b.actions && a.deadlineAt === b.deadlineAt;
+}
+
+/** The first state after a join carries the hand's public `history` (docs/protocol.md,
+ * server/visibility.py): the action log as a watching client has it, without bubbles or
+ * sounds. */
+function historyEntry(x) {
+  switch (x.kind) {
+    case "flower": {
+      const e = { seat: x.seat, kind: "flower", tiles: parseTiles(x.flowers || "") };
+      if (x.round !== undefined && x.round !== null) e.drawn = typeof x.drawn === "string" ? parseTiles(x.drawn) : null;
+      return e;
+    }
+    case "gold":
+      return { seat: x.seat, kind: "gold", tile: x.indicator, gold: x.gold, toDealer: parseTiles(x.to_dealer || "") };
+    case "discard":
+      return { seat: x.seat, kind: "discard", tile: x.tile };
+    case "chow":
+    case "pong":
+    case "kong":
+      return { seat: x.seat, kind: x.kind, meld: x.meld, tile: x.tile ?? null, tiles: x.tiles ?? null, from: x.from ?? null };
+    case "win":
+      return { seat: x.seat, kind: "win", win: x.win, tile: x.tile ?? null, from: x.from ?? null };
+    case "draw":
+      return { seat: x.seat, kind: "draw_game" };
+    case "claim_lost":
+      return { seat: x.seat, kind: "claim-lost", mine: x.mine, by: x.by, byKind: x.by_kind, tile: x.tile ?? null };
+    default:
+      return null;
+  }
+}
+
+function restoreHistory(s, history) {
+  for (const x of history) {
+    const e = x && typeof x === "object" ? historyEntry(x) : null;
+    if (e) push(s, "log", e);
+    if (e && e.kind === "win" && x.tile) s.winTile = x.tile;
+  }
 }
 
 /** What happened between two views of the same hand, announced. */
@@ -222,25 +321,32 @@ function stateMessage(state, msg, now) {
   }
   s.hand = msg.hand;
   s.deadlineAt = msg.deadline_ms !== null && msg.deadline_ms !== undefined ? now + msg.deadline_ms : null;
-  s.mustAct = Boolean(v && s.seat !== null && (v.to_act || []).includes(s.seat) && (v.legal_actions || []).length);
+  s.asked = Boolean(v && s.seat !== null && (v.to_act || []).includes(s.seat) && (v.legal_actions || []).length);
   if (v) {
     const prev = state.view;
+    const history = Array.isArray(msg.history) && (newHand || !prev) ? msg.history : null;
     if ((newHand || !prev) && freshHand(v)) {
       const steps = openingSteps(v, msg.opening);
-      s.opening = { hand: msg.hand, step: 0, steps, at: now };
-      s.opening.shown = openingFlowersShown(s.opening, v.players);
-      for (const st of steps) {
-        if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles, drawn: st.drawn }, now, { bubble: false });
-        if (st.kind === "gold") announce(s, { seat: st.seat, kind: "gold", tile: st.indicator, gold: st.gold, toDealer: st.toDealer }, now, { bubble: false });
+      s.opening = startOpening(steps, msg.hand, now, msg.opening_ms);
+      if (s.opening) s.opening.shown = openingFlowersShown(s.opening, v.players);
+      if (!history) {
+        for (const st of steps) {
+          if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles, drawn: st.drawn }, now, { bubble: false });
+          if (st.kind === "gold") announce(s, { seat: st.seat, kind: "gold", tile: st.indicator, gold: st.gold, toDealer: st.toDealer }, now, { bubble: false });
+        }
       }
     } else if (prev && !newHand) diffViews(s, prev, v, now);
+    if (history) restoreHistory(s, history);
+    // the server's opening ends at the first discard or meld (docs/protocol.md); without
+    // its time (a table of bots) the opening runs on, but never over a decision of ours
+    if (s.opening && !freshHand(v) && (s.opening.timed || s.asked)) s.opening = null;
     if (v.last_discard) s.lastDiscard = v.last_discard;
     else if (s.lastDiscard) {
       // a claimed discard leaves the river: it is no longer the last discard
       const r = parseTiles(v.discards[s.lastDiscard.seat] || "");
       if (r[r.length - 1] !== s.lastDiscard.tile) s.lastDiscard = null;
     }
-    if (s.mustAct && v.phase === "claims" && !state.mustAct) push(s, "sounds", { name: "prompt" });
+    if (s.asked && !s.opening && !s.dissolved && v.phase === "claims" && !state.mustAct) push(s, "sounds", { name: "prompt" });
     const count = handLayout(v).tiles.length + (handLayout(v).drawn ? 1 : 0);
     if (s.sel !== null && s.sel >= count) s.sel = null;
     if (v.phase === "over" && !s.handEnd) s.handEnd = { handNo: msg.hand, id: String(msg.hand), fromView: true };
@@ -272,15 +378,29 @@ function discardMessage(state, msg, now) {
     s.sel = null;
   }
   s.view = v;
-  s.mustAct = false;
+  s.asked = false;
   s.deadlineAt = null;
   s.lastDiscard = { seat: msg.seat, tile: msg.tile };
-  if (msg.seat === s.seat) s.opening = null; // our own discard: we are done watching
+  // our own discard: we are done watching; any discard ends the server's opening
+  if (msg.seat === s.seat || (s.opening && s.opening.timed)) s.opening = null;
   announce(s, { seat: msg.seat, kind: "discard", tile: msg.tile }, now, { sound: "tile" });
   return s;
 }
 
 export function reduce(state, msg, now = 0) {
+  const s = step(state, msg, now);
+  return s === state ? s : withPrompt(s);
+}
+
+/** A prompt that can no longer be answered (a void hand, a dissolved match, the table
+ * gone): no decision, no countdown. */
+function noPrompt(state) {
+  const s = { ...state, asked: false, deadlineAt: null, pending: false };
+  if (state.view && state.view.legal_actions && state.view.legal_actions.length) s.view = { ...state.view, legal_actions: [] };
+  return s;
+}
+
+function step(state, msg, now) {
   switch (msg.type) {
     case "welcome":
       return { ...state, me: { ...(state.me || {}), player_id: msg.player_id, name: msg.name } };
@@ -292,8 +412,19 @@ export function reduce(state, msg, now = 0) {
       return discardMessage(state, msg, now);
     case "added_kong":
     case "left":
-      if (state.view && state.view.phase !== "over") return { ...state, view: { ...state.view, legal_actions: [] }, mustAct: false, deadlineAt: null };
+      if (state.view && state.view.phase !== "over") return { ...state, view: { ...state.view, legal_actions: [] }, asked: false, deadlineAt: null };
       return state;
+    case "dissolve":
+      // 解散房间 agreed (docs/protocol.md): the hand is void, nothing is left to decide
+      if (msg.outcome === "dissolved") return { ...noPrompt(state), dissolved: true, opening: null };
+      return state;
+    case "hand_void": {
+      const s = { ...noPrompt(state), opening: null };
+      if (msg.dissolved) s.dissolved = true;
+      return s;
+    }
+    case "table_closed":
+      return noPrompt(state);
     case "hand_start":
       return state;
     case "hand_end": {
@@ -303,7 +434,8 @@ export function reduce(state, msg, now = 0) {
       return s;
     }
     case "match_end": {
-      const s = { ...state, matchEnd: msg };
+      const s = { ...noPrompt(state), matchEnd: msg };
+      if (msg.dissolved) s.dissolved = true;
       if (msg.totals) s.totals = msg.totals;
       if (!s.handEnd) s.handEnd = { handNo: state.hand, fromView: true };
       return s;
