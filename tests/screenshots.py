@@ -1,5 +1,6 @@
 """The browser table's screenshots for docs/screenshots/ (``make screenshots``; not a test,
-not run by ``make test``): desktop 1280×800 and phone 390×844, in Chinese — the opening,
+not run by ``make test``): desktop 1280×800, phone landscape 844×390 and phone portrait
+390×844, in Chinese — the opening,
 the claim prompt, the table mid-hand right after an opponent's pong beat our chow, the end
 of the hand, the replay; and the lobby. README.md shows some of them under older names
 (hand-desktop.png, …), copied at the end. The same real app on the same stacked wall as
@@ -7,6 +8,7 @@ tests/test_web_table.py (TABLE_WALL), driven by clicks; every wait is on DOM sta
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -18,10 +20,14 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from tests.test_web import CHROMIUM, SHOTS, WAIT_MS, serving  # noqa: E402
+from tests.test_web import CHROMIUM, WAIT_MS, serving  # noqa: E402
+from tests.test_web import SHOTS as DOC_SHOTS  # noqa: E402
 from tests.test_web_table import TABLE_WALL  # noqa: E402
 
 ACTIONS = "[data-role=actions] button"
+# FJMJ_SHOTS=DIR writes them elsewhere (to look at a change before refreshing the docs)
+SHOTS = Path(os.environ.get("FJMJ_SHOTS") or DOC_SHOTS)
+VIEWPORTS = (("desktop", (1280, 800), False), ("landscape", (844, 390), True), ("phone", (390, 844), True))
 
 
 def discard_rightmost(pg: Page) -> None:
@@ -38,6 +44,8 @@ def journey(pg: Page, base: str, tok: str, tid: int, tag: str) -> None:
         pg.screenshot(path=str(SHOTS / "lobby.png"))
     pg.goto(f"{base}/?token={tok}&table={tid}")
     pg.click("[data-action=ready]")
+    pg.locator("[data-role=opening][data-step=flower]").wait_for()
+    pg.screenshot(path=str(SHOTS / f"opening-flower-{tag}.png"))
     pg.locator("[data-role=opening][data-step=gold]").wait_for()
     pg.screenshot(path=str(SHOTS / f"opening-{tag}.png"))
     skip = pg.locator("[data-action=skip-opening]")
@@ -59,7 +67,8 @@ def journey(pg: Page, base: str, tok: str, tid: int, tag: str) -> None:
     pg.screenshot(path=str(SHOTS / f"table-{tag}.png"))
     pg.click("[data-role=tuoguan] input")
     pg.locator("[data-role=hand-end] [data-winning]").wait_for()
-    pg.screenshot(path=str(SHOTS / f"end-of-hand-{tag}.png"), full_page=True)
+    pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()
+    pg.screenshot(path=str(SHOTS / f"end-of-hand-{tag}.png"))
     href = pg.get_attribute("[data-role=open-replay]", "href") or ""
     hid = re.search(r"replay=(\d+)", href).group(1)  # type: ignore[union-attr]
     pg.goto(f"{base}/?replay={hid}&seat=0")
@@ -77,7 +86,9 @@ def main() -> int:
         sync_playwright() as p,
     ):
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        for tag, vp, mobile in (("desktop", (1280, 800), False), ("phone", (390, 844), True)):
+        for tag, vp, mobile in VIEWPORTS:
+            if os.environ.get("FJMJ_SHOTS_ONLY") and tag not in os.environ["FJMJ_SHOTS_ONLY"]:
+                continue
             ctx = b.new_context(
                 viewport={"width": vp[0], "height": vp[1]},
                 locale="zh-CN",
@@ -90,6 +101,8 @@ def main() -> int:
             journey(ctx.new_page(), server.base, tok, server.table(tok), tag)
             ctx.close()
         b.close()
+    if os.environ.get("FJMJ_SHOTS_ONLY"):
+        return 0
     # the names README.md shows
     for src, dst in (
         ("table-desktop", "hand-desktop"),

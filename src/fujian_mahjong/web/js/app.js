@@ -42,3 +42,11 @@ function main() {
 }
 
 main();
+
+// the static files from the service worker's cache (sw.js: a reload or a flaky connection
+// does not fetch them again; the API and the socket always use the network)
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("sw.js").catch(() => {
+    /* no offline cache: the page works as before */
+  });
+}

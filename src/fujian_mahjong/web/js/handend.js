@@ -110,7 +110,9 @@ export function renderHandEnd(st, conn, rerender) {
   const winTile = logged || st.winTile || null;
   const dealtIn = result && result.discarder !== null && result.discarder !== undefined ? result.discarder : null;
 
-  const title = result
+  const title = st.dissolved
+    ? h("h2", { dataset: { role: "winner" } }, h("span", { dataset: { role: "dissolved" } }, t("web.dissolved")))
+    : result
     ? h(
         "h2",
         { dataset: { role: "winner" } },
@@ -135,7 +137,8 @@ export function renderHandEnd(st, conn, rerender) {
         flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,
         pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
         st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
-        he.silver && he.silver[s]
+        // a player's silver is its own business: only its own line, never to a spectator
+        he.silver && he.silver[s] && st.seat !== null && st.seat !== undefined && s === st.seat
           ? h(
               "span",
               { class: "silver", dataset: { role: "silver-change" } },
@@ -181,7 +184,7 @@ export function renderHandEnd(st, conn, rerender) {
     { class: "row" },
     // only once the server has said the hand is over and the match goes on (hand_end's
     // match_over): a button shown before match_end could vanish under a tap
-    !match && !he.fromView && !he.match_over && st.seat !== null
+    !match && !he.fromView && !he.match_over && !st.dissolved && st.seat !== null
       ? st.readyFor === st.hand
         ? h("span", { class: "muted" }, t("is_ready"))
         : h(
@@ -210,11 +213,15 @@ export function renderHandEnd(st, conn, rerender) {
       { class: "hand-end card", dataset: { role: "hand-end" } },
       h("h2", { class: "small muted" }, t("hand_over")),
       title,
-      buttons,
-      decomp,
-      specials,
-      standings,
-      h("div", { class: "end-body" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
+      // two columns: every hand and the 算分 on the left, what to do next, the winning
+      // shape and the standings on the right (one column on a phone held upright)
+      h(
+        "div",
+        { class: "end-body" },
+        h("div", { class: "end-left" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
+        h("div", { class: "end-right" }, buttons, decomp, specials, standings),
+      ),
+      h("div", { class: "scroll-cue", "aria-hidden": "true" }, t("web.scroll_more")),
     ),
   );
 }

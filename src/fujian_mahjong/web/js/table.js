@@ -9,7 +9,7 @@
 // with vdom.js and patches it, so unchanged tiles, buttons and rivers keep their DOM nodes.
 // Everything shown comes from the server's messages, whose `view` is exactly the engine's
 // Game.view(seat) (R12: only what this seat may see).
-import { errorText, getLang, setLang, t } from "./i18n.js";
+import { errorText, getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, serverPaths, TableConn } from "./net.js";
 import { rememberHand } from "./lobby.js";
 import { go, toast } from "./ui.js";
@@ -27,6 +27,8 @@ const ORDER = ["win", "three_golds", "rob_gold", "kong", "pong", "chow", "concea
 const KEYS = { win: "W", three_golds: "T", rob_gold: "R", kong: "K", pong: "P", concealed_kong: "K", added_kong: "K", jin_kan: "J", pass: "X" };
 const CHOW_KEYS = ["C", "V", "B"];
 const WINDOW_ACTS = ["win", "three_golds", "rob_gold"];
+// the server's error codes for a table that is not there (docs/protocol.md)
+const TABLE_GONE = ["no_table", "not_found", "table_closed"];
 
 /** A tile as a virtual element (the DOM contract of tiles.js: data-tile, data-gold). */
 export function vtile(k, o = {}) {
@@ -109,6 +111,12 @@ function actionLabel(st, a) {
   }
 }
 
+function shortLabel(a) {
+  if (["chow", "pong", "kong", "win"].includes(a.type)) return t(`web.bubble.${a.type}`);
+  if (a.type === "pass") return t("act.pass");
+  return "";
+}
+
 function actionHelp(st, a) {
   if (a.type === "win" && st.view.phase === "window_a") return t("help.heaven");
   return t(`help.${a.type}`);
@@ -181,7 +189,7 @@ function badgesV(st, s) {
   const info = (st.seats && st.seats[s]) || {};
   const out = [];
   if (v.dealer === s) out.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer")), v.streak ? h("span", { class: "badge" }, t("streak", { n: v.streak })) : null);
-  if (info.bot) out.push(h("span", { class: "badge bot" }, t("bot")));
+  if (info.bot && !info.bot_level) out.push(h("span", { class: "badge bot" }, t("bot")));
   if (info.connected === false && !info.bot) out.push(h("span", { class: "badge off" }, t("offline")));
   if (s === st.seat ? autoOn(st) : info.auto) out.push(h("span", { class: "badge auto" }, t("auto_badge")));
   if ((v.xian_jin || []).includes(s)) out.push(h("span", { class: "badge warn" }, t("xian_jin")));
@@ -196,10 +204,22 @@ function bubblesV(st, s, now) {
     .map((b) => h("span", { key: `b${b.id}`, class: `bubble k-${b.kind}`, dataset: { role: "bubble", kind: b.kind, seat: String(s) } }, t(`web.bubble.${b.kind}`), b.tile ? vtile(b.tile, { size: "xs", gold: st.view.gold }) : null));
 }
 
+/** The seat's place at the square table, relative to the viewer (docs/web.md: data-rel). */
+export const REL = { bottom: "self", left: "left", top: "top", right: "right" };
+
+/** A bot's level by its kind (the server's `bot_level`), in the UI language. */
+export function botLevelName(kind) {
+  if (!kind) return "";
+  if (has(`lobby.bot_kind.${kind}`)) return t(`lobby.bot_kind.${kind}`);
+  const base = String(kind).replace(/-v\d+$/, "");
+  return has(`lobby.bot_kind.${base}`) ? `${t(`lobby.bot_kind.${base}`)} ${String(kind).slice(base.length + 1)}` : String(kind);
+}
+
 function seatV(st, s, now) {
   const v = st.view;
   const n = v.players;
   const rel = relation(s, st.seat, n);
+  const side = rel.pos === "left" || rel.pos === "right";
   const info = (st.seats && st.seats[s]) || {};
   // while the opening runs, only the flowers it has shown so far (one 补花 at a time)
   const shownFlowers = st.opening && st.opening.shown ? st.opening.shown[s] : null;
@@ -210,7 +230,8 @@ function seatV(st, s, now) {
   const mine = rel.pos === "bottom" && st.seat !== null;
   const disc = parseTiles(v.discards[s]);
   const ld = st.lastDiscard;
-  const per = n === 4 && (rel.pos === "left" || rel.pos === "right") ? 6 : 8;
+  // rows of 8 in front of 对家 and you, of 6 for the side seats (docs/web.md)
+  const per = n === 4 && side ? 6 : 8;
   const rows = riverRows(disc, per);
   const river = h(
     "div",
@@ -228,37 +249,41 @@ function seatV(st, s, now) {
     ),
   );
   const hidden = v.hand_sizes[s];
+  const level = info.bot ? botLevelName(info.bot_level) : "";
+  // an opponent's concealed tiles as backs along its edge (turned on the sides)
+  const backs = !mine && rel.pos !== "bottom"
+    ? h("span", { class: `backs${side ? " backs-v" : ""}`, "aria-hidden": "true" }, Array.from({ length: Math.min(hidden, 17) }, (_x, i) => vtile("", { key: `h${i}`, back: true, size: "xs" })))
+    : null;
   return h(
     "section",
-    { key: `seat${s}`, class: `seat pos-${rel.pos}${turn ? " turn" : ""}${mine ? " mine" : ""}`, dataset: { seat: String(s) } },
+    { key: `seat${s}`, class: `seat pos-${rel.pos}${turn ? " turn" : ""}${mine ? " mine" : ""}`, dataset: { seat: String(s), rel: REL[rel.pos] } },
     h(
       "div",
       // data-seat here too: the seat's visible box (the section is display: contents)
       { class: `seat-box box-${rel.pos}${turn ? " turn" : ""}`, dataset: { seat: String(s) } },
+      side ? backs : null,
       h(
         "div",
-        { class: "seat-head" },
-        h("span", { class: "rel" }, t(rel.key)),
-        h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st.seats, s)),
-        badgesV(st, s),
-        h("span", { class: "grow" }),
-        points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
+        { class: "seat-main" },
+        h(
+          "div",
+          { class: "seat-head" },
+          h("span", { class: "rel" }, t(rel.key)),
+          h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st.seats, s)),
+          level ? h("span", { class: "badge bot level", dataset: { role: "bot-level", level: String(info.bot_level) } }, `${t("bot")}·${level}`) : null,
+          badgesV(st, s),
+          points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
+        ),
+        h(
+          "div",
+          { class: "seat-info" },
+          h("span", { class: "flower-count", dataset: { role: "flower-count" } }, t("flowers", { n: flowers.length })),
+          h("span", { class: "flowers", dataset: { role: "flowers" } }, flowers.map((k, i) => vtile(k, { key: `f${i}`, size: "xs" }))),
+          !mine ? h("span", { class: "concealed", dataset: { role: "concealed-count" } }, t("concealed", { n: hidden })) : null,
+        ),
+        !side && backs ? h("div", { class: "concealed-row" }, backs) : null,
+        h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`))),
       ),
-      h(
-        "div",
-        { class: "seat-info" },
-        h("span", { class: "flower-count", dataset: { role: "flower-count" } }, t("flowers", { n: flowers.length })),
-        h("span", { class: "flowers", dataset: { role: "flowers" } }, flowers.map((k, i) => vtile(k, { key: `f${i}`, size: "s" }))),
-      ),
-      !mine
-        ? h(
-            "div",
-            { class: "concealed-row" },
-            h("span", { class: "backs" }, Array.from({ length: Math.min(hidden, 17) }, (_x, i) => vtile("", { key: `h${i}`, back: true, size: "xs" }))),
-            h("span", { class: "concealed", dataset: { role: "concealed-count" } }, t("concealed", { n: v.hand_sizes[s] })),
-          )
-        : null,
-      h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`))),
       h("div", { class: "bubbles" }, bubblesV(st, s, now)),
     ),
     river,
@@ -318,7 +343,7 @@ function openingV(st, send) {
   );
 }
 
-function centerV(st, dispatch) {
+function centerV(st) {
   const v = st.view;
   const ld = st.lastDiscard;
   let turnText = "";
@@ -329,6 +354,7 @@ function centerV(st, dispatch) {
   return h(
     "section",
     { key: "center", class: "center", dataset: { role: "center" } },
+    st.practice ? h("span", { class: "badge practice", dataset: { role: "practice" }, title: t("web.practice_help") }, t("web.practice")) : null,
     h(
       "div",
       { class: "gold-box", dataset: { role: "gold" } },
@@ -346,8 +372,9 @@ function centerV(st, dispatch) {
     ld
       ? h("div", { class: "last-discard", dataset: { role: "last-discard", from: String(ld.seat) } }, h("span", {}, t("last_discard", { name: seatName(st.seats, ld.seat) })), vtile(ld.tile, { size: "m", gold: v.gold }))
       : null,
-    h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && st.mustAct ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
-    st.opening ? openingV(st, dispatch) : null,
+    // the countdown of whoever is to act: ours when we must act, else the one the server
+    // gives (a spectator's view of the turn)
+    h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && !st.opening ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
   );
 }
 
@@ -384,9 +411,15 @@ function statusV(st) {
   return h("div", { class: "status-line", dataset: { role: "status" } }, items);
 }
 
+/** Whether the player may be shown a decision now: never under the opening card (it is
+ * shown first, docs/web.md) nor at a dissolved table. */
+function canDecide(st) {
+  return !st.opening && !st.dissolved;
+}
+
 function claimPromptV(st) {
   const v = st.view;
-  if (!st.mustAct || (v.phase !== "claims" && v.phase !== "window_a")) return null;
+  if (!canDecide(st) || !st.mustAct || (v.phase !== "claims" && v.phase !== "window_a")) return null;
   const ld = v.last_discard;
   const windows = legal(st).filter((a) => WINDOW_ACTS.includes(a.type) && v.phase === "window_a");
   return h(
@@ -400,7 +433,7 @@ function claimPromptV(st) {
 
 function actionsV(st, act) {
   const out = [];
-  if (st.seat === null || st.pending) return h("div", { class: "actions", dataset: { role: "actions" } });
+  if (st.seat === null || st.pending || !canDecide(st)) return h("div", { class: "actions", dataset: { role: "actions" } });
   const acts = legal(st).filter((a) => a.type !== "discard");
   acts.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
   let chowIx = 0;
@@ -410,7 +443,8 @@ function actionsV(st, act) {
       h(
         "button",
         { key: `${a.type}:${a.tile || ""}:${a.tiles || ""}`, class: `act a-${a.type}`, dataset: { action: a.type, key, tile: a.tile, tiles: a.tiles }, title: actionHelp(st, a), onclick: () => act(a) },
-        h("span", { class: "act-main" }, actionTiles(st, a), h("span", { class: "act-label" }, actionLabel(st, a)), key ? h("kbd", {}, key) : null),
+        // the short label (吃/碰…) where the room is short (a phone), the full one elsewhere
+        h("span", { class: "act-main" }, actionTiles(st, a), h("span", { class: "act-label" }, actionLabel(st, a)), h("span", { class: "act-short" }, shortLabel(a)), key ? h("kbd", {}, key) : null),
         h("span", { class: "act-help" }, actionHelp(st, a)),
       ),
     );
@@ -450,7 +484,7 @@ function handV(st, dispatch, act) {
         idx: String(i),
         cls,
         onclick: () => {
-          if (st.pending) return;
+          if (st.pending || !canDecide(st)) return;
           if (st.sel === i && dk.has(k)) act({ type: "discard", tile: k });
           else dispatch({ type: "@select", index: i });
         },
@@ -462,12 +496,12 @@ function handV(st, dispatch, act) {
 function toolbarV(st, conn, dispatch) {
   if (st.seat === null) return null;
   const auto = autoOn(st);
-  const hint = st.hint;
+  const hint = canDecide(st) ? st.hint : null;
   const reason = hint ? (getLang() === "zh" ? hint.reason_zh || hint.reason : hint.reason) : "";
   return h(
     "div",
     { class: "toolbar" },
-    h("button", { class: "secondary", dataset: { role: "hint-button", key: "H" }, disabled: !legal(st).length || undefined, onclick: () => conn.send({ type: "hint" }) }, t("hint"), h("kbd", {}, "H")),
+    h("button", { class: "secondary", dataset: { role: "hint-button", key: "H" }, disabled: !legal(st).length || !canDecide(st) || undefined, onclick: () => conn.send({ type: "hint" }) }, t("hint"), h("kbd", {}, "H")),
     h(
       "label",
       { class: "toggle", dataset: { role: "auto-pass" } },
@@ -562,6 +596,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
         { key: `w${s}`, class: "wait-seat", dataset: { seat: String(s) } },
         h("span", { class: "name" }, name, s === st.seat ? ` (${t("me")})` : ""),
         info.bot ? h("span", { class: "badge bot" }, t("bot")) : null,
+        info.bot && info.bot_level ? h("span", { class: "badge level", dataset: { role: "bot-level", level: String(info.bot_level) } }, botLevelName(info.bot_level)) : null,
         !info.bot && info.name ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
       ),
     );
@@ -613,12 +648,26 @@ export async function showTable(root, tableRef, as) {
   const summaryPath = Object.keys(paths).some((p) => /^\/api\/hands\/\{[^}]+\}\/summary$/.test(p));
   // what handend.js reads and writes besides the reducer's state (its summaries, ready)
   const endCtx = { summaries: {}, summaryPath };
-  let logOpen = !window.matchMedia("(max-width: 700px)").matches;
+  // the log starts folded where the room is short (a phone, either way up)
+  let logOpen = !window.matchMedia("(max-width: 700px), (max-height: 500px)").matches;
   let endLogOpen = false;
   let playedSound = 0;
   let openingTimer = null;
   let endCache = { key: null, node: null };
   let conn = null;
+  let notFound = null;
+
+  const dissolvedV = () =>
+    h(
+      "main",
+      { class: "end-wrap" },
+      h(
+        "section",
+        { class: "hand-end card dissolved", dataset: { role: "dissolved" } },
+        h("h2", {}, t("web.dissolved")),
+        h("div", { class: "row" }, h("a", { class: "button primary", href: "./", dataset: { action: "back-to-lobby" } }, t("back_to_lobby"))),
+      ),
+    );
 
   const socialBox = document.createElement("section");
   socialBox.className = "social";
@@ -698,7 +747,8 @@ export async function showTable(root, tableRef, as) {
       "header",
       { key: "bar", class: "bar" },
       h("a", { href: "./", class: "home", onclick: () => conn && conn.stop() }, t("lobby")),
-      h("span", { class: "tinfo" }, t("table_no", { id: st.table }), st.view ? ` · ${t(`profile.${st.view.profile}`)}` : "", st.hand ? ` · ${handNo(st)}` : ""),
+      // the hand's number first: it stays when a phone has room for nothing else
+      h("span", { class: "tinfo" }, st.hand ? h("span", { class: "t-hand", dataset: { role: "hand-no" } }, handNo(st)) : null, h("span", { class: "t-table" }, t("table_no", { id: st.table })), st.view ? h("span", { class: "t-profile" }, t(`profile.${st.view.profile}`)) : null),
       h("span", { class: "grow" }),
       st.online ? null : h("span", { class: "reconnecting", dataset: { role: "reconnecting" } }, t("reconnecting")),
       h("button", { class: "icon secondary", dataset: { action: "mute" }, "aria-pressed": isMuted() ? "true" : "false", title: isMuted() ? t("web.unmute") : t("web.mute"), onclick: () => { setMuted(!isMuted()); render(); } }, muteIcon(isMuted())),
@@ -706,50 +756,54 @@ export async function showTable(root, tableRef, as) {
       st.seat !== null ? h("button", { class: "secondary", dataset: { role: "leave" }, onclick: leave }, t("leave")) : null,
     );
     const parts = [header];
-    if (!st.view) {
+    if (notFound) {
+      // a table that does not exist (or is gone): the error and the way back, nothing else
+      parts.push(h("main", { key: "gone", class: "lobby" }, h("section", { class: "card", dataset: { role: "table-gone" } }, h("p", {}, notFound), h("a", { class: "button primary", href: "./", dataset: { action: "back-to-lobby" } }, t("back_to_lobby")))));
+    } else if (!st.view) {
       parts.push(h("main", { key: "lobby", class: "lobby" }, waitingRoomV(st, conn, dispatch, botCall), h("div", { class: "social-wrap" }, socialBox)));
     } else {
       const v = st.view;
       const me = st.seat ?? 0;
-      if (st.handEnd) parts.push(h("div", { key: "end", class: "end-host" }, endScreen()));
+      if (st.handEnd || st.dissolved) parts.push(h("div", { key: "end", class: "end-host" }, st.handEnd ? endScreen() : dissolvedV()));
       else {
         const seats = [];
         for (let s = 0; s < v.players; s++) if (s !== me) seats.push(seatV(st, s, now));
+        // the square table (docs/web.md): the opponents on the left, top and right edges,
+        // each river in front of its seat, the centre; you at the bottom with the hand, the
+        // decisions beside your river; the log and the social box in the corners
+        parts.push(h("div", { key: "rotate", class: "rotate-hint", dataset: { role: "rotate-hint" } }, t("web.rotate")));
         parts.push(
           h(
             "main",
-            { key: "table", class: `table-grid tl n${v.players}`, dataset: { role: "table", phase: v.phase } },
+            { key: "table", class: `table-grid sq n${v.players}`, dataset: { role: "table", phase: v.phase } },
             seats,
-            centerV(st, dispatch),
+            centerV(st),
             seatV(st, me, now),
             logV(st, logOpen, () => {
               logOpen = !logOpen;
               render();
             }),
             h("div", { key: "social", class: "social-wrap" }, socialBox),
+            h(
+              "section",
+              { key: "dock", class: "dock", dataset: { role: "dock" } },
+              h("div", { key: "side", class: "dock-side" }, statusV(st), toolbarV(st, conn, dispatch)),
+              h("div", { key: "act", class: "dock-act" }, autoBannerV(st, conn, dispatch), claimPromptV(st), actionsV(st, act)),
+              handV(st, dispatch, act),
+            ),
+            st.opening ? openingV(st, dispatch) : null,
           ),
         );
       }
-      parts.push(autoBannerV(st, conn, dispatch));
-      parts.push(
-        h(
-          "section",
-          { key: "dock", class: "dock", dataset: { role: "dock" } },
-          statusV(st),
-          claimPromptV(st),
-          actionsV(st, act),
-          handV(st, dispatch, act),
-          v.phase === "over" ? null : toolbarV(st, conn, dispatch),
-        ),
-      );
       // between hands the log and the social box (chat, the dissolve vote) stay in reach
-      if (st.handEnd) parts.push(h("div", { key: "log-end", class: "end-log" }, logV(st, endLogOpen, () => {
+      if (st.handEnd || st.dissolved) parts.push(h("div", { key: "log-end", class: "end-log" }, logV(st, endLogOpen, () => {
         endLogOpen = !endLogOpen;
         render();
       }), h("div", { class: "social-wrap" }, socialBox)));
     }
     root.classList.toggle("table-page", Boolean(st.view));
     patch(root, parts.filter(Boolean));
+    markMore();
     // the newest log entry in view
     for (const list of root.querySelectorAll(".action-log .log-list")) if (list.dataset.n !== String(st.log.length)) {
       list.dataset.n = String(st.log.length);
@@ -765,6 +819,18 @@ export async function showTable(root, tableRef, as) {
     scheduleOpening();
     tick();
   };
+
+  // the end of a hand taller than the screen: a cue at its foot until scrolled there
+  const markMore = () => {
+    const host = root.querySelector(".end-host");
+    if (!host) return;
+    if (!host.dataset.watched) {
+      host.dataset.watched = "1";
+      host.addEventListener("scroll", markMore, { passive: true });
+    }
+    host.classList.toggle("more", host.scrollTop + host.clientHeight < host.scrollHeight - 4);
+  };
+  window.addEventListener("resize", markMore);
 
   const scheduleOpening = () => {
     if (!st.opening) {
@@ -807,6 +873,8 @@ export async function showTable(root, tableRef, as) {
     if (social) social.onMessage(msg);
     const before = st;
     st = reduce(st, msg, performance.now());
+    // a practice table (docs/economy.md): the server says so in every state
+    if (msg.type === "state" && msg.practice !== undefined && Boolean(msg.practice) !== Boolean(st.practice)) st = { ...st, practice: Boolean(msg.practice) };
     switch (msg.type) {
       case "seated":
         refreshInfo();
@@ -841,6 +909,13 @@ export async function showTable(root, tableRef, as) {
         toast(getLang() === "zh" ? msg.message_zh || msg.message : msg.message, msg.store === "failing" ? "error" : "info");
         break;
       case "error":
+        if (!st.view && !st.seats && TABLE_GONE.includes(msg.code)) {
+          // no such table: say so and offer the way back (no waiting room beside it)
+          notFound = t("error", { msg: errorText(msg) });
+          conn.stop();
+          render();
+          return;
+        }
         toast(t("error", { msg: errorText(msg) }), "error");
         break;
       case "pong":
