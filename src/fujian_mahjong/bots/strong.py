@@ -1049,6 +1049,8 @@ class StrongBot:
         ) or (a.type == "pass" and base.type in _CLAIMS)
         what, what_zh = action_words(a)
         other, other_zh = action_words(base)
+        if a.type == base.type == "discard":
+            other = tile_name(base.tile, "en")  # "discard 5 Characters, not 9 Dots"
         if defence:
             why = (
                 f"defence: {what}, not {other} — safer: in {res.worlds} simulated deals "
