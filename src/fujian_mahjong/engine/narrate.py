@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fujian_mahjong.i18n import has, msg
-from fujian_mahjong.tiles import name, parse
+from fujian_mahjong.tiles import fmt, name, parse
 
 TileName = Callable[[int, str], str]
 
@@ -138,7 +138,10 @@ def describe(
         key = "discard.rob_gold" if e.get("rob_gold") else "discard"
         return m(key, seat=who, tile=_tile(e["tile"], lang))
     if t == "claim":
-        return m("claim." + e["meld"], seat=who, tiles=tiles_text(e["tiles"], lang, tile_name))
+        tiles = e["tiles"]
+        if tile_name is not name and e["meld"] != "chow":
+            tiles = fmt(parse(tiles)[:1])  # in words a pong or kong names its tile once: 碰 五饼
+        return m("claim." + e["meld"], seat=who, tiles=tiles_text(tiles, lang, tile_name))
     if t == "kong":
         if e["kind"] == "concealed" and hide and not hand_over:
             # R12: a concealed kong's kind stays hidden from the other seats
