@@ -537,7 +537,7 @@ class HeuristicBot:
             return None
         return Decision(
             Action("pass"),
-            f"pass the win: 三金倒 on my next draw pays {three:.0f} (this win {here:.0f})",
+            f"pass the win: 三金倒 (three golds) on your next draw pays {three:.0f} (this win {here:.0f})",
             f"过胡: 下一摸三金倒得 {three:.0f} (此胡 {here:.0f})",
         )
 
@@ -782,7 +782,7 @@ class HeuristicBot:
             fold = self._folding(view, best[0])
             if fold is not None:
                 who, who_zh = seat_words(view.seat, fold.seat, view.players)
-                far, far_zh = shanten_words(best[0])
+                far, far_zh = shanten_words(max(0, best[0]))  # a kong ranks one lower
                 return Decision(
                     pass_,
                     f"fold: no chow, pong or kong — {who} is likely ready ({fold.p:.0%}) "
