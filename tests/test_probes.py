@@ -1,6 +1,6 @@
 """Probes and metrics (docs/deploy.md, "Probes and metrics"): ``GET /livez`` (the loop
-answers), ``GET /readyz`` (200 while the process accepts tables, 503 with its reasons
-while it drains, while its store cannot write or while its cluster's Redis bus is down) and
+answers), ``GET /readyz`` (200 while the process accepts tables, 503 with its reason as
+the error's code while it drains, while its store cannot write or while its cluster's Redis bus is down) and
 ``GET /metrics`` in the Prometheus text format behind the operator's token. In-process
 (tests/inproc.py), fake clock; the cluster is a stand-in object (the readiness probe reads
 it duck-typed)."""
@@ -23,10 +23,13 @@ TOKEN = "operator-token-0123456789"
 def _ready(r: Any, reasons: list[str]) -> None:
     if reasons:
         assert r.status_code == 503, r.text
-        assert r.json() == {"ok": False, "status": "unready", "reasons": reasons}
+        body = r.json()
+        assert set(body) == {"detail", "code"} and body["code"] == reasons[0], body
+        assert "\n" not in body["detail"]
+        assert body["detail"].count(";") == len(reasons) - 1, body
     else:
         assert r.status_code == 200, r.text
-        assert r.json() == {"ok": True, "status": "ready", "reasons": []}
+        assert r.json() == {"ok": True, "status": "ready"}
 
 
 def test_livez_and_readyz_follow_the_store_the_bus_and_draining(tmp_path: Path) -> None:
@@ -56,7 +59,9 @@ def test_livez_and_readyz_follow_the_store_the_bus_and_draining(tmp_path: Path) 
             h.app.state.cluster = SimpleNamespace(bus_ok=False)
             h.faults.fail(1)
             assert (await h.http.post("/api/guests", json={"name": "z"})).status_code == 503
-            _ready(await h.http.get("/readyz"), ["draining", "store_failing", "bus_down"])
+            r = await h.http.get("/readyz")
+            _ready(r, ["draining", "store_failing", "bus_down"])
+            assert "draining" in r.json()["detail"] and "Redis" in r.json()["detail"]
             assert (await h.http.get("/livez")).status_code == 200
             h.app.state.cluster = None
             h.app.state.draining = False

@@ -1,4 +1,10 @@
-"""``fjmj serve``: the online table server; ``fjmj db upgrade``: migrate its database."""
+"""``fjmj serve``: the online table server; ``fjmj db upgrade``: migrate its database.
+
+Every failure to start is one ``fjmj: error:`` line (cli/main.py), never a traceback: exit
+2 for bad input (an option out of range, options that do not go together), exit 1 for the
+environment (the port is taken, the database cannot be reached or migrated, another server
+holds the SQLite database). ``fjmj serve`` binds its port before it prints its URL, so the
+URL it prints is one it serves."""
 
 from __future__ import annotations
 
@@ -40,7 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "Options given on the command line win over the file",
     )
     p.add_argument("--host", default=None, help="default 127.0.0.1")
-    p.add_argument("--port", type=int, default=None, help="default 8000")
+    p.add_argument(
+        "--port", type=_port, default=None, help="default 8000; 0: any free port (printed)"
+    )
     _db_options(p)
     p.add_argument(
         "--claim-pause-ms",
@@ -154,7 +162,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 class OptionError(ValueError):
-    """A bad command-line option (one line for stderr)."""
+    """A bad command-line option (one line for stderr; exit 2)."""
+
+
+class StartError(RuntimeError):
+    """The environment stops the server from starting (one line for stderr; exit 1)."""
+
+
+ERROR = "fjmj: error:"  # every error line's prefix (cli/main.py)
+
+
+def _port(text: str) -> int:
+    """A TCP port number (argparse type): 0-65535."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 0-65535, got {text!r}")
+    return n
 
 
 def _operator_token(path: str) -> str:
@@ -235,16 +261,28 @@ def run_upgrade(args: argparse.Namespace) -> int:
     try:
         st = _settings(args)
     except OptionError as e:
-        print(f"fjmj: db upgrade: {e}", file=sys.stderr)
+        print(f"{ERROR} db upgrade: {e}", file=sys.stderr)
         return 2
     assert isinstance(st, Settings)
     try:
         asyncio.run(upgrade(st.database_url))
     except Exception as e:
-        print(f"fjmj: db upgrade: {type(e).__name__}: {str(e).splitlines()[0]}", file=sys.stderr)
+        print(f"{ERROR} db upgrade: {_db_error(st.database_url, e)}", file=sys.stderr)
         return 1
     print(f"database up to date: {_shown(st.database_url)}")
     return 0
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _db_error(url: str, e: BaseException) -> str:
+    """A database that cannot be reached or migrated, in one line (no password)."""
+    first = (str(e).strip().splitlines() or [""])[0]
+    what = "cannot connect" if isinstance(e, OSError) else "cannot be migrated"
+    return _one_line(f"database {_shown(url)} {what}: {type(e).__name__}: {first}")
 
 
 def _shown(url: str) -> str:
@@ -254,80 +292,162 @@ def _shown(url: str) -> str:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    try:
+        return _serve(args)
+    except OptionError as e:
+        print(f"{ERROR} serve: {e}", file=sys.stderr)
+        return 2
+    except StartError as e:
+        print(f"{ERROR} serve: {e}", file=sys.stderr)
+        return 1
+
+
+def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from fujian_mahjong.server.app import create_app
     from fujian_mahjong.server.settings import Settings
-    from fujian_mahjong.server.store import upgrade
+    from fujian_mahjong.server.store import DatabaseInUse, lock_sqlite_writer, upgrade
 
-    try:
-        st = _settings(args)
-    except OptionError as e:
-        print(f"fjmj: serve: {e}", file=sys.stderr)
-        return 2
+    st = _settings(args)
     assert isinstance(st, Settings)
+    # bad input first (exit 2), before anything is touched
+    if not 0 <= st.port <= 65535:
+        raise OptionError(f"port must be 0-65535, got {st.port}")
+    if st.redis_url and not st.database_url.startswith("postgresql"):
+        raise OptionError("--redis needs PostgreSQL (--db postgresql+asyncpg://…)")
+    if st.lease_s < 0.5:
+        raise OptionError("--lease-s must be at least 0.5")
+    workers = int(getattr(args, "workers", 1) or 1)
+    if workers != 1 and (workers < 1 or not st.redis_url):
+        raise OptionError("--workers N needs N >= 1 and --redis")
+    # one server per SQLite database, held until this process ends (server/store/)
+    try:
+        lock_sqlite_writer(st.database_url)
+    except DatabaseInUse as e:
+        raise StartError(str(e)) from None
+    except OSError as e:
+        raise StartError(f"database {_shown(st.database_url)}: {e.strerror or e}") from None
+    reuse = bool(getattr(args, "reuse_port", False))
+    # the port before anything else: a taken port is one line, and nothing was migrated
+    sockets = _listen(st.host, st.port, reuse) if workers == 1 else []
     try:
         # create / migrate the database first: a bad URL is one line here, not a traceback
         asyncio.run(upgrade(st.database_url))
     except Exception as e:
-        print(
-            f"fjmj: serve: database {_shown(st.database_url)}: {type(e).__name__}: "
-            f"{(str(e).splitlines() or [''])[0]}",
-            file=sys.stderr,
-        )
-        return 1
-    if st.redis_url and not st.database_url.startswith("postgresql"):
-        print(
-            "fjmj: serve: --redis needs PostgreSQL (--db postgresql+asyncpg://…)", file=sys.stderr
-        )
-        return 2
-    if st.lease_s < 0.5:
-        print("fjmj: serve: --lease-s must be at least 0.5", file=sys.stderr)
-        return 2
-    workers = int(getattr(args, "workers", 1) or 1)
+        raise StartError(_db_error(st.database_url, e)) from None
     if workers != 1:
-        if workers < 1 or not st.redis_url:
-            print("fjmj: serve: --workers N needs N >= 1 and --redis", file=sys.stderr)
-            return 2
         return _supervise(workers, st)
     app = create_app(st)
+    port = sockets[0].getsockname()[1]
     shown_host = f"[{st.host}]" if ":" in st.host else st.host
-    print(f"fjmj serve: http://{shown_host}:{st.port}/  (API docs at /docs, WebSocket at /ws)")
+    print(f"fjmj serve: http://{shown_host}:{port}/  (API docs at /docs, WebSocket at /ws)")
     print(f"fjmj serve: database {_shown(st.database_url)}", flush=True)
+    from fujian_mahjong.server.idle import http_protocol
+
     config = uvicorn.Config(
         app,
         host=st.host,
-        port=st.port,
+        port=port,
         log_level=args.log_level,
         ws_max_size=65536,
         # per-message deflate costs CPU on every frame of every client (off unless asked)
         ws_per_message_deflate=bool(getattr(args, "ws_deflate", False)),
+        # silent sockets: a ping every 20 s, closed when its pong is 20 s late
+        ws_ping_interval=20.0,
+        ws_ping_timeout=20.0,
+        # idle connections (docs/deploy.md, "Limits on idle connections"): 5 s between
+        # requests, a request's head within 10 s, at most 16 KiB of it
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=16 * 1024,
+        http=http_protocol(),
         loop=getattr(args, "loop", "auto") or "auto",
         lifespan="on",
     )
     server = uvicorn.Server(config)
-    sockets = [_reuse_port_socket(st.host, st.port)] if getattr(args, "reuse_port", False) else None
+    failed = _StartupFailure(server)
     supervisor = os.environ.pop(SUPERVISOR_ENV, "")
     if supervisor.isdigit():
         _stop_when_orphaned(server, int(supervisor))
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run(sockets=sockets)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=sockets)
+    except SystemExit:
+        # uvicorn exits 3 when the app's start-up failed (its traceback was kept back)
+        pass
+    if not server.started and failed.reason:
+        raise StartError(f"the server did not start: {failed.reason}")
     return 0 if server.started or not server.should_exit else 1
 
 
-def _reuse_port_socket(host: str, port: int) -> Any:
-    """A listening socket bound with SO_REUSEPORT: the kernel spreads new connections over
-    every process bound to the same port."""
+class _StartupFailure:
+    """Keeps uvicorn's start-up errors (a traceback from the app's lifespan) off stderr and
+    remembers their last line, which ``fjmj serve`` prints as its one error line."""
+
+    def __init__(self, server: Any) -> None:
+        import logging
+
+        self.server = server
+        self.reason = ""
+        logging.getLogger("uvicorn.error").addFilter(self.filter)
+
+    def filter(self, record: Any) -> bool:
+        import logging
+
+        if record.levelno < logging.ERROR or self.server.started:
+            return True
+        lines = [ln for ln in record.getMessage().splitlines() if ln.strip()]
+        if lines and not self.reason and (len(lines) > 1 or "Traceback" in lines[0]):
+            self.reason = _one_line(lines[-1])
+        elif lines and not self.reason and "startup failed" not in lines[0]:
+            self.reason = _one_line(lines[0])
+        return False
+
+
+def _listen(host: str, port: int, reuse_port: bool = False) -> list[Any]:
+    """The listening sockets of ``host:port`` (every address ``host`` stands for), bound
+    now: a port that is taken, or a host that is not this machine's, is a StartError (or
+    an OptionError for a host name that does not resolve)."""
+    import errno
     import socket
 
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as e:
+        raise OptionError(f"--host {host}: {e.strerror or e}") from None
+    addrs = list(dict.fromkeys((fam, str(sa[0])) for fam, _t, _p, _c, sa in infos))
+    families = {fam for fam, _ in addrs}
+    out: list[Any] = []
+    for fam, addr in addrs:
+        sock = socket.socket(fam, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            if fam == socket.AF_INET6 and socket.AF_INET in families:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            # port 0: the first address picks a free port, the others take the same
+            sock.bind((addr, port or (out[0].getsockname()[1] if out else 0)))
+            sock.listen(2048)
+        except OSError as e:
+            sock.close()
+            for s in out:
+                s.close()
+            where = f"{addr}:{port}" if ":" not in addr else f"[{addr}]:{port}"
+            if e.errno == errno.EADDRINUSE:
+                raise StartError(
+                    f"{where} is already in use (another server?); choose another --port"
+                ) from None
+            if e.errno == errno.EADDRNOTAVAIL:
+                raise OptionError(f"--host {host}: not an address of this machine") from None
+            raise StartError(f"cannot listen on {where}: {e.strerror or e}") from None
+        sock.set_inheritable(True)
+        out.append(sock)
+    if not out:
+        raise OptionError(f"--host {host}: no address to listen on")
+    return out
 
 
 # the pid of the `--workers N` process that started a worker (set for the worker only)

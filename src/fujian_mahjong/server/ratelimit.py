@@ -1,15 +1,19 @@
 """A small in-process sliding-window rate limiter (login attempts per name and per address,
 registrations per address). With several processes (``--redis``, server/cluster/) every
 hit is also broadcast to the limiter of the same name in every other process (``set_hub``),
-so a limit holds across the whole cluster (docs/deploy.md)."""
+so a limit holds across the whole cluster (docs/deploy.md). ``FairTurn``: one turn at a
+time, round robin over the keys that wait (the reviews' worker, server/web_api.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
 import sys
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 # several processes: where hits go (name, "hit" | "reset", key); None with one process
 _hub: Callable[[str, str, str], None] | None = None
@@ -93,3 +97,77 @@ class RateLimiter:
         self._hits.pop(key, None)
         if _hub is not None:
             _hub(self.name, "reset", key)
+
+
+class FairTurn:
+    """One turn at a time, handed out fairly over keys (players, or addresses): the next
+    turn goes to the waiting key that had one least recently (a key that never had one
+    first, in the order they came), so a key with many waiters gets one turn, then every
+    other waiting key gets one before its next (docs/deploy.md, "Fair under load"). A
+    waiter that goes away (cancelled) leaves its place, and a turn it was just handed
+    passes on. ``acquire()`` without a key waits under the key ``""``."""
+
+    def __init__(self, remember: int = 4096) -> None:
+        self._waiting: dict[str, deque[tuple[int, asyncio.Future[None]]]] = {}
+        self._held = False
+        self._n = itertools.count()
+        # when each key last had the turn (the most recent ``remember`` keys)
+        self._served: OrderedDict[str, int] = OrderedDict()
+        self._remember = remember
+
+    def locked(self) -> bool:
+        return self._held
+
+    def waiting(self) -> int:
+        return sum(len(q) for q in self._waiting.values())
+
+    def _grant(self, key: str) -> None:
+        self._served[key] = next(self._n)
+        self._served.move_to_end(key)
+        while len(self._served) > self._remember:
+            self._served.popitem(last=False)
+
+    async def acquire(self, key: str = "") -> None:
+        if not self._held and not self._waiting:
+            self._held = True
+            self._grant(key)
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (next(self._n), fut)
+        self._waiting.setdefault(key, deque()).append(entry)
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self.release()  # handed the turn as it went away: the next one has it
+            else:
+                q = self._waiting.get(key)
+                if q is not None and entry in q:
+                    q.remove(entry)
+                    if not q:
+                        del self._waiting[key]
+            raise
+
+    def release(self) -> None:
+        """End the current turn: the waiting key served least recently gets the next."""
+        while self._waiting:
+            key = min(
+                self._waiting, key=lambda k: (self._served.get(k, -1), self._waiting[k][0][0])
+            )
+            q = self._waiting[key]
+            _, fut = q.popleft()
+            if not q:
+                del self._waiting[key]
+            if not fut.done():
+                fut.set_result(None)  # the turn passes on (still held)
+                self._grant(key)
+                return
+        self._held = False
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str = "") -> AsyncIterator[None]:
+        await self.acquire(key)
+        try:
+            yield
+        finally:
+            self.release()

@@ -11,8 +11,11 @@
   computed in a worker process (never on the event loop: a review runs rollouts for
   seconds), one at a time, and kept per hand and seat (a finished hand never changes). A
   new review counts towards its address's limit (``REVIEWS_PER_MINUTE``, then 429
-  ``rate_limited``); while ``REVIEW_QUEUE`` are waiting the answer is 503 ``busy``; a
-  worker that died is replaced;
+  ``rate_limited``). The worker's turns go round robin over the players asking (a player
+  by its bearer token, else its address), each of whom may have ``REVIEWS_PER_PLAYER``
+  new reviews waiting or running (an address ``REVIEWS_PER_ADDRESS`` whoever asks; then
+  429 ``rate_limited``), so a few players can delay the others but never deny them; while
+  ``REVIEW_QUEUE`` are waiting the answer is 503 ``busy``; a worker that died is replaced;
 - ``GET /api/hands/{id}/summary``: the winning hand's decomposition (what each gold stands
   for), the specials by name, the score.
 
@@ -45,7 +48,7 @@ from fujian_mahjong.i18n import tile_name
 from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
-from fujian_mahjong.server.ratelimit import RateLimiter
+from fujian_mahjong.server.ratelimit import FairTurn, RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
 from fujian_mahjong.server.routes.errors import ApiError, DbId, ErrorOut, errors, too_many
 from fujian_mahjong.server.routes.hands import CodeQuery, may_see
@@ -257,7 +260,9 @@ async def hand_review(
     """The 高手's (the ``strong`` bot's) choice and reason at each decision of ``seat``.
 
     A review already made (or being made) for this hand and seat is free; a new one counts
-    towards the address's ``REVIEWS_PER_MINUTE`` (then 429 ``rate_limited``), and while
+    towards the address's ``REVIEWS_PER_MINUTE`` (then 429 ``rate_limited``); a player (by
+    its bearer token, else its address) may have ``REVIEWS_PER_PLAYER`` new ones waiting
+    or running (then 429), served round robin with the other players'; while
     ``REVIEW_QUEUE`` new ones are waiting or running the answer is 503 ``busy``."""
     events, _hand, _g = await _finished_events(request, hand_id, code)
     players = int(events[0]["players"])
@@ -269,7 +274,8 @@ async def hand_review(
     if out is None:
         job = reviews.running.get(key)
         if job is None:
-            job = reviews.start(key, events, seat, _address(request))
+            who = await _requester(request)
+            job = reviews.start(key, events, seat, _address(request), who)
         # shielded: a client that goes away does not cancel the review for the others
         out = await asyncio.shield(job)
     else:
@@ -281,7 +287,11 @@ async def hand_review(
 
 REVIEWS_KEPT = 256  # finished reviews kept per app (a finished hand never changes)
 REVIEWS_PER_MINUTE = 6  # new reviews per client address per minute (then 429)
-REVIEW_QUEUE = 4  # new reviews waiting or running per app (then 503 busy)
+REVIEW_QUEUE = 64  # new reviews waiting or running per app (then 503 busy)
+# a bounded share of the queue for each player (by token, else address) and each address
+# (whoever asks through it): beyond it 429, so a few can delay the others but not deny them
+REVIEWS_PER_PLAYER = 2
+REVIEWS_PER_ADDRESS = 4
 # A review's bot keeps a deadline of its own (REVIEW_DEADLINE_S); a worker that has not
 # answered long after it (and before a reverse proxy's usual 60 s read timeout) is stuck (a bug, or killed while sending a long result, which leaves
 # the executor waiting for the rest of the message for ever): it is stopped and replaced
@@ -293,16 +303,31 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+async def _requester(request: Request) -> str:
+    """Who asks, for the review queue's shares: the player of a valid bearer token
+    (``p<id>``), else the client address (``a<address>``)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        player = await request.app.state.store.player_for_token(token.strip())
+        if player is not None:
+            return f"p{player.id}"
+    return f"a{_address(request)}"
+
+
 class _Reviews:
     """One app's reviews: the finished ones (per hand and seat, most recently used kept),
     the ones being made (one task per hand and seat, shared by every request for it), the
-    turn (one at a time: the worker has one core's worth of work to give) and the
-    per-address limit. It lives on ``app.state`` (its store's hand ids are its keys)."""
+    turn (one at a time: the worker has one core's worth of work to give; round robin over
+    the players waiting, ``FairTurn``), each player's and address's share of the queue and
+    the per-address limit. It lives on ``app.state`` (its store's hand ids are its keys)."""
 
     def __init__(self, request: Request) -> None:
         self.done: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
         self.running: dict[tuple[int, int], asyncio.Task[dict[str, Any]]] = {}
-        self.turn = asyncio.Semaphore(1)
+        self.turn = FairTurn()
+        # new reviews waiting or running per player (or address) and per address
+        self.by_player: dict[str, int] = {}
+        self.by_address: dict[str, int] = {}
         self.limiter = RateLimiter(
             REVIEWS_PER_MINUTE,
             60.0,
@@ -317,9 +342,16 @@ class _Reviews:
         return r
 
     def start(
-        self, key: tuple[int, int], events: list[dict[str, Any]], seat: int, addr: str
+        self,
+        key: tuple[int, int],
+        events: list[dict[str, Any]],
+        seat: int,
+        addr: str,
+        who: str | None = None,
     ) -> asyncio.Task[dict[str, Any]]:
-        """A new review, if this address may ask for one and the queue has room."""
+        """A new review, if this address may ask for one, the player (``who``: a player or
+        an address) and the address are within their shares, and the queue has room."""
+        who = who or f"a{addr}"
         wait = self.limiter.retry_after(addr)
         if wait:
             raise too_many("new reviews from this address", wait)
@@ -330,17 +362,23 @@ class _Reviews:
                 "busy",
                 {"Retry-After": "10"},
             )
+        if self.by_player.get(who, 0) >= REVIEWS_PER_PLAYER:
+            raise too_many("reviews of yours waiting; wait for them", 10)
+        if self.by_address.get(addr, 0) >= REVIEWS_PER_ADDRESS:
+            raise too_many("reviews waiting from this address; wait for them", 10)
         self.limiter.hit(addr)
-        job = asyncio.create_task(self._make(key, events, seat))
+        self.by_player[who] = self.by_player.get(who, 0) + 1
+        self.by_address[addr] = self.by_address.get(addr, 0) + 1
+        job = asyncio.create_task(self._make(key, events, seat, who, addr))
         job.add_done_callback(_retrieved)  # every request for it may have gone away
         self.running[key] = job
         return job
 
     async def _make(
-        self, key: tuple[int, int], events: list[dict[str, Any]], seat: int
+        self, key: tuple[int, int], events: list[dict[str, Any]], seat: int, who: str, addr: str
     ) -> dict[str, Any]:
         try:
-            async with self.turn:
+            async with self.turn.hold(who):
                 out = await _in_worker(events, seat)
             self.done[key] = out
             while len(self.done) > REVIEWS_KEPT:
@@ -348,6 +386,10 @@ class _Reviews:
             return out
         finally:
             del self.running[key]
+            for counts, k in ((self.by_player, who), (self.by_address, addr)):
+                counts[k] -= 1
+                if not counts[k]:
+                    del counts[k]
 
 
 def _retrieved(job: asyncio.Task[dict[str, Any]]) -> None:

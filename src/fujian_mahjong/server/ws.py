@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 MAX_TEXT = 8192
 # the close code of a connection whose token was revoked (logout); docs/protocol.md
 CLOSE_LOGGED_OUT = 4001
+# hints being prepared per player at a time, over all its tables
+HINTS_PER_PLAYER = 1
 
 
 class Dispatcher:
@@ -43,8 +45,11 @@ class Dispatcher:
         # several processes (``--redis``): frames of a table owned by another process go
         # there (server/cluster/); None: one process
         self.cluster: Cluster | None = None
-        # hints being prepared (each a task of its own: see ``_hint``)
+        # hints being prepared (each a task of its own: see ``_hint``), and how many per
+        # player: one at a time, whatever the tables (they share the search worker with
+        # every bot of the process; docs/deploy.md, "Fair under load")
         self.hints: set[asyncio.Task[None]] = set()
+        self.hinting: dict[int, int] = {}
 
     def close_player(
         self,
@@ -147,7 +152,13 @@ class Dispatcher:
     def _hint(self, conn: Conn, t: TableActor) -> None:
         """A hint is prepared in a task of its own: the bot thinks outside the table's actor
         (R12: no other seat waits for it) and outside this connection's reading, so the
-        player's next messages — an act before the deadline — are handled meanwhile."""
+        player's next messages — an act before the deadline — are handled meanwhile. A
+        player has ``HINTS_PER_PLAYER`` hint being prepared at a time (then
+        ``rate_limited``), at one table or several."""
+        player = conn.player_id if conn.player_id is not None else -1
+        if self.hinting.get(player, 0) >= HINTS_PER_PLAYER:
+            raise TableError("rate_limited", "a hint is being prepared; wait for it")
+        self.hinting[player] = self.hinting.get(player, 0) + 1
 
         async def run() -> None:
             try:
@@ -158,9 +169,15 @@ class Dispatcher:
                 log.exception("unexpected error preparing a hint")
                 conn.error("server_error", "the hint could not be prepared")
 
+        def done(task: asyncio.Task[None]) -> None:
+            self.hints.discard(task)
+            self.hinting[player] -= 1
+            if not self.hinting[player]:
+                del self.hinting[player]
+
         task = asyncio.get_running_loop().create_task(run())
         self.hints.add(task)
-        task.add_done_callback(self.hints.discard)
+        task.add_done_callback(done)
 
     async def _handle(self, conn: Conn, text: str) -> None:
         store = self.store

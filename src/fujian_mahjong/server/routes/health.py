@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from fujian_mahjong.server.routes.deps import LobbyDep, SettingsDep, StoreDep
-from fujian_mahjong.server.routes.errors import ApiError, errors
+from fujian_mahjong.server.routes.errors import ApiError, ErrorOut, errors
 
 router = APIRouter(tags=["health"])
 
@@ -94,9 +94,16 @@ class LiveOut(BaseModel):
 
 class ReadyOut(BaseModel):
     ok: bool
-    status: Literal["ready", "unready"]
-    # why not ready: "draining", "store_failing", "bus_down" (empty when ready)
-    reasons: list[Literal["draining", "store_failing", "bus_down"]]
+    status: Literal["ready"]
+
+
+# why a process is not ready, in the order they are reported (the 503's ``code`` is the
+# first that holds; its ``detail`` names every one)
+UNREADY = {
+    "draining": "draining (stopping: it takes no new tables)",
+    "store_failing": "the database cannot write",
+    "bus_down": "the cluster's Redis bus is down",
+}
 
 
 @router.get("/livez", response_model=LiveOut)
@@ -125,18 +132,22 @@ def unready_reasons(state: Any) -> list[str]:
     response_model=ReadyOut,
     responses={
         503: {
-            "model": ReadyOut,
-            "description": "Not accepting tables: draining, the database cannot write, or "
-            "the cluster's Redis bus is down (``reasons``)",
+            "model": ErrorOut,
+            "description": "Not accepting tables; ``code`` is the first reason that holds: "
+            "``draining``, ``store_failing`` (the database cannot write) or ``bus_down`` "
+            "(the cluster's Redis bus), ``detail`` names every one",
         }
     },
 )
 async def readyz(request: Request) -> Any:
-    """Readiness: 200 ``ready`` while this process accepts tables; 503 ``unready`` with
-    ``reasons`` while it drains, while its store cannot write, or while Redis is down."""
+    """Readiness: 200 ``{"ok": true, "status": "ready"}`` while this process accepts
+    tables; 503 ``{"detail", "code"}`` while it drains (``draining``), while its store
+    cannot write (``store_failing``) or while the cluster's Redis is down (``bus_down``)."""
     reasons = unready_reasons(request.app.state)
-    body = {"ok": not reasons, "status": "unready" if reasons else "ready", "reasons": reasons}
-    return JSONResponse(body, status_code=503 if reasons else 200)
+    if not reasons:
+        return {"ok": True, "status": "ready"}
+    detail = "not ready: " + "; ".join(UNREADY[r] for r in reasons)
+    return JSONResponse({"detail": detail, "code": reasons[0]}, status_code=503)
 
 
 def _operator(request: Request, token: str) -> None:

@@ -1,7 +1,14 @@
 """The WebSocket endpoint ``/ws`` (docs/protocol.md): one receive loop per socket feeding
 text frames to the ``Dispatcher`` (``server/ws.py``), and one writer task draining the
 connection's queue (``QueueTransport``) to the socket. The protocol itself knows nothing
-of sockets; this module is the only place that does."""
+of sockets; this module is the only place that does.
+
+A socket that has not said ``hello`` with a valid token ``HELLO_TIMEOUT_S`` (10 s, on the
+server's clock) after it opened is closed with code 1008 and the reason ``no hello``
+(docs/deploy.md, "Limits on idle connections"): an unauthenticated socket costs the
+server memory and a task, and no client needs that long. Silent sockets after the hello
+are uvicorn's: it pings every 20 s and drops a socket whose pong does not come within
+20 s (``fjmj serve``, cli/serve.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +18,14 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from fujian_mahjong.server.conn import Conn, QueueTransport
+from fujian_mahjong.server.conn import CLOSE_POLICY, Conn, QueueTransport
 from fujian_mahjong.server.routes.deps import DispatcherDep, SettingsDep
 
 router = APIRouter()
 log = logging.getLogger("fjmj.server")
+
+# seconds a new socket has to say hello (then it is closed: 1008 "no hello")
+HELLO_TIMEOUT_S = 10.0
 
 
 @router.websocket("/ws")
@@ -25,6 +35,16 @@ async def ws_endpoint(ws: WebSocket, dispatcher: DispatcherDep, settings: Settin
     conn = Conn(settings.bad_messages_per_minute, transport)
     conn.addr = ws.client.host if ws.client else "?"
     writer = asyncio.create_task(_writer(ws, conn, transport))
+    metrics = ws.app.state.metrics
+    metrics.sockets += 1
+    metrics.sockets_opened += 1
+
+    def no_hello() -> None:
+        if conn.player_id is None and not conn.closed:
+            metrics.sockets_no_hello += 1
+            conn.close("no hello", CLOSE_POLICY)
+
+    hello_timer = dispatcher.lobby.clock.call_later(HELLO_TIMEOUT_S, no_hello)
     try:
         while not conn.closed:
             try:
@@ -45,6 +65,8 @@ async def ws_endpoint(ws: WebSocket, dispatcher: DispatcherDep, settings: Settin
                 log.exception("unexpected error handling a WebSocket message")
                 conn.error("server_error", "the server could not handle that message")
     finally:
+        hello_timer.cancel()
+        metrics.sockets -= 1
         dispatcher.disconnected(conn)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 5)
