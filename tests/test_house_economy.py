@@ -274,3 +274,44 @@ def test_private_table_alone_with_bots_is_practice(db_url: str, tmp_path: Path) 
             assert t2["practice"] is False and t2["escape_penalty"] == 8 * 5
 
     asyncio.run(main())
+
+
+def test_escape_at_a_room_table_costs_what_was_shown_and_is_listed(tmp_path: Path) -> None:
+    """Leaving mid-hand at a room table with house bots costs exactly the escape penalty
+    shown (8 × base × stake + fee), and the profile lists it beside the hands."""
+
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(CONFIG)) as h:
+            a = await account(h, "alice")
+            r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
+            tid = r.json()["table"]
+            await h.seat(a, tid)
+            await h.advance(8.5)
+            assert a.of_type("hand_start")
+            shown = (await h.http.get(f"/api/tables/{tid}")).json()["escape_penalty"]
+            assert shown == 8 * STAKE + FEE
+            await a.send({"type": "leave"})
+            await h.advance(1.0)
+            assert await silver(h, a) == GRANT - shown
+            own = (await h.http.get(f"/api/players/{a.player_id}", headers=bearer(a))).json()
+            hand = a.of_type("hand_start")[0]["hand"]
+            assert own["escapes"] == [
+                {
+                    "hand": hand,
+                    "table": tid,
+                    "number": 0,
+                    "profile": "fuzhou-tcy",
+                    "penalty": 8 * STAKE,
+                    "fee": FEE,
+                    "silver": -shown,
+                    "balance_after": GRANT - shown,
+                    "ended_at": own["escapes"][0]["ended_at"],
+                }
+            ]
+            pub = (await h.http.get(f"/api/players/{a.player_id}")).json()
+            assert pub["escapes"][0]["silver"] == -shown
+            assert pub["escapes"][0]["balance_after"] is None  # the owner's only
+            rep = await audit(h)
+            assert rep.escapes_burned == 8 * STAKE and rep.house == 0
+
+    asyncio.run(main())

@@ -43,6 +43,7 @@ from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_toke
 from fujian_mahjong.server.store.economy_models import (
     Account,
     HandResultRow,
+    LedgerRow,
     ProfileStatRow,
     SkillRow,
 )
@@ -306,8 +307,10 @@ RECENT_HANDS = 10
 async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> dict[str, Any]:
     """A public profile: name, the R11 level (title and rank) with the progress to the
     next, hands, wins, win rate and mean points per profile, the skill rating per profile
-    (``{"rating", "uncertainty"}``, server/rating.py) and the recent hands with their log and
-    replay links. The balance (``silver``) only for the player themselves (bearer token)."""
+    (``{"rating", "uncertainty"}``, server/rating.py), the recent hands with their log and
+    replay links and the recent escapes (``escapes``: each hand left mid-way and what it
+    cost, so the balance is explained, docs/economy.md). The balance (``silver``, and each
+    entry's ``balance_after``) only for the player themselves (bearer token)."""
     store: Store = request.app.state.store
     token = _bearer(request)
     viewer = await store.player_for_token(token) if token else None
@@ -356,6 +359,7 @@ async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> 
                 .limit(RECENT_HANDS)
             )
         ).all()
+        escapes = await _recent_escapes(s, player_id)
     rating = acc[2] if acc is not None else 0
 
     def skill_of(prof: str) -> dict[str, Any]:
@@ -414,10 +418,61 @@ async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> 
         "skill_profile": main["profile"] if main is not None else None,
         "profiles": profiles,
         "recent": recent,
+        "escapes": [{**e, "balance_after": e["balance_after"] if own else None} for e in escapes],
     }
     if own:
         out["silver"] = acc[1] if acc is not None else None
     return out
+
+
+async def _recent_escapes(s: Any, player_id: int) -> list[dict[str, Any]]:
+    """The player's last escapes (R11 逃跑): per void hand they left, the penalty and the
+    fee charged (``silver`` = their sum, negative) and the balance after, newest first."""
+    rows = (
+        await s.execute(
+            select(
+                LedgerRow.hand_id,
+                LedgerRow.kind,
+                LedgerRow.amount,
+                LedgerRow.balance_after,
+                LedgerRow.id,
+                HandRow.table_id,
+                HandRow.number,
+                HandRow.profile,
+                HandRow.ended_at,
+            )
+            .join(HandRow, HandRow.id == LedgerRow.hand_id)
+            .where(
+                LedgerRow.player_id == player_id,
+                LedgerRow.kind.in_(("escape", "fee")),
+                HandRow.status == "void",
+            )
+            .order_by(LedgerRow.id.desc())
+            .limit(2 * RECENT_HANDS)
+        )
+    ).all()
+    out: dict[int, dict[str, Any]] = {}
+    for hid, kind, amount, after, _lid, table_id, number, profile, ended in rows:
+        e = out.setdefault(
+            int(hid),
+            {
+                "hand": int(hid),
+                "table": table_id,
+                "number": number,
+                "profile": profile,
+                "penalty": 0,
+                "fee": 0,
+                "silver": 0,
+                "balance_after": int(after),  # the hand's last row comes first
+                "ended_at": ended.isoformat() if ended is not None else None,
+            },
+        )
+        if kind == "escape":
+            e["penalty"] = -int(amount)
+        else:
+            e["fee"] = -int(amount)
+        e["silver"] += int(amount)
+    return sorted(out.values(), key=lambda e: -e["hand"])[:RECENT_HANDS]
 
 
 @router.get("/api/players/{player_id}/hands", responses=errors(404, 422, 503))
