@@ -498,7 +498,7 @@ class HeuristicBot:
         if "jin_kan" in by_type:
             return Decision(
                 by_type["jin_kan"][0],
-                "declare 金坎: a drawn gold wins for +70",
+                "declare Gold gap (金坎): a drawn gold wins for +70",
                 "金坎: 摸到金即胡 (+70)",
             )
         if "discard" not in by_type:
@@ -529,7 +529,7 @@ class HeuristicBot:
             # 斗斗 (R7): 三金倒 on the next player's discard, scored as a self-draw
             return Decision(
                 by["three_golds"][0],
-                f"declare 三金倒 ({three:.0f}) rather than win the discard ({here:.0f})",
+                f"declare Three golds (三金倒) for {three:.0f} rather than win the discard ({here:.0f})",
                 f"三金倒 ({three:.0f}), 不胡此张 ({here:.0f})",
             )
         risk = min(0.9, sum(o.p for o in tb.opps) * 0.3)
@@ -537,7 +537,8 @@ class HeuristicBot:
             return None
         return Decision(
             Action("pass"),
-            f"pass the win: 三金倒 (three golds) on your next draw pays {three:.0f} (this win {here:.0f})",
+            f"pass the win: Three golds (三金倒) on your next draw pays {three:.0f} "
+            f"(this win {here:.0f})",
             f"过胡: 下一摸三金倒得 {three:.0f} (此胡 {here:.0f})",
         )
 
@@ -625,17 +626,18 @@ class HeuristicBot:
         if p * special <= DECLINE_MARGIN * now:
             return None
         label = "金雀" if jq else "清一色"
+        label_en = "Gold sparrow (金雀)" if jq else "One suit (清一色)"
         keep = "keep the two golds as the pair: " if jq else ""
         keep_zh = "留两金作将, " if jq else ""
         if claims:
             act = Action("pass")
-            en = f"pass the win ({now:.0f}): {keep}ready for {label}"
+            en = f"pass the win ({now:.0f}): {keep}ready for {label_en}"
             zh = f"过胡 ({now:.0f}): {keep_zh}听{label}"
         else:
             act = Action("discard", best_t)
             en = (
                 f"discard {_en(best_t)}, passing the self-drawn win ({now:.0f}): "
-                f"{keep}ready for {label}"
+                f"{keep}ready for {label_en}"
             )
             zh = f"打 {_zh(best_t)}, 不自摸 ({now:.0f}): {keep_zh}听{label}"
         if act not in view.legal:
@@ -651,9 +653,9 @@ class HeuristicBot:
         as a pong of the gold kind) and one more draw is worth the risk."""
         has = view.has_special
         if "jin_long" not in has or view.phase == "claims":
-            return Decision(act, "declare 三金倒 (three golds)", "三金倒")
+            return Decision(act, "declare Three golds (三金倒)", "三金倒")
         if view.live * 4 < view.players * 12:
-            return Decision(act, "declare 三金倒 (three golds)", "三金倒")
+            return Decision(act, "declare Three golds (三金倒)", "三金倒")
         c = view.counts
         gold = view.gold
         melds = 5 - view.exposed(view.seat)
@@ -670,7 +672,7 @@ class HeuristicBot:
                 if s < best:
                     best, best_keys = s, k2
         if best > 0:
-            return Decision(act, "declare 三金倒 (three golds)", "三金倒")
+            return Decision(act, "declare Three golds (三金倒)", "三金倒")
         tb = _Table(view)
         vis = tb.vis
         outs = 0
@@ -696,7 +698,7 @@ class HeuristicBot:
         h = min(0.9, 0.05 + 0.3 * sum(o.p for o in tb.opps))
         cost = max((o.cost for o in tb.opps), default=0.0)
         if p * vj + (1 - p) * ((1 - h) * v3 - h * cost) <= v3:
-            return Decision(act, "declare 三金倒 (three golds)", "三金倒")
+            return Decision(act, "declare Three golds (三金倒)", "三金倒")
         return None  # play on for 金龙
 
     def _ping_hu_possible(self, view: SeatView) -> bool:
@@ -1113,11 +1115,11 @@ class HeuristicBot:
             return self._defence_reason(view, tb, chosen, planned)
         if chosen is not plain:
             if jl:
-                en, zh = "金龙 (the three golds as a pong)", "金龙 (三金作刻)"
+                en, zh = "Gold dragon (金龙, the three golds as a pong)", "金龙 (三金作刻)"
             elif jq:
-                en, zh = "金雀 (keep the two golds as the pair)", "金雀 (留金作将)"
+                en, zh = "Gold sparrow (金雀, the two golds kept as the pair)", "金雀 (留金作将)"
             else:
-                en, zh = "清一色 (one suit)", "清一色"
+                en, zh = "One suit (清一色)", "清一色"
             return Decision(
                 a,
                 f"discard {_en(t)}: aim for {en}, {shanten_words(chosen[7])[0]} for it "
