@@ -27,7 +27,11 @@ from tests.test_web_table import TABLE_WALL  # noqa: E402
 ACTIONS = "[data-role=actions] button"
 # FJMJ_SHOTS=DIR writes them elsewhere (to look at a change before refreshing the docs)
 SHOTS = Path(os.environ.get("FJMJ_SHOTS") or DOC_SHOTS)
-VIEWPORTS = (("desktop", (1280, 800), False), ("landscape", (844, 390), True), ("phone", (390, 844), True))
+VIEWPORTS = (
+    ("desktop", (1280, 800), False),
+    ("landscape", (844, 390), True),
+    ("phone", (390, 844), True),
+)
 
 
 def discard_rightmost(pg: Page) -> None:

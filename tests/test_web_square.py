@@ -1,0 +1,304 @@
+"""The square table of docs/web.md at every size, measured from the DOM on a stacked deal
+(TABLE_WALL of tests/test_web_table.py: we deal, 上家's 2p comes to us as a chow that 对家
+pongs): at 1280×800, on a phone in landscape (844×390, touch) and upright (390×844, touch)
+each seat's `data-rel` panel lies on its edge of `[data-role=table]` (left/right panels'
+centres in the outer fifth of its width, the top one in the top fifth of its height), each
+river between its panel and the centre, no two of (the four panels, the four rivers, the
+centre, the hand, the decisions) overlap, your tiles are at least 32 px wide in landscape
+and the rivers' at least half of them, every tap target is at least 40 px high, nothing
+scrolls during play, and the end of the hand is inside the viewport. While the opening card
+is shown no decision is in the page. `/manifest.webmanifest` is served with its icons.
+
+Same machinery as tests/test_web.py (the real app through tests/serve_test_server.py,
+Debian's Chromium, waits on DOM state only, any console error fails)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.test_web import (
+    ACTIONS,
+    HAND_END,
+    Server,
+    Watched,
+    browser,  # noqa: F401 (the fixture)
+    expect,
+    serving,
+)
+from tests.test_web_table import TABLE_WALL, discard_rightmost
+
+DECISIONS = (
+    "[data-action=pass], [data-action=discard], [data-action=win], [data-action=chow],"
+    " [data-action=pong], [data-action=kong], [data-role=claim-prompt]"
+)
+
+# what each panel, river, the centre, the hand and the decisions occupy (CSS px)
+GEOMETRY = """() => {
+  const r = e => { if (!e) return null; const b = e.getBoundingClientRect();
+    return b.width * b.height > 0 ? {x: b.x, y: b.y, w: b.width, h: b.height} : null; };
+  const seats = {};
+  for (const s of document.querySelectorAll('section.seat[data-seat]'))
+    seats[s.dataset.rel] = {panel: r(s.querySelector('.seat-box')), river: r(s.querySelector('[data-role=river]'))};
+  const w = sel => [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect().width);
+  const act = document.querySelector('.dock-act');
+  return {
+    table: r(document.querySelector('[data-role=table]')),
+    center: r(document.querySelector('[data-role=center]')),
+    hand: r(document.querySelector('[data-role=hand]')),
+    actions: act && act.children.length ? r(act) : null,
+    seats,
+    hand_w: w('[data-role=hand] [data-tile]'),
+    river_w: w('[data-role=river] [data-tile]'),
+    scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    view: [innerWidth, innerHeight],
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("websquare"), [TABLE_WALL]) as s:
+        yield s
+
+
+def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> float:
+    if not a or not b:
+        return 0.0
+    x = max(0.0, min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"]))
+    y = max(0.0, min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"]))
+    return x * y
+
+
+def centre(b: dict[str, float]) -> tuple[float, float]:
+    return b["x"] + b["w"] / 2, b["y"] + b["h"] / 2
+
+
+def check_square(g: dict[str, Any], landscape: bool) -> None:
+    """The square table's geometry (docs/web.md, the DOM contract)."""
+    seats, t = g["seats"], g["table"]
+    assert set(seats) == {"self", "left", "top", "right"}, seats
+    assert t, "no [data-role=table]"
+    cx, cy = centre(t)
+    left, right, top = (seats[k]["panel"] for k in ("left", "right", "top"))
+    assert centre(left)[0] < t["x"] + t["w"] * 0.2, ("left panel", left, t)
+    assert centre(right)[0] > t["x"] + t["w"] * 0.8, ("right panel", right, t)
+    assert centre(top)[1] < t["y"] + t["h"] * 0.2, ("top panel", top, t)
+    for rel, axis in (("left", 0), ("right", 0), ("top", 1)):
+        lo, hi = sorted((centre(seats[rel]["panel"])[axis], (cx, cy)[axis]))
+        river = seats[rel]["river"]
+        assert river and lo <= centre(river)[axis] <= hi, f"the {rel} river is not in front of it"
+    boxes = {f"{k}-panel": seats[k]["panel"] for k in seats}
+    boxes.update({f"{k}-river": seats[k]["river"] for k in seats})
+    boxes.update(centre=g["center"], hand=g["hand"], actions=g["actions"])
+    names = sorted(boxes)
+    clashes = [
+        (a, b, round(overlap(boxes[a], boxes[b])))
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if overlap(boxes[a], boxes[b]) > 16
+    ]
+    assert clashes == [], f"overlapping: {clashes}"
+    # nothing scrolls sideways, and in landscape nothing scrolls at all
+    vw, vh = g["view"]
+    assert g["scroll"][0] <= vw, g["scroll"]
+    if landscape:
+        assert g["scroll"][1] <= vh, g["scroll"]
+        assert min(g["hand_w"]) >= 32, f"hand tiles {min(g['hand_w'])} px wide"
+        hand = g["hand"]
+        assert hand["y"] + hand["h"] <= vh + 0.5, ("the hand is cut", hand, vh)
+    if g["river_w"]:
+        assert min(g["river_w"]) >= min(g["hand_w"]) / 2 - 0.01, "river tiles under half the hand's"
+
+
+def small_targets(pg: Any, tiles: bool) -> list[str]:
+    """Tap targets under 40 px high: every button, and in landscape your tiles too."""
+    return pg.eval_on_selector_all(  # type: ignore[no-any-return]
+        "button:visible, [data-role=hand] [data-tile]" if tiles else "button:visible",
+        "els => els.filter(e => { const r = e.getBoundingClientRect();"
+        " return r.height < 40 && r.width > 0; }).map(e => e.outerHTML.slice(0, 80))",
+    )
+
+
+def play_to_the_chow(pg: Any) -> None:
+    """From the first decision to 上家's 2p offered as a chow (TABLE_WALL), by clicks."""
+    for _ in range(12):
+        pg.locator(f"{ACTIONS}, {HAND_END}").first.wait_for()
+        assert pg.locator(HAND_END).count() == 0, "TABLE_WALL: the hand ended before the chow"
+        chow = pg.locator(f"{ACTIONS}[data-action=chow]")
+        if chow.count() and pg.get_attribute("[data-role=last-discard]", "data-from") == "3":
+            return
+        if pg.locator(f"{ACTIONS}[data-action=discard]").count():
+            discard_rightmost(pg)
+        else:
+            pg.locator(f"{ACTIONS}[data-action=pass]").click()
+    raise AssertionError("TABLE_WALL no longer offers us 上家's discard to chow")
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "touch"),
+    [(1280, 800, False), (844, 390, True), (390, 844, True)],
+    ids=["desktop", "landscape", "portrait"],
+)
+def test_the_square_table(
+    server: Server,
+    browser,  # noqa: F811
+    width: int,
+    height: int,
+    touch: bool,
+) -> None:
+    landscape = width > height
+    tok = server.guest("方桌")
+    tid = server.table(tok)
+    w = Watched(browser, "zh-CN", width, height, mobile=touch)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    ready = pg.locator("[data-action=ready]")
+    ready.wait_for()
+    # while the opening card is shown, no decision is in the page (it is polled as the
+    # conformance check does: every state the page goes through is looked at)
+    pg.evaluate(
+        """sel => { window.__underOpening = 0;
+        new MutationObserver(() => {
+          if (document.querySelector('[data-role=opening]') && document.querySelector(sel))
+            window.__underOpening += 1;
+        }).observe(document.body, {subtree: true, childList: true, attributes: true}); }""",
+        DECISIONS,
+    )
+    if touch:
+        ready.tap()
+    else:
+        ready.click()
+    pg.locator("[data-role=opening]").wait_for()
+    pg.locator("[data-role=opening]").wait_for(state="detached")
+    assert pg.evaluate("window.__underOpening") == 0, "a decision under the opening card"
+    # our first turn (we deal): the table with our hand and the discard button
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    check_square(pg.evaluate(GEOMETRY), landscape)
+    if touch:
+        assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
+    # the claim prompt with its buttons beside our river: still nothing overlaps
+    play_to_the_chow(pg)
+    g = pg.evaluate(GEOMETRY)
+    assert g["actions"], "the decisions are not shown"
+    check_square(g, landscape)
+    if touch:
+        assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
+    # the English chow button keeps its tiles and words on one line
+    pg.click("[data-role=lang]")
+    chow = pg.locator(f"{ACTIONS}[data-action=chow]").first
+    lines = chow.evaluate(
+        "b => { const m = b.querySelector('.act-main'); const r = m.getBoundingClientRect();"
+        " return Math.round(r.height / parseFloat(getComputedStyle(m).lineHeight || 20)); }"
+    )
+    tiles = chow.locator("[data-tile]")
+    tops = {round(t.bounding_box()["y"]) for t in tiles.all()}  # type: ignore[index]
+    assert len(tops) == 1, f"the chow button's tiles wrap ({tops}, {lines} lines)"
+    pg.click("[data-role=lang]")
+    # 托管 to the end: the end of the hand inside the viewport, above nothing
+    pg.click("[data-role=tuoguan] input")
+    end = pg.locator(HAND_END)
+    expect(end).to_be_visible()
+    end.locator("[data-role=breakdown]").wait_for()
+    box = end.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
+    if landscape:
+        # every line of it shown without scrolling
+        host = pg.evaluate(
+            "() => { const e = document.querySelector('.end-host');"
+            " return [e.scrollHeight, e.clientHeight]; }"
+        )
+        assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({host})"
+        assert box["y"] + box["height"] <= height + 0.5, (box, height)
+    w.close()
+
+
+def test_bot_levels_practice_and_no_silver_for_spectators(
+    server: Server,
+    browser,  # noqa: F811
+) -> None:
+    """Each bot's seat names its level when the server says it (`bot_level`); a spectator
+    sees the table from seat 0 with a countdown when the server gives one, and no silver
+    line on the end screen."""
+    tok = server.guest("观众桌")
+    tid = server.table(tok)
+    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    practice: list[bool] = []
+
+    def frames(ws: Any) -> None:
+        def seen(payload: Any) -> None:
+            try:
+                msg = json.loads(payload)
+            except (TypeError, ValueError):
+                return
+            if isinstance(msg, dict) and msg.get("type") == "state" and "practice" in msg:
+                practice.append(bool(msg["practice"]))
+
+        ws.on("framereceived", seen)
+
+    pg.on("websocket", frames)
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.tap("[data-action=ready]")
+    pg.locator("[data-role=table]").wait_for()
+    pg.locator("[data-role=opening]").wait_for(state="detached")
+    # the practice badge exactly when the server says the table is practice
+    expect(pg.locator("[data-role=practice]")).to_have_count(1 if practice and practice[-1] else 0)
+    seats = server.http("GET", f"/api/tables/{tid}").get("seats") or []
+    if any(isinstance(s, dict) and s.get("bot_level") for s in seats):
+        levels = pg.locator("section.seat [data-role=bot-level]")
+        expect(levels).to_have_count(3)
+    spec = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    sp = spec.page
+    sp.goto(f"{server.base}/?token={server.guest('看客')}&table={tid}&as=spectator")
+    sp.locator("[data-role=table]").wait_for()
+    rels = sp.eval_on_selector_all("section.seat[data-rel]", "els => els.map(e => e.dataset.rel)")
+    assert sorted(rels) == ["left", "right", "self", "top"]
+    assert sp.locator("[data-action=discard], [data-action=pass]").count() == 0
+    pg.click("[data-role=tuoguan] input")
+    expect(sp.locator(HAND_END)).to_be_visible()
+    assert sp.locator(f"{HAND_END} [data-role=silver-change]").count() == 0
+    spec.close()
+    w.close()
+
+
+def test_a_table_that_does_not_exist(server: Server, browser) -> None:  # noqa: F811
+    """`?table=99`: the error and the way back to the lobby, no waiting room beside it."""
+    tok = server.guest("迷路")
+    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    # the socket's answer is an error; the page shows it (not as a console error)
+    pg.goto(f"{server.base}/?token={tok}&table=99")
+    gone = pg.locator("[data-role=table-gone]")
+    expect(gone).to_be_visible()
+    expect(gone.locator("[data-action=back-to-lobby]")).to_be_visible()
+    assert pg.locator("[data-role=waiting-room]").count() == 0
+    w.close()
+
+
+def test_manifest_and_service_worker(server: Server) -> None:
+    """The page installs to a home screen full-screen in landscape (manifest and icons) and
+    its static files are cached by sw.js."""
+    with urllib.request.urlopen(server.base + "/manifest.webmanifest", timeout=10) as r:
+        m = json.loads(r.read())
+    assert m["display"] in ("fullscreen", "standalone")
+    assert m["orientation"] == "landscape"
+    assert m["name"] and m["short_name"] and m["start_url"]
+    sizes = {i["sizes"]: i["src"] for i in m["icons"]}
+    for size in ("192x192", "512x512"):
+        with urllib.request.urlopen(f"{server.base}/{sizes[size]}", timeout=10) as r:
+            png = r.read()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert f"{width}x{height}" == size
+    with urllib.request.urlopen(server.base + "/", timeout=10) as r:
+        page = r.read().decode()
+    assert 'rel="manifest"' in page
+    with urllib.request.urlopen(server.base + "/sw.js", timeout=10) as r:
+        sw = r.read().decode()
+        assert "javascript" in r.headers["content-type"]
+    assert "caches" in sw and "/api/" in sw
