@@ -128,6 +128,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "process's tables move after about this long",
     )
     p.add_argument(
+        "--drain-s",
+        type=float,
+        default=25.0,
+        help="on SIGTERM: seconds to hand the tables to the other processes (--redis) or "
+        "to let the hands in progress finish (one process) before stopping; 0: stop at "
+        "once, as on SIGINT (default 25, under Kubernetes' 30 s grace)",
+    )
+    p.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -363,8 +371,10 @@ def _serve(args: argparse.Namespace) -> int:
         http=http_protocol(),
         loop=getattr(args, "loop", "auto") or "auto",
         lifespan="on",
+        # stopping: open connections get this long, then their tasks are cancelled
+        timeout_graceful_shutdown=STOP_CONNECTIONS_S,
     )
-    server = uvicorn.Server(config)
+    server = _stoppable(config, app, float(getattr(args, "drain_s", 0.0) or 0.0))
     failed = _StartupFailure(server)
     supervisor = os.environ.pop(SUPERVISOR_ENV, "")
     if supervisor.isdigit():
@@ -452,6 +462,71 @@ def _listen(host: str, port: int, reuse_port: bool = False) -> list[Any]:
 
 # the pid of the `--workers N` process that started a worker (set for the worker only)
 SUPERVISOR_ENV = "FJMJ_SUPERVISOR_PID"
+
+
+# stopping (docs/deploy.md, "Stopping and rolling restarts"): the open connections get this
+# long to close; the whole stop after SIGINT (or after a SIGTERM's drain) at most the other
+STOP_CONNECTIONS_S = 3
+STOP_HARD_S = 30.0
+
+
+def _stoppable(config: Any, app: Any, drain_s: float) -> Any:
+    """uvicorn's server, stopping within a bounded time: SIGINT stops at once; SIGTERM
+    first drains (``app.state.drain``: the tables handed to the other processes, or the
+    hands in progress finished, for at most ``drain_s`` seconds); a second signal stops at
+    once. Whatever happens, the process exits ``STOP_HARD_S`` after it began to stop."""
+    import signal
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        draining = False
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            loop = getattr(app.state, "loop", None)
+            if (
+                sig == signal.SIGTERM
+                and drain_s > 0
+                and not self.draining
+                and not self.should_exit
+                and self.started
+                and loop is not None
+            ):
+                self.draining = True
+                print(f"fjmj serve: draining (at most {drain_s:g} s)", file=sys.stderr, flush=True)
+                loop.call_soon_threadsafe(lambda: loop.create_task(self._drain()))
+                return
+            _exit_after(STOP_HARD_S)
+            super().handle_exit(sig, frame)
+
+        async def _drain(self) -> None:
+            try:
+                await app.state.drain(drain_s)
+            except Exception as e:
+                print(f"fjmj serve: draining failed: {e!r}"[:300], file=sys.stderr, flush=True)
+            finally:
+                _exit_after(STOP_HARD_S)
+                self.should_exit = True
+
+    return Server(config)
+
+
+def _exit_after(seconds: float) -> None:
+    """A stop that has not ended after ``seconds`` ends the process (its leases expire
+    on their own; a hang here must never keep a port or a table)."""
+    import threading
+    import time
+
+    def watch() -> None:
+        time.sleep(seconds)
+        print(
+            f"fjmj serve: not stopped {seconds:g} s after the signal; exiting",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="stop-watchdog").start()
 
 
 def _stop_when_orphaned(server: Any, supervisor: int) -> None:

@@ -16,6 +16,7 @@ import importlib
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -106,6 +107,50 @@ async def _clean_guests(store: Store, settings: Settings) -> None:
             log.warning("guest cleanup: deleted %d idle guest(s)", n)
 
 
+async def _bounded(what: str, aw: Any, seconds: float) -> None:
+    """One shutdown step, given at most ``seconds``."""
+    try:
+        await asyncio.wait_for(aw, seconds)
+    except TimeoutError:
+        log.warning("shutdown: %s did not stop within %g s; going on", what, seconds)
+    except Exception as e:
+        log.warning("shutdown: %s: %s: %s", what, type(e).__name__, str(e)[:200])
+
+
+async def _finish_hands(lobby: Lobby, grace_s: float) -> None:
+    """One process stopping (SIGTERM): its players are told; every table between hands
+    stops at once (no new hand is dealt), one with a hand in progress when that hand is
+    over, or when ``grace_s`` has passed; their state is in the database and comes back
+    with the next start (the crash restore)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + grace_s
+    told: set[int] = set()
+    stopped: set[int] = set()
+    while True:
+        playing = 0
+        for t in list(lobby.tables.values()):
+            if t.id in stopped:
+                continue
+            if t.status == "playing" and loop.time() < end:
+                playing += 1
+                if t.id not in told:
+                    told.add(t.id)
+                    for c in t.conns():
+                        c.error(
+                            "server_stopping",
+                            f"the server restarts after this hand (in {grace_s:.0f} s at most)",
+                        )
+                continue
+            stopped.add(t.id)
+            t.sched.cancel_all()
+            for c in t.conns():
+                c.error("server_stopping", "the server restarts now; reconnect in a moment")
+            await _bounded(f"table {t.id}", t.stop(), 5)
+        if not playing:
+            return
+        await asyncio.sleep(0.2)
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -162,24 +207,39 @@ def create_app(
         gc.set_threshold(20_000, 2, 200)
         if looplag is not None:
             looplag.start()
+        app.state.loop = asyncio.get_running_loop()  # a signal handler's way in (cli/serve.py)
         cleaner: asyncio.Task[None] | None = None
         if settings.guest_cleanup_interval_s > 0:
             cleaner = asyncio.get_running_loop().create_task(_clean_guests(store, settings))
         try:
             yield
         finally:
+            # every step bounded (docs/deploy.md, "Stopping"): a step that hangs costs its
+            # time, never the process's exit
             if cleaner is not None:
                 cleaner.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await cleaner
             if looplag is not None:
-                await looplag.stop()
+                await _bounded("the loop-lag monitor", looplag.stop(), 2)
             if cluster is not None:
-                await cluster.stop()
-            await lobby.shutdown()
+                await _bounded("the cluster's loops", cluster.stop(), 5)
+            await _bounded("the tables", lobby.shutdown(), 10)
             if cluster is not None:
-                await cluster.close()
-            await store.close()
+                await _bounded("giving the leases back", cluster.close(), 5)
+            await _bounded("the database", store.close(), 5)
+
+    async def drain(grace_s: float) -> None:
+        """SIGTERM (cli/serve.py; docs/deploy.md, "Rolling restarts"): take no new table
+        (``app.state.draining``: ``/readyz`` answers 503), then with several processes hand
+        each table to another one, or alone let the hands in progress finish, for at most
+        ``grace_s`` seconds; the process then stops."""
+        app.state.draining = True
+        if cluster is not None:
+            moved = await cluster.drain(grace_s)
+            log.warning("draining: %d table(s) handed to the other processes", moved)
+        else:
+            await _finish_hands(lobby, grace_s)
 
     app = FastAPI(
         title="fujian-mahjong table server",
@@ -195,6 +255,8 @@ def create_app(
     app.state.dispatcher = dispatcher
     app.state.cluster = cluster
     app.state.looplag = looplag
+    app.state.draining = False  # SIGTERM: no new tables (``drain``); read by /readyz
+    app.state.drain = drain
     # True while the process takes no new tables (SIGTERM: it drains); GET /readyz then
     # answers 503 (server/routes/health.py, docs/deploy.md "Probes and metrics")
     app.state.draining = False

@@ -200,6 +200,10 @@ class Cluster:
         self._publishing = asyncio.Lock()  # one publication at a time, in order
         self.alive_nodes: set[str] = set()
         self.takeovers = 0  # tables this process took from another (metrics, tests)
+        self.handed_over = 0  # tables this process handed to the others when draining
+        # draining (SIGTERM): no table is taken here any more; stopping: nothing new starts
+        self.draining = False
+        self.stopping = False
         self.looplag: LoopLag | None = None  # the app's loop-lag monitor (node_metrics)
         if store.dialect_name == "postgresql":
             _end_idle_transactions(store, self.lease_s)
@@ -282,12 +286,16 @@ class Cluster:
         )
 
     async def stop(self) -> None:
-        """Stop the loops (the lobby then stops the actors; ``close`` gives the leases)."""
-        for t in self._tasks:
+        """Stop the loops and whatever they started (a takeover's restore in progress: its
+        table's lease is given back by ``close``); the lobby then stops the actors."""
+        self.stopping = self.draining = True
+        tasks = [*self._tasks, *self._side]
+        for t in tasks:
             t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        if tasks:
+            # each ends at its next await (bounded: a task that ignored its cancellation
+            # must not hold the process, docs/deploy.md "Stopping")
+            await asyncio.wait(tasks, timeout=B.TIMEOUT_S)
         self._tasks.clear()
         await self.bus.stop()
         for p in list(self.proxies.values()):
@@ -395,6 +403,58 @@ class Cluster:
             await asyncio.wait_for(actor.stop(), 30)
         actor.sched.cancel_all()
 
+    async def drain(self, timeout: float) -> int:
+        """SIGTERM (docs/deploy.md, "Rolling restarts"): take no table any more and hand
+        each of this process's tables to the others, one after the other; returns how many
+        were handed over. Each table stops at a safe point between two decisions, its
+        lease is given back, and another process takes it and continues from the stored
+        log (the crash restore) with fresh deadlines: nobody is charged a timeout; its
+        clients are closed with CLOSE_MOVED and join again through any process."""
+        self.draining = True
+        end = time.monotonic() + timeout
+        moved = 0
+        while self.lobby.tables and time.monotonic() < end:
+            for tid in list(self.lobby.tables):
+                if time.monotonic() >= end:
+                    break
+                try:
+                    if await self._hand_over(tid, max(0.1, end - time.monotonic())):
+                        moved += 1
+                except Exception as e:
+                    log.warning("cluster: handing table %s over failed: %s", tid, _line(e))
+            await asyncio.sleep(0)
+        self.handed_over += moved
+        return moved
+
+    async def _hand_over(self, tid: int, timeout: float) -> bool:
+        lobby = self.lobby
+        actor = lobby.tables.get(tid)
+        if actor is None:
+            return False
+        # no timer fires from now on (no deadline runs out here: the new owner gives fresh
+        # ones); the clients go first, so no new command comes in
+        lobby.tables.pop(tid, None)
+        lobby.closed_actions += actor.actions
+        lobby.codes.pop(actor.cfg.code, None)
+        lobby.stakes.pop(tid, None)
+        lobby.table_rooms.pop(tid, None)
+        lobby.rooms.forget(tid)
+        actor.on_close = None
+        actor.sched.cancel_all()
+        for c in actor.conns():
+            c.close(MOVED, CLOSE_MOVED)
+        # the commands already queued run to their end (what they decide is stored), then
+        # the actor stops: a safe point between decisions
+        try:
+            await asyncio.wait_for(actor.stop(), timeout)
+        finally:
+            actor.sched.cancel_all()
+            if self.store.fences is not None:
+                self.store.fences.pop(tid, None)
+            await self.leases.release([tid])
+        log.warning("cluster: table %s handed over (draining)", tid)
+        return True
+
     async def _restore(self, got: dict[int, int]) -> None:
         """Run the crash restore for tables whose lease this process has just taken."""
         assert self.store.fences is not None
@@ -430,7 +490,7 @@ class Cluster:
             try:
                 for t in await self.leases.renew():
                     self.drop(t, "its lease was taken")
-                got = await self.leases.take_expired(TAKE_PER_SWEEP)
+                got = {} if self.draining else await self.leases.take_expired(TAKE_PER_SWEEP)
                 if got:
                     # restored beside this loop: a long restore must not delay renewals
                     self._spawn(self._restore_logged(got))
@@ -796,7 +856,7 @@ class Cluster:
                     raise TableError(
                         "unavailable", "the table's server cannot be reached now; try again"
                     )
-            if not live:
+            if not live and not self.draining:
                 epoch = await self.leases.try_take(tid)
                 if epoch is not None:
                     await self._restore({tid: epoch})
