@@ -1168,10 +1168,13 @@ class HeuristicBot:
             by_zh = f"{_zh(t)} 更安全"
         far, far_zh = shanten_words(s)
         if s > planned[6]:
+            was, was_zh = shanten_words(planned[6])
             return Decision(
                 a,
-                f"fold: discard {_en(t)} — {fear}; {by}; your hand gives up attack ({far} now)",
-                f"弃和防守: 打 {_zh(t)} — {fear_zh}; {by_zh}; 放弃进攻 (打后{far_zh})",
+                f"fold: discard {_en(t)}, not {_en(att)} — {fear}; {by}; you give up speed: "
+                f"the hand is {far} instead of {was}",
+                f"弃和防守: 打 {_zh(t)}, 不打 {_zh(att)} — {fear_zh}; {by_zh}; 放弃进攻: "
+                f"打后{far_zh} (打 {_zh(att)} 则{was_zh})",
             )
         same = s == planned[6]
         keep = f"the hand is {far} either way" if same else f"the hand is {far}"
