@@ -136,6 +136,9 @@ class Conn:
         self.state_seq = 0  # seq of the last `state` sent
         self.state_key = -1  # the table's decision point that state showed
         self.last_view: dict[str, Any] | None = None
+        self.last_key = 0  # the decision point that view showed (a spectator's)
+        # the next state carries the hand's public history (the client has just joined)
+        self.history_due = False
         self.closed = False
         self.close_reason = ""
         self.bad: deque[float] = deque()

@@ -192,9 +192,36 @@ class OpeningGold(BaseModel):
     to_dealer: str
 
 
+class HistoryItem(BaseModel):
+    """One public action of the hand in ``State.history`` (server/visibility.py
+    ``history``): ``kind`` and the keys that kind has; nothing concealed (R12)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    seat: int
+    kind: Literal["flower", "gold", "discard", "chow", "pong", "kong", "win", "draw", "claim_lost"]
+    flowers: str | None = None
+    round: int | None = None
+    drawn: str | None = None  # the seat's own replacement tiles of the deal's 补花 only
+    indicator: str | None = None
+    gold: str | None = None
+    to_dealer: str | None = None
+    tile: str | None = None
+    meld: str | None = None
+    tiles: str | None = None
+    from_: int | None = Field(None, alias="from")
+    win: str | None = None
+    mine: str | None = None
+    by: int | None = None
+    by_kind: str | None = None
+
+
 class State(_Msg):
     """``opening`` (server/visibility.py ``opening``): while no tile has been discarded or
-    melded, the hand's opening as this seat may see it; absent otherwise."""
+    melded, the hand's opening as this seat may see it; absent otherwise. ``opening_ms``:
+    with it, at a table with humans, the opening's time left (0: over; docs/protocol.md,
+    "The opening"). ``history``: in the first state after a ``join``, the hand's public
+    actions so far."""
 
     type: Literal["state"]
     table: int
@@ -208,6 +235,8 @@ class State(_Msg):
     number: int
     seed_sha256: str | None
     opening: list[OpeningFlowers | OpeningGold] | None = None
+    opening_ms: int | None = None
+    history: list[HistoryItem] | None = None
 
 
 class HandStart(_Msg):

@@ -121,8 +121,18 @@ class Scheduler:
         return max(0, round((d[1] - self.clock.now()) * 1000))
 
     def ensure_deadline(
-        self, seat: int, s: SeatLike, key: int, phase: str, window_key: int, turn_seconds: float
+        self,
+        seat: int,
+        s: SeatLike,
+        key: int,
+        phase: str,
+        window_key: int,
+        turn_seconds: float,
+        not_before: float = 0.0,
     ) -> None:
+        """A human's deadline for decision point ``key``: ``turn_seconds`` from now, or from
+        ``not_before`` when that is later (the end of the hand's opening: no time runs
+        while the opening is shown, docs/protocol.md "The opening")."""
         d = self.deadlines.get(seat)
         if d is not None and d[0] == key:
             return
@@ -130,7 +140,7 @@ class Scheduler:
             # the same claim window (another seat answered meanwhile): same deadline
             self.deadlines[seat] = (key, d[1])
         elif s.human and not s.auto:
-            self.deadlines[seat] = (key, self.clock.now() + turn_seconds)
+            self.deadlines[seat] = (key, max(self.clock.now(), not_before) + turn_seconds)
 
     # ------------------------------------------------------------------ automatic acts
 
@@ -147,11 +157,15 @@ class Scheduler:
         turn_seconds: float,
         command: Callable[[int, int], Command],
         game: Game | None = None,
+        not_before: float = 0.0,
     ) -> None:
         """Bots, 托管 seats and deadlines: one timer per seat that must act. A search bot
         (``game`` given) starts thinking now, on a copy of the game, while its delay runs
-        (:meth:`prethink`)."""
+        (:meth:`prethink`). ``not_before``: the end of the hand's opening — no bot or 托管
+        seat acts on its own turn before it, and a human's time starts then (an answer
+        inside a claim window, hidden by the pause, is not held)."""
         window = in_window(phase)
+        now = self.clock.now()
         for seat in to_act:
             if held and not (window and seat in window_asked):
                 continue  # nobody moves on before the pause ends
@@ -170,9 +184,11 @@ class Scheduler:
                     # that its hand held a tile worth weighing); at tables paced at 0
                     # (bots at full speed) nothing is paced
                     delay = max(delay, SEARCH_SHOWN_AFTER_S)
+                if not window:
+                    delay = max(delay, not_before - now)  # the opening is being shown
             else:
-                self.ensure_deadline(seat, s, key, phase, window_key, turn_seconds)
-                delay = self.deadlines[seat][1] - self.clock.now()
+                self.ensure_deadline(seat, s, key, phase, window_key, turn_seconds, not_before)
+                delay = self.deadlines[seat][1] - now
             self.scheduled[seat] = key
             if game is not None and slow and not window:
                 self.prethink(game, seat, key, s.bot_kind)
@@ -372,6 +388,10 @@ FALLBACK_KIND = "heuristic"
 # a search bot's own moves are shown this long after they are due, at least: more than its
 # longest search (bots/strong.py: ``deadline_s`` 0.6 s) and the worker's start
 SEARCH_SHOWN_AFTER_S = 0.75
+# the hand's opening (the dice, the deal, each 补花, the 开金) as a client shows it, at a
+# table with humans: for this long after a hand is first shown no bot or 托管 seat acts on
+# its turn and no deadline runs (docs/protocol.md, "The opening"; docs/web.md)
+OPENING_S = 3.0
 # a search or a hint not back from the worker after this long: the worker is stuck (its bot
 # keeps a deadline of well under a second); it is replaced and the fast bot answers
 SEARCH_TIMEOUT_S = 30.0

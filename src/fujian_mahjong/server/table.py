@@ -32,7 +32,13 @@ from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import is_practice
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.metrics import observe_decision
-from fujian_mahjong.server.scheduler import ClaimPace, Scheduler, bot_pacer, claim_window_mode
+from fujian_mahjong.server.scheduler import (
+    OPENING_S,
+    ClaimPace,
+    Scheduler,
+    bot_pacer,
+    claim_window_mode,
+)
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
@@ -87,6 +93,7 @@ class Seat:
     conn: Conn | None = None
     disconnected_at: float | None = None
     last_view: dict[str, Any] | None = None  # the last view this seat was sent
+    last_key: int = 0  # the decision point (len of the hand's log) that view showed
 
     @property
     def taken(self) -> bool:
@@ -132,6 +139,10 @@ class HandState:
     notices_sent: int = 0
     end_sent: bool = False
     voided: bool = False
+    # the opening (docs/protocol.md, "The opening"): when it ends on the table's clock (0:
+    # none), and whether the hand has been shown to every seat yet (the deal's pause over)
+    opening_until: float = 0.0
+    shown: bool = False
 
 
 class TableActor:
@@ -480,6 +491,7 @@ class TableActor:
         conn.last_view = None
         conn.state_key = -1
         conn.state_seq = conn.seq + 1
+        conn.history_due = True  # its first state of a hand carries the hand's history
         if seat is None:
             conn.seat = None
             conn.spectator = True
@@ -900,6 +912,7 @@ class TableActor:
                 h.pause_jitter = None
             held = now < h.hold_until
             window = vis.in_window(g.phase)
+            self._opening_begins(h, now, held, window)
             if h.notices_sent < len(h.notices):
                 # public notices (a discard, a hand start) go out at once, to everyone
                 others = [c for c in self.conns() if c is not fresh]
@@ -975,6 +988,7 @@ class TableActor:
         show = vis.what_to_show(asked, held, window, force, holder.last_view is not None)
         if show == "nothing":
             return
+        shown = holder.last_key
         if show == "last":
             # nothing new may be shown now; a (re)joining client gets what it saw last
             msg: dict[str, Any] = {
@@ -988,22 +1002,41 @@ class TableActor:
         else:
             if seat is not None and g.legal_actions(seat):
                 self.sched.ensure_deadline(
-                    seat, self.seats[seat], key, g.phase, h.window_key, self.cfg.turn_seconds
+                    seat,
+                    self.seats[seat],
+                    key,
+                    g.phase,
+                    h.window_key,
+                    self.cfg.turn_seconds,
+                    self._not_before(h),
                 )
             msg = self._state_for(c, h)
             if not force and msg["view"] == holder.last_view:
                 c.state_key = key
                 return
             holder.last_view = msg["view"]
+            holder.last_key = shown = key
             c.state_key = key
         msg["seats"] = self.seats_json(seat)
         msg["practice"] = self.practice
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
-        if not any(g.discards) and not any(g.melds):
+        v = msg["view"]
+        if not any(v["discards"]) and not any(v["melds"]):
             msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)
+            if self.opening_s > 0:
+                # what is left of it (0: over, also when the view is one sent before the
+                # first discard), so a client that (re)joins resumes it where it is
+                # (docs/protocol.md, "The opening")
+                left = h.opening_until - self.clock.now() if self._fresh(g) else 0.0
+                msg["opening_ms"] = max(0, round(left * 1000))
         msg["number"] = h.number
         msg["seed_sha256"] = g.events[0].get("seed_sha256")
+        if c.history_due:
+            # a client that (re)joins: the hand's public actions up to what this state shows
+            # (R12: server/visibility.py ``history``), so its action log comes back
+            msg["history"] = vis.history(g.events[:shown], seat)
+            c.history_due = False
         c.send(msg)
 
     # ------------------------------------------------------------------ automatic acts
@@ -1022,7 +1055,45 @@ class TableActor:
             self.cfg.turn_seconds,
             self._auto_cmd,
             g,
+            self._not_before(h),
         )
+
+    @property
+    def opening_s(self) -> float:
+        """How long a hand's opening lasts here (docs/protocol.md, "The opening"): at a table
+        with humans, ``OPENING_S`` (the server's ``opening_s`` where it has one); none at a
+        table of bots, which nobody plays at."""
+        if not self.has_humans:
+            return 0.0
+        return float(getattr(self.settings, "opening_s", OPENING_S))
+
+    @staticmethod
+    def _fresh(g: Game) -> bool:
+        """No tile discarded or melded yet: the hand's opening is what there is to show."""
+        return not any(g.discards) and not any(g.melds)
+
+    def _not_before(self, h: HandState) -> float:
+        """When the time of the hand's next decision may start (docs/protocol.md, "The
+        opening"): the opening's end while nobody has discarded or melded yet — a player who
+        acts before it is over ends it for everyone — else no wait."""
+        return h.opening_until if self._fresh(h.game) else 0.0
+
+    def _opening_begins(self, h: HandState, now: float, held: bool, window: bool) -> None:
+        """The opening runs for ``opening_s`` from the moment the hand is shown: to every
+        seat when the deal's claim pause is over (and the opening's window A, R8, closed),
+        to a seat asked in window A at once (its deadline counts from the end of its own
+        opening). Until it is over no bot or 托管 seat acts on its turn and no human's
+        time runs (``Scheduler.plan``'s ``not_before``); a hand restored after a restart
+        before its first discard is shown, and timed, afresh."""
+        if h.shown or not self._fresh(h.game):
+            return
+        length = self.opening_s
+        if not held and not window:
+            h.shown = True
+            if length > 0:
+                h.opening_until = max(h.opening_until, now + length)
+        elif window and h.opening_until == 0.0 and length > 0:
+            h.opening_until = now + length  # the seats asked in window A see the hand now
 
     def _auto_cmd(self, seat: int, key: int) -> Command:
         async def run() -> None:

@@ -136,6 +136,124 @@ def opening(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str
     return out
 
 
+# the claims a seat may answer a discard with (its own answers: R6), for its own
+# "claim lost" entries
+_CLAIM_ANSWERS = ("chow", "pong", "kong", "win")
+
+
+def history(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """The hand's public actions so far, as ``seat`` may know them (R12), in order — what a
+    client that was watching has in its action log, for one that (re)joins
+    (docs/protocol.md, ``state``'s ``history``). An allow-list: each 补花 (the deal's with
+    its ``round``, and ``drawn``, the replacement tiles, for the seat's own only), the 开金,
+    discards, claimed melds, kongs (a concealed kong's tile for its owner only, until the
+    hand is over), the win or the draw; and, for the seat itself, a claim of its own that
+    lost to another seat's. Never a draw, another seat's replacement tiles or concealed
+    tiles, nor anyone's answer to a claim window (who was asked is private, R12 rev 2).
+    ``events`` must stop at what the seat has been shown (the table passes the log up to
+    the decision point of the seat's last state)."""
+    out: list[dict[str, Any]] = []
+    dealer = 0
+    over = any(e.get("type") == "end" for e in events)
+    last: dict[str, Any] | None = None  # the last discard: (seat, tile)
+    mine: str | None = None  # the claim this seat answered the open window with
+    won = False
+    for e in events:
+        t = e.get("type")
+        if t == "start":
+            dealer = int(e.get("dealer", 0))
+        elif t == "flower":
+            item: dict[str, Any] = {"seat": e["seat"], "kind": "flower", "flowers": e["flowers"]}
+            if "round" in e:
+                item["round"] = e["round"]
+                if seat is not None and e["seat"] == seat:
+                    item["drawn"] = e["drawn"]
+            out.append(item)
+        elif t == "gold":
+            out.append(
+                {
+                    "seat": dealer,
+                    "kind": "gold",
+                    "indicator": e["indicator"],
+                    "gold": e["gold"],
+                    "to_dealer": e.get("to_dealer", ""),
+                }
+            )
+        elif t == "discard":
+            out.append({"seat": e["seat"], "kind": "discard", "tile": e["tile"]})
+            last = {"seat": e["seat"], "tile": e["tile"]}
+            mine = None
+        elif t == "act":
+            a = e.get("action") or {}
+            if seat is not None and e.get("seat") == seat and a.get("type") in _CLAIM_ANSWERS:
+                mine = a.get("type") if last is not None else None
+        elif t == "claim":
+            meld = {"chow": "chow", "pong": "pong", "kong": "kong_exposed"}[e["meld"]]
+            kind = "kong" if e["meld"] == "kong" else e["meld"]
+            tile = last["tile"] if last is not None and last["seat"] == e["from"] else None
+            out.append(
+                {
+                    "seat": e["seat"],
+                    "kind": kind,
+                    "meld": meld,
+                    "tiles": e["tiles"],
+                    "from": e["from"],
+                    "tile": tile,
+                }
+            )
+            _lost(out, seat, mine, e["seat"], kind, last)
+            mine = None
+        elif t == "kong":
+            item = {"seat": e["seat"], "kind": "kong", "meld": f"kong_{e['kind']}"}
+            if e["kind"] != "concealed" or over or e["seat"] == seat:
+                item["tile"] = e["tile"]
+            out.append(item)
+        elif t == "add_kong_declared":
+            last = {"seat": e["seat"], "tile": e["tile"]}  # sanming: it may be robbed
+            mine = None
+        elif t == "draw":
+            mine = None  # the window closed without a claim: the next seat draws
+        elif t == "win":
+            won = True
+            out.append(
+                {
+                    "seat": e["seat"],
+                    "kind": "win",
+                    "win": e["win"],
+                    "tile": e.get("tile"),
+                    "from": e.get("discarder"),
+                }
+            )
+            _lost(out, seat, mine, e["seat"], "win", last)
+            mine = None
+        elif t == "end" and not won:
+            out.append({"seat": dealer, "kind": "draw"})
+    return out
+
+
+def _lost(
+    out: list[dict[str, Any]],
+    seat: int | None,
+    mine: str | None,
+    taker: int,
+    kind: str,
+    last: dict[str, Any] | None,
+) -> None:
+    """This seat's own claim lost to ``taker``'s (R6 priority): said as such."""
+    if seat is None or mine is None or taker == seat:
+        return
+    out.append(
+        {
+            "seat": seat,
+            "kind": "claim_lost",
+            "mine": mine,
+            "by": taker,
+            "by_kind": kind,
+            "tile": last["tile"] if last is not None else None,
+        }
+    )
+
+
 def seat_waits(view: dict[str, Any]) -> list[str] | None:
     """The waits of this seat's concealed hand when it is ready (from its own tiles only)."""
     try:
