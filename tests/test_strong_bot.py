@@ -397,7 +397,7 @@ def test_the_strong_bot_defends_from_a_lower_threat() -> None:
     for bot in (HeuristicBot(threat=STRONG_THREAT), StrongBot(), StrongBot(screen=1e9)):
         d = bot.act(v)
         assert d.action == Action("discard", parse("8s")[0])
-        assert d.reason.startswith("defence:") and "seat 0" in d.reason
+        assert d.reason.startswith("defence:") and "the player opposite" in d.reason
         assert d.reason_zh.startswith("防守")
     # the old threshold is one option away
     assert StrongBot(threat=THREAT).act(v).action == plain.action

@@ -257,9 +257,6 @@ def create_app(
     app.state.looplag = looplag
     app.state.draining = False  # SIGTERM: no new tables (``drain``); read by /readyz
     app.state.drain = drain
-    # True while the process takes no new tables (SIGTERM: it drains); GET /readyz then
-    # answers 503 (server/routes/health.py, docs/deploy.md "Probes and metrics")
-    app.state.draining = False
     # GET /metrics (the Prometheus format): this app's own registry
     app.state.metrics = ServerMetrics(app.state)
 
