@@ -149,8 +149,10 @@ def balance(server: Server, token: str) -> int:
 def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     server: Server, browser: Browser
 ) -> None:
-    """The lobby lists the rooms with their stakes; 快速开始 shows the stake, fee and escape
-    penalty first, then seats us at a room table that bots fill; the table shows its stake."""
+    """The lobby lists the rooms with their stakes and says the bots play for the house;
+    快速开始 shows the stake, fee and escape penalty first, then seats us at a room table
+    that bots fill and deals at once (no 准备); the table shows its stake, after a reload
+    too (docs/economy.md)."""
     rooms = {r["id"]: r for r in server.http("GET", "/api/rooms?profile=fuzhou-tcy")}
     junior = rooms["fuzhou-tcy:junior"]
     w = Watched(browser)
@@ -161,6 +163,7 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     expect(card).to_contain_text(junior["name_zh"])
     expect(card).to_contain_text(f"每分 {junior['stake']} 银子")
     expect(card).to_contain_text(f"逃跑扣 {junior['escape_penalty']} 银子")
+    expect(card.locator("[data-role=house-note]")).to_contain_text("庄家")
     expect(pg.locator("[data-role=room]")).to_have_count(len(rooms))
     card.locator("[data-action=quickmatch]").click()
     dialog = pg.locator("[data-role=sit-confirm]")
@@ -172,40 +175,47 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     dialog.locator("[data-action=sit]").click()
     pg.wait_for_url("**/?table=*")
     table = pg.url.split("table=")[1].split("&")[0]
-    # the room's wait is ~0: the three other seats are bots by the time we look
-    room = pg.locator("[data-role=waiting-room]")
-    expect(room.locator(".badge.bot")).to_have_count(3)
+    # the room's wait is ~0: the three other seats are bots and the hand is dealt, nobody
+    # pressed 准备
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    expect(pg.locator("[data-action=ready]")).to_have_count(0)
     expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"每分 {junior['stake']} 银子")
     info = server.http("GET", f"/api/tables/{table}")
     assert info["room"] == "fuzhou-tcy:junior" and info["bots"] == 3
+    assert info["practice"] is False  # the bots play for the house
+    assert [s["bot_level"] for s in info["seats"]] == [None, "heuristic", "heuristic", "heuristic"]
     assert (
         info["stakes"]["stake"] == junior["stake"]
         and info["escape_penalty"] == junior["escape_penalty"]
     )
-    pg.click("[data-action=ready]")
-    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
     expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"服务费 {junior['fee']}")
+    pg.reload()  # the stakes line comes back
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"每分 {junior['stake']} 银子")
     w.close()
 
 
 def test_leave_warning_names_the_penalty_that_is_then_charged(
     server: Server, browser: Browser
 ) -> None:
-    """Mid-hand, 离开 asks first and names the exact escape penalty (8 × base × stake + fee,
-    R11: 8 × 15 + 7 = 127); leaving charges exactly that."""
+    """Mid-hand at a room table (its bots play for the house), 离开 asks first and names the
+    exact escape penalty (8 × base × stake + fee, R11: 8 × 5 + 2 = 42 in 初级场); leaving
+    charges exactly that. At a practice table (alone with bots) it says leaving is free, and
+    it is (docs/economy.md)."""
     acc = server.account("逃跑者")
-    tid = server.table(acc["token"], stake=15, fee=7)
-    assert server.http("GET", f"/api/tables/{tid}")["escape_penalty"] == 127
+    tid = server.http("POST", "/api/quickmatch", {"room": "fuzhou-tcy:junior"}, acc["token"])[
+        "table"
+    ]
+    assert server.http("GET", f"/api/tables/{tid}")["escape_penalty"] == 42
     before = balance(server, acc["token"])
     w = Watched(browser)
     pg = w.page
     pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
-    pg.click("[data-role=waiting-room] [data-action=ready]")
-    pg.locator("[data-role=hand] [data-tile]").first.wait_for()  # we deal: the hand waits for us
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()  # dealt without 准备
     pg.click("[data-role=leave]")
     warning = pg.locator("[data-role=leave-warning]")
-    expect(warning).to_contain_text("离开将扣除 127 银子")
-    expect(warning.locator("[data-role=leave-penalty]")).to_have_attribute("data-amount", "127")
+    expect(warning).to_contain_text("离开将扣除 42 银子")
+    expect(warning.locator("[data-role=leave-penalty]")).to_have_attribute("data-amount", "42")
     warning.locator("[data-action=stay]").click()  # staying changes nothing
     expect(warning).to_have_count(0)
     expect(pg.locator("[data-role=hand] [data-tile]").first).to_be_visible()
@@ -216,7 +226,28 @@ def test_leave_warning_names_the_penalty_that_is_then_charged(
     deadline = time.monotonic() + 20  # the server voids the hand after the page has gone
     while balance(server, acc["token"]) == before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert balance(server, acc["token"]) == before - 127
+    assert balance(server, acc["token"]) == before - 42
+    # practice: a private table alone with three bots shows 练习 and charges nothing
+    tid = server.table(acc["token"], stake=15, fee=7)
+    info = server.http("GET", f"/api/tables/{tid}")
+    assert info["practice"] is True and info["escape_penalty"] == 0
+    before = balance(server, acc["token"])
+    pg.goto(f"{server.base}/?table={tid}")
+    pg.click("[data-role=waiting-room] [data-action=ready]")
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    expect(pg.locator("[data-role=table-stakes]")).to_contain_text("练习")
+    expect(pg.locator("[data-role=table-stakes]")).not_to_contain_text("逃跑扣")
+    pg.click("[data-role=leave]")
+    warning = pg.locator("[data-role=leave-warning]")
+    expect(warning).to_contain_text("练习桌")
+    expect(warning.locator("[data-role=leave-penalty]")).to_have_attribute("data-amount", "0")
+    warning.locator("[data-action=leave-confirm]").click()
+    pg.locator("[data-role=lobby]").wait_for()
+    deadline = time.monotonic() + 20  # the match ends with the leave: the table closes
+    while server.http("GET", f"/api/tables/{tid}")["status"] != "closed":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert balance(server, acc["token"]) == before
     w.close()
 
 

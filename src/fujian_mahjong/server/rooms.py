@@ -500,8 +500,12 @@ class RoomService:
         return sum(humans.values())
 
     def listing(self, profile: str | None = None) -> list[dict[str, Any]]:
+        """``GET /api/rooms``: each room with its players now and ``house_bots`` (its bots
+        play for the house account; false: a table alone with bots is practice,
+        docs/economy.md)."""
+        house = bool(getattr(self.lobby.settings, "house_bots", True))
         return [
-            r.json(self.playing(r.id))
+            {**r.json(self.playing(r.id)), "house_bots": house}
             for r in self.rooms
             if profile is None or r.profile == profile
         ]

@@ -99,8 +99,10 @@ export function modal({ role, title, body, buttons, dismiss = false }) {
 }
 
 /** The figures a player sees before sitting down: stake, base, fee, cap, minimum balance
- * and the escape penalty (R11; null stakes: points only). */
-export function stakesFacts(stakes, penalty) {
+ * and the escape penalty (R11; null stakes: points only). A practice table (docs/economy.md:
+ * one human with bots that do not play for the house) shows no stake: 练习. */
+export function stakesFacts(stakes, penalty, practice = false) {
+  if (practice) return h("p", { class: "lb-facts lb-practice", dataset: { role: "stakes", practice: "1" } }, t("lobby.practice_facts"));
   if (!stakes) return h("p", { class: "lb-facts", dataset: { role: "stakes" } }, t("lobby.points_only"));
   return h(
     "dl",
@@ -121,11 +123,11 @@ export function stakesFacts(stakes, penalty) {
 }
 
 /** Ask before sitting at a table: its stakes and escape penalty; true to sit. */
-export function confirmSit(title, stakes, penalty, note) {
+export function confirmSit(title, stakes, penalty, note, practice = false) {
   return modal({
     role: "sit-confirm",
     title,
-    body: h("div", {}, stakesFacts(stakes, penalty), note ? h("p", { class: "muted small" }, note) : null),
+    body: h("div", {}, stakesFacts(stakes, penalty, practice), note ? h("p", { class: "muted small" }, note) : null),
     buttons: [
       { label: t("lobby.cancel"), action: "cancel", value: false },
       { label: t("lobby.sit_down"), action: "sit", value: true, primary: true },
@@ -160,6 +162,8 @@ export async function sitAt(ref) {
     if (watch) go({ table: ref, as: "spectator" });
     return;
   }
+  // sitting down makes a second human: a practice table (alone with bots) plays for silver
+  // between the humans from then on, so the table's own stakes are what is shown
   const ok = await confirmSit(t("lobby.table_n", { id: info.id }), info.stakes, info.escape_penalty);
   if (ok) go({ table: ref });
 }
@@ -174,6 +178,12 @@ function tablesOf(data) {
 
 function field(label, input) {
   return h("label", { class: "field" }, h("span", {}, label), input);
+}
+
+// a field whose options are long ("1 silver per point"): two columns of the form
+function wide(el) {
+  el.classList.add("wide");
+  return el;
 }
 
 function select(name, options, value) {
@@ -412,9 +422,16 @@ function roomName(r) {
   return getLang() === "zh" ? r.name_zh : r.name_en;
 }
 
+// docs/economy.md: in a room the bots play for the house (silver moves as shown), unless
+// the operator turned that off (then a table alone with bots is practice)
+function houseNote(room) {
+  return room.house_bots === false ? t("lobby.house_practice") : t("lobby.house_bots");
+}
+
 async function quickMatch(room, me) {
   // guests play for points: their share is neither paid nor received (docs/economy.md)
-  const note = me && me.registered ? t("lobby.quickmatch_note") : `${t("lobby.quickmatch_note")} ${t("lobby.guest_points")}`;
+  const base = `${t("lobby.quickmatch_note")} ${houseNote(room)}`;
+  const note = me && me.registered ? base : `${base} ${t("lobby.guest_points")}`;
   const ok = await confirmSit(`${roomName(room)} · ${t(`lobby.profile.${room.profile}`)}`, room, room.escape_penalty, note);
   if (!ok) return;
   try {
@@ -457,6 +474,7 @@ function roomsCard(me) {
               : t("lobby.balance_range", { min: num(r.min_balance), max: num(r.max_balance) }),
           ),
           h("div", { class: "muted small" }, t("lobby.escape_short", { n: num(r.escape_penalty) })),
+          h("div", { class: "muted small lb-house", dataset: { role: "house-note", house: r.house_bots === false ? "0" : "1" } }, houseNote(r)),
           low || high ? h("div", { class: "lb-room-refusal small", dataset: { role: "room-refusal" } }, t(low ? "lobby.room_too_poor" : "lobby.room_too_rich")) : null,
           h(
             "button",
@@ -502,6 +520,24 @@ function createCard(bounds) {
   const stakes = allowedStakes(bounds);
   const stake = select("stake", stakes.map((s) => [s, s ? t("lobby.stake_value", { n: s }) : t("lobby.points_only_short")]), defaultStake(stakes));
   const priv = h("input", { type: "checkbox", name: "private" });
+  // what the table will be (docs/economy.md): each bot's level, and 练习 without stakes when
+  // one human plays only bots (a private table's bots never play for the house)
+  const summary = h("div", { class: "lb-create-summary", dataset: { role: "create-summary" } });
+  const drawSummary = () => {
+    const n = Number(players.value);
+    const b = Number(bots.value);
+    const practice = b >= 1 && n - b <= 1;
+    const levels = Array.from({ length: b }, (_x, i) => h("span", { class: "badge-l lb-bot-level", dataset: { role: "bot-level", level: botKind.value, seat: String(n - b + i) } }, t(`lobby.bot_kind.${botKind.value}`)));
+    const st = Number(stake.value);
+    let terms;
+    if (practice) terms = h("span", { class: "lb-practice", dataset: { role: "summary-practice" } }, t("lobby.practice_facts"));
+    else if (!st) terms = h("span", {}, t("lobby.points_only"));
+    else terms = h("span", { dataset: { role: "summary-stakes" } }, t("lobby.table_terms", { stake: num(st), fee: num(0), penalty: num(8 * st) }), b ? ` · ${t("lobby.summary_humans_only")}` : "");
+    summary.replaceChildren(
+      h("div", { class: "row lb-summary-bots" }, h("b", {}, `${t("lobby.summary")}: `), b ? [h("span", {}, `${t("lobby.summary_bots")} `), ...levels] : h("span", { class: "muted" }, t("lobby.summary_no_bots"))),
+      h("div", { class: "muted small" }, terms),
+    );
+  };
   const syncPlayers = () => {
     // R2: only sanming allows 2–3 players
     const sm = profile.value === "sanming";
@@ -511,10 +547,13 @@ function createCard(bounds) {
     for (const o of bots.options) o.disabled = Number(o.value) > max;
     if (Number(bots.value) > max) bots.value = String(max);
     botKind.disabled = Number(bots.value) === 0;
+    drawSummary();
   };
   profile.addEventListener("change", syncPlayers);
   players.addEventListener("change", syncPlayers);
   bots.addEventListener("change", syncPlayers);
+  botKind.addEventListener("change", drawSummary);
+  stake.addEventListener("change", drawSummary);
   syncPlayers();
   const create = async () => {
     try {
@@ -546,9 +585,10 @@ function createCard(bounds) {
       field(t("lobby.bot_level"), botKind),
       field(t("lobby.turn_seconds"), secs),
       field(t("lobby.hands"), hands),
-      field(t("lobby.stake"), stake),
+      wide(field(t("lobby.stake"), stake)),
       h("label", { class: "field check" }, priv, h("span", {}, t("lobby.private"))),
     ),
+    summary,
     h("button", { class: "primary", dataset: { action: "create" }, onclick: create }, t("lobby.create")),
   );
 }
@@ -592,7 +632,7 @@ function tablesCard() {
           h("span", { class: "tname" }, `#${r.id}${r.code ? ` · ${r.code}` : ""}`),
           h("span", {}, t(`lobby.profile.${r.profile}`)),
           h("span", { class: "muted" }, t("lobby.seats_taken", { n: taken, m: n }), r.bots ? ` · ${t("lobby.bots")} ${r.bots}` : ""),
-          h("span", { class: "muted small", dataset: { role: "stakes" } }, r.stakes ? t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) }) : t("lobby.points_only_short")),
+          h("span", { class: "muted small", dataset: { role: "stakes", practice: r.practice ? "1" : undefined } }, r.practice ? t("lobby.practice") : r.stakes ? t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) }) : t("lobby.points_only_short")),
           open ? null : h("span", { class: "badge-l" }, t("lobby.in_play")),
           h("span", { class: "grow" }),
           open ? h("button", { dataset: { action: "join-table" }, onclick: () => sitAt(String(r.id)) }, t("lobby.join")) : null,

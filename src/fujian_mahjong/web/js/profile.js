@@ -69,8 +69,25 @@ function statsTable(p) {
   );
 }
 
+// a hand left mid-way (R11 逃跑: `escapes` of GET /api/players/{id}): its penalty and fee,
+// listed among the hands so that every change of the balance is explained
+function escapeRow(p, e) {
+  return h(
+    "tr",
+    { class: "escape", dataset: { role: "escape-row", hand: String(e.hand) } },
+    h("td", {}, `#${e.hand}`, h("span", { class: "badge-l lb-escape" }, t("lobby.escape_row"))),
+    h("td", {}, t(`lobby.profile.${e.profile}`)),
+    h("td", { class: "num muted small" }, t("lobby.escape_detail", { penalty: num(e.penalty), fee: num(e.fee) })),
+    p.silver !== undefined ? h("td", { class: "num", dataset: { role: "escape-silver" } }, signed(e.silver)) : null,
+    h("td", {}),
+  );
+}
+
 function recentHands(p) {
-  const rows = p.recent || [];
+  const hands = (p.recent || []).map((r) => ({ hand: r.hand, row: r, escape: false }));
+  const escapes = (p.escapes || []).map((e) => ({ hand: e.hand, row: e, escape: true }));
+  // newest first, as the server lists each; the last 10 of both together
+  const rows = [...hands, ...escapes].sort((a, b) => b.hand - a.hand).slice(0, 10);
   if (!rows.length) return null;
   return h(
     "section",
@@ -83,8 +100,8 @@ function recentHands(p) {
       h(
         "tbody",
         {},
-        rows.map((r) =>
-          h(
+        rows.map(({ row: r, escape }) =>
+          escape ? escapeRow(p, r) : h(
             "tr",
             { class: r.won ? "won" : "" },
             h("td", {}, `#${r.hand}`, r.won ? h("span", { class: "badge-l lb-won" }, t("lobby.won")) : null),

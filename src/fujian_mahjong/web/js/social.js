@@ -17,6 +17,23 @@ import { h } from "./ui.js";
 const BUBBLE_MS = 6000;
 const LOG_LINES = 6;
 
+// Reactions drawn as inline SVG: a stock Debian Chromium has no colour emoji font and shows
+// 👍 and 👏 as empty boxes. Keyed by the phrase id (GET /api/phrases); others keep their
+// emoji, which the usual fonts have.
+const SVG_REACTIONS = {
+  thumbs_up:
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect x="2.5" y="10" width="4.5" height="10.5" rx="1" fill="#3b82c4" stroke="#1d4f7a" stroke-width="1.2"/><path d="M7.5 10h2.7l2.4-5.3c.4-.8 1.2-1.3 2-1.1.9.2 1.4 1.1 1.2 2L15 9.6h4.2c1.2 0 2.1 1.1 1.8 2.3l-1.4 6.9c-.2 1-1 1.7-2 1.7H7.5z" fill="#f5b43c" stroke="#8a5a00" stroke-width="1.2" stroke-linejoin="round"/></svg>',
+  clap:
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><g stroke="#d9822b" stroke-width="1.5" stroke-linecap="round" fill="none"><path d="M3 6l2 1.6M5.6 2.6l.9 2.4M20.5 5l-2 1.4"/></g><path d="M8 21.5l-3.6-6c-.5-.9-.2-2 .7-2.4.8-.4 1.7-.1 2.2.7l1.1 1.8-1.5-7.4c-.2-.8.3-1.6 1.1-1.8.8-.2 1.6.3 1.8 1.1l1 4.4-.3-5.3c0-.8.6-1.5 1.4-1.5.8 0 1.5.6 1.5 1.4l.5 5.6 1-3.6c.2-.8 1-1.2 1.8-1 .8.2 1.2 1 1 1.8l-1.8 7.5c-.7 3-2.9 4.7-5.6 4.7z" fill="#f5b43c" stroke="#8a5a00" stroke-width="1.2" stroke-linejoin="round"/></svg>',
+};
+
+/** A reaction's picture: an <img> of inline SVG (SVG_REACTIONS) or the emoji itself. */
+function reactionGlyph(p, words) {
+  const svg = SVG_REACTIONS[p.id];
+  if (!svg) return p.emoji;
+  return h("img", { class: "lb-reaction", src: `data:image/svg+xml,${encodeURIComponent(svg)}`, alt: words, width: "24", height: "24", dataset: { reaction: String(p.id) } });
+}
+
 // What the leave warning needs to know about a mounted table (mountSocial fills it).
 const STATE = new WeakMap();
 
@@ -108,6 +125,8 @@ export function mountSocial(container, ctx) {
     vote: null, // {votes, deadlineAt, result}
     bubbles: new Set(),
     timer: null,
+    info: null, // our own copy of the table's terms (tableInfo)
+    practice: null, // 练习, as the last `state` said (null: not said yet)
   };
   STATE.set(ctx, st);
   let alive = true;
@@ -140,11 +159,30 @@ export function mountSocial(container, ctx) {
   const phraseText = (id, withWords = false) => {
     const p = st.byId.get(String(id));
     if (!p) return "…";
-    if (p.emoji) return withWords ? `${p.emoji} ${pick(p)}` : p.emoji;
+    if (p.emoji) return withWords ? [reactionGlyph(p, pick(p)), ` ${pick(p)}`] : reactionGlyph(p, pick(p));
     return pick(p);
   };
 
   const seated = () => !ctx.spectator && ctx.mySeat() !== null && ctx.mySeat() !== undefined;
+
+  // The table's terms (GET /api/tables/{id}): our own copy, fetched when the socket says
+  // where we sit and again when the seats change (a second human makes a practice table
+  // one for silver), else the table page's (ctx.table()). The stakes line must not depend
+  // on the page's fetch having landed: after a reload the socket's first messages come
+  // before it, and a render then drew no line until something else changed.
+  const tableInfo = () => st.info || (ctx.table && ctx.table()) || null;
+  const fetchInfo = (table) => {
+    if (table === null || table === undefined) return;
+    call("GET", `api/tables/${encodeURIComponent(table)}`)
+      .then((info) => {
+        if (!alive || !info || typeof info !== "object") return;
+        st.info = info;
+        render();
+      })
+      .catch(() => {
+        /* the page's own copy, if any, is used */
+      });
+  };
 
   const sendPhrase = (id) => {
     ctx.send({ type: "chat", phrase: id });
@@ -291,14 +329,16 @@ export function mountSocial(container, ctx) {
 
   const render = () => {
     if (!alive) return;
-    const info = ctx.table ? ctx.table() : null;
+    const info = tableInfo();
     const parts = [];
+    // 练习 (docs/economy.md): the latest word of the server (each `state`), else the table's
+    const practice = st.practice !== null ? st.practice : Boolean(info && info.practice);
     if (info && info.stakes) {
       parts.push(
         h(
           "div",
-          { class: "lb-table-stakes muted small", dataset: { role: "table-stakes" } },
-          t("lobby.table_terms", { stake: num(info.stakes.stake), fee: num(info.stakes.fee), penalty: num(info.escape_penalty) }),
+          { class: `lb-table-stakes muted small${practice ? " practice" : ""}`, dataset: { role: "table-stakes", practice: practice ? "1" : undefined } },
+          practice ? t("lobby.practice_line") : t("lobby.table_terms", { stake: num(info.stakes.stake), fee: num(info.stakes.fee), penalty: num(info.escape_penalty) }),
         ),
       );
     }
@@ -322,7 +362,7 @@ export function mountSocial(container, ctx) {
               { class: `lb-phrase-group kind-${k}` },
               st.phrases
                 .filter((p) => (p.kind || "phrase") === k)
-                .map((p) => h("button", { class: `lb-phrase kind-${k}`, title: pick(p), "aria-label": pick(p), dataset: { action: "phrase", phrase: String(p.id) }, onclick: () => sendPhrase(p.id) }, p.emoji || pick(p))),
+                .map((p) => h("button", { class: `lb-phrase kind-${k}`, title: pick(p), "aria-label": pick(p), dataset: { action: "phrase", phrase: String(p.id) }, onclick: () => sendPhrase(p.id) }, p.emoji ? reactionGlyph(p, pick(p)) : pick(p))),
             ),
           ),
           mutePanel(),
@@ -382,11 +422,21 @@ export function mountSocial(container, ctx) {
         case "dissolve":
           onDissolve(msg);
           return;
+        case "seated":
+          fetchInfo(msg.table);
+          break;
+        case "seats":
+          if (!st.playing) {
+            st.practice = null; // the table's answer says again
+            fetchInfo(msg.table);
+          }
+          break;
         case "hand_start":
           st.playing = true;
           break;
         case "state":
           if (msg.view) st.playing = msg.view.phase !== "over";
+          if (msg.practice !== undefined) st.practice = Boolean(msg.practice);
           break;
         case "hand_end":
         case "hand_void":
@@ -426,10 +476,12 @@ export async function confirmLeave(ctx) {
   if (!ctx || ctx.spectator || ctx.mySeat() === null || ctx.mySeat() === undefined) return true;
   const st = STATE.get(ctx) || null;
   if (!hasHand(ctx, st)) return true;
-  const info = ctx.table ? ctx.table() : null;
-  const penalty = info ? info.escape_penalty : null;
+  const info = (st && st.info) || (ctx.table && ctx.table()) || null;
+  // 练习 (docs/economy.md): winning pays nothing there, so leaving costs nothing
+  const practice = st && st.practice !== null ? st.practice : Boolean(info && info.practice);
+  const penalty = info && !practice ? info.escape_penalty : null;
   const charged = penalty !== null && penalty !== undefined && penalty > 0 && !(st && st.registered === false);
-  const text = charged ? t("lobby.leave_costs", { n: num(penalty) }) : st && st.registered === false && penalty ? t("lobby.leave_guest") : t("lobby.leave_voids");
+  const text = practice ? t("lobby.leave_practice") : charged ? t("lobby.leave_costs", { n: num(penalty) }) : st && st.registered === false && penalty ? t("lobby.leave_guest") : t("lobby.leave_voids");
   return modal({
     role: "leave-warning",
     title: t("lobby.leave_title"),
