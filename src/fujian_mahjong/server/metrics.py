@@ -135,7 +135,8 @@ class _Collector(Collector):
             "Writes to the database that failed (full disk, lost connection)",
             _num(getattr(store, "failures", 0)),
         )
-        yield gauge("fjmj_draining", "1 while the process takes no new tables", bool(st.draining))
+        draining = bool(getattr(st, "draining", False))
+        yield gauge("fjmj_draining", "1 while the process takes no new tables", draining)
         reviews = getattr(st, "reviews", None)
         yield gauge(
             "fjmj_reviews_queued",

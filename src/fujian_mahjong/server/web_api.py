@@ -50,7 +50,14 @@ from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
 from fujian_mahjong.server.ratelimit import FairTurn, RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
-from fujian_mahjong.server.routes.errors import ApiError, DbId, ErrorOut, errors, too_many
+from fujian_mahjong.server.routes.errors import (
+    OPTIONAL_AUTH,
+    ApiError,
+    DbId,
+    ErrorOut,
+    errors,
+    too_many,
+)
 from fujian_mahjong.server.routes.hands import CodeQuery, may_see
 
 router = APIRouter(tags=["replay"])
@@ -224,7 +231,7 @@ async def _names(request: Request, hand: Any) -> list[str | None]:
     ]
 
 
-@router.get("/api/hands/{hand_id}/replay", responses=_ERRORS)
+@router.get("/api/hands/{hand_id}/replay", responses=_ERRORS, openapi_extra=OPTIONAL_AUTH)
 async def hand_replay(
     hand_id: DbId, request: Request, _doc: BearerDoc, code: CodeQuery = None
 ) -> dict[str, Any]:
@@ -249,7 +256,7 @@ _REVIEW_ERRORS = {
 }
 
 
-@router.get("/api/hands/{hand_id}/review", responses=_REVIEW_ERRORS)
+@router.get("/api/hands/{hand_id}/review", responses=_REVIEW_ERRORS, openapi_extra=OPTIONAL_AUTH)
 async def hand_review(
     hand_id: DbId,
     request: Request,
@@ -462,7 +469,7 @@ def _stop_pool() -> None:
         _pool.shutdown(wait=False, cancel_futures=True)
 
 
-@router.get("/api/hands/{hand_id}/summary", responses=_ERRORS)
+@router.get("/api/hands/{hand_id}/summary", responses=_ERRORS, openapi_extra=OPTIONAL_AUTH)
 async def hand_summary(
     hand_id: DbId, request: Request, _doc: BearerDoc, code: CodeQuery = None
 ) -> dict[str, Any]:

@@ -10,7 +10,9 @@
 - ``DbId``: an integer path parameter that can be a database id (1 … 2³¹−1: a PostgreSQL
   ``integer``), so a larger number is a 422 and never reaches the database;
 - :func:`id_of`: a table reference that is an id (ASCII digits only: ``"²".isdigit()`` is
-  true, but ``int("²")`` raises)."""
+  true, but ``int("²")`` raises);
+- :data:`OPTIONAL_AUTH`: the ``openapi_extra`` of a route whose bearer token is optional
+  (it answers anyone, and a token only shows its player more)."""
 
 from __future__ import annotations
 
@@ -82,6 +84,12 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` for a route: each status answers :class:`ErrorOut`."""
     return {s: {"model": ErrorOut, "description": _DESCRIPTIONS.get(s, "Error")} for s in statuses}
 
+
+# OpenAPI: a route that declares the bearer scheme (``BearerDoc``) but answers without a
+# token too. FastAPI appends this empty requirement to the route's ``security`` list, and
+# an empty requirement means "no authentication" is one of the accepted ways (OpenAPI
+# 3.1, Security Requirement Object), so no client (or fuzzer) takes the token as required
+OPTIONAL_AUTH: dict[str, Any] = {"security": [{}]}
 
 DbId = Annotated[int, Path(ge=1, le=MAX_ID, description="a database id (1 to 2^31-1)")]
 

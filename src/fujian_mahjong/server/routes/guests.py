@@ -6,10 +6,12 @@ guests that can no longer log in and never sat down are deleted later
 
 from __future__ import annotations
 
+import unicodedata
+
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from fujian_mahjong.server.auth import clean_name
+from fujian_mahjong.server.auth import NAME_MAX, clean_name
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import SettingsDep, StoreDep
 from fujian_mahjong.server.routes.errors import errors, too_many
@@ -22,7 +24,11 @@ class GuestIn(BaseModel):
     model_config = ConfigDict(strict=True)
 
     name: str = Field(
-        "guest", max_length=1000, description="shown to the other players (1-20 characters)"
+        "guest",
+        max_length=NAME_MAX,
+        description="shown to the other players: at most 20 characters; control and format "
+        "characters are dropped, runs of white space become one space, and a name left "
+        'empty is "guest"',
     )
 
 
@@ -30,6 +36,14 @@ class GuestOut(BaseModel):
     token: str
     player_id: int
     name: str
+
+
+def _guest_name(raw: str) -> str:
+    """A guest's name as shown: any name the OpenAPI allows is taken (a guest chooses
+    nothing else): control, format and unassigned characters dropped, white space runs
+    made one space, an empty result "guest"."""
+    kept = "".join(ch for ch in raw if not unicodedata.category(ch).startswith("C"))
+    return " ".join(kept.split()) or "guest"
 
 
 def _limiter(request: Request, settings: Settings) -> RateLimiter:
@@ -48,7 +62,7 @@ def _limiter(request: Request, settings: Settings) -> RateLimiter:
 async def new_guest(
     body: GuestIn, request: Request, store: StoreDep, settings: SettingsDep
 ) -> GuestOut:
-    name = clean_name(body.name)
+    name = clean_name(_guest_name(body.name))
     lim = _limiter(request, settings)
     addr = request.client.host if request.client else "unknown"
     wait = lim.retry_after(addr)

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from fujian_mahjong.engine import to_jsonl
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.routes.deps import BearerDoc, StoreDep
-from fujian_mahjong.server.routes.errors import ApiError, DbId, errors
+from fujian_mahjong.server.routes.errors import OPTIONAL_AUTH, ApiError, DbId, errors
 from fujian_mahjong.server.store import HandRow, Store, TableRow, get_hand
 from fujian_mahjong.server.table import TableError
 
@@ -87,7 +87,12 @@ _LOG_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/api/hands/{hand_id}/log", response_model=None, responses=_LOG_RESPONSES)
+@router.get(
+    "/api/hands/{hand_id}/log",
+    response_model=None,
+    responses=_LOG_RESPONSES,
+    openapi_extra=OPTIONAL_AUTH,
+)
 async def hand_log(
     hand_id: DbId,
     request: Request,
@@ -106,7 +111,9 @@ async def hand_log(
     return PlainTextResponse(to_jsonl(events), media_type="application/x-ndjson")
 
 
-@router.get("/api/hands/{hand_id}", responses=errors(404, 422, 429, 503))
+@router.get(
+    "/api/hands/{hand_id}", responses=errors(404, 422, 429, 503), openapi_extra=OPTIONAL_AUTH
+)
 async def hand_info(
     hand_id: DbId, request: Request, store: StoreDep, _doc: BearerDoc, code: CodeQuery = None
 ) -> dict[str, Any]:
