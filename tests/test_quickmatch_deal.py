@@ -55,6 +55,14 @@ def test_quickmatch_deals_after_the_wait_with_bots_and_no_ready(tmp_path: Path) 
             await h.advance(4.0)  # past the opening (docs/protocol.md): the first state
             assert [s["bot_level"] for s in a.last("state")["seats"]] == levels
             assert t["practice"] is False  # the bots play for the house
+            # nobody adds or removes bots at a room table (the wait does it)
+            for method in ("POST", "DELETE"):
+                r = await h.http.request(
+                    method,
+                    f"/api/tables/{tid}/bots",
+                    headers={"Authorization": f"Bearer {a.token}"},
+                )
+                assert r.status_code == 409 and r.json()["code"] == "room_table", r.text
 
     asyncio.run(main())
 

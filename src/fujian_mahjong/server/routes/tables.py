@@ -249,6 +249,12 @@ async def _bots(
     try:
         # by id a private table is there only for its creator and its players
         t = dispatcher.find(ref, me.id, addr)
+        if lobby.table_rooms.get(getattr(t, "id", -1)) is not None:
+            # a quick-match table fills its free seats with bots itself after the room's
+            # wait and deals at once (docs/economy.md): nobody adds or removes them
+            raise ApiError(
+                409, "a room table fills its free seats with bots by itself", "room_table"
+            )
         seats = getattr(t, "seats", None)  # None: a table another process runs
         if add and seats is not None and t.cfg.creator_id == me.id:
             free = sum(1 for x in seats if not x.taken)
