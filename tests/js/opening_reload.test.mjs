@@ -76,6 +76,9 @@ test("the whole opening fits in 3 s, whatever the flowers", () => {
       const s = reduce(initState(), state(view({ flowers: ["1234f567z", "5678f6z", "12347z", "7z"] }), { opening, opening_ms: openingMs }), 0);
       const { total, end } = runOpening(s);
       assert.ok(total > 0 && total <= OPENING_BUDGET_MS, `${total} ms`);
+      // every step long enough to be seen, the dice and the 开金 too
+      for (const st of s.opening.steps) assert.ok(openingStepMs(st) >= 150, `${st.kind}: ${openingStepMs(st)} ms`);
+      assert.ok(openingStepMs(s.opening.steps[0]) >= 250);
       assert.ok(total <= 3000);
       assert.equal(end.opening, null);
     }

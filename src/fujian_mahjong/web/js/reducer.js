@@ -19,6 +19,9 @@ export const FLOWER_TILE_MS = 250;
 export const OPENING_MS = 3000;
 // the client shows the whole opening within this share of it, whatever the flowers
 export const OPENING_BUDGET_MS = 2800;
+// at most this share of the budget for the dice, the deal and the 开金 when the 补花 need
+// the rest
+const FRAME_SHARE = 0.4;
 
 export function initState({ table = null, as = "player", autoPass = false } = {}) {
   return {
@@ -150,12 +153,20 @@ function stepPace(step) {
 }
 
 /** The opening's steps timed (`ms` each) to fit `budget` ms in all: each step its natural
- * pace, all of them scaled down together when they would not fit (many flowers). */
+ * pace when they fit; else the dice, the deal and the 开金 share at most FRAME_SHARE of the
+ * budget and the 补花 steps the rest (all of it when they need it: many flowers), each
+ * group scaled down evenly. */
 export function timeOpening(steps, budget = OPENING_BUDGET_MS) {
   const paces = steps.map(stepPace);
-  const total = paces.reduce((a, b) => a + b, 0);
-  const k = total > budget ? budget / total : 1;
-  return steps.map((st, i) => ({ ...st, ms: Math.floor(paces[i] * k) }));
+  const sum = (pred) => paces.reduce((a, p, i) => a + (pred(steps[i]) ? p : 0), 0);
+  const isFlower = (st) => st.kind === "flower";
+  const frame = sum((st) => !isFlower(st));
+  const flowers = sum(isFlower);
+  if (frame + flowers <= budget) return steps.map((st, i) => ({ ...st, ms: paces[i] }));
+  const flowerMs = Math.min(flowers, budget - Math.min(frame, budget * FRAME_SHARE));
+  const frameMs = budget - flowerMs;
+  const k = (st) => (isFlower(st) ? flowerMs / flowers : frameMs / frame);
+  return steps.map((st, i) => ({ ...st, ms: Math.floor(paces[i] * k(st)) }));
 }
 
 /** The opening to show from a fresh hand's first state: its steps timed within the budget,
