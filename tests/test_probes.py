@@ -130,10 +130,9 @@ def test_metrics_in_the_prometheus_format_behind_the_operator_token(tmp_path: Pa
             h.app.state.cluster = SimpleNamespace(
                 node="n1",
                 bus_ok=False,
-                bus_failures=3,
                 takeovers=2,
                 leases=SimpleNamespace(held={1: 1, 2: 1}),
-                metrics=lambda: {"remote_sockets": 5},
+                metrics=lambda: {"remote_sockets": 5, "bus_failures": 3, "bus_rejected": 1},
             )
             try:
                 fams = _families((await h.http.get("/metrics", headers=auth)).text)
@@ -144,6 +143,7 @@ def test_metrics_in_the_prometheus_format_behind_the_operator_token(tmp_path: Pa
             assert _value(fams, "fjmj_bus_up") == 0
             assert _value(fams, "fjmj_bus_failures", "fjmj_bus_failures_total") == 3
             assert _value(fams, "fjmj_remote_sockets") == 5
+            assert _value(fams, "fjmj_bus_rejected", "fjmj_bus_rejected_total") == 1
             assert _value(fams, "fjmj_node", node="n1") == 1
 
     asyncio.run(main())

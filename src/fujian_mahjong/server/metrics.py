@@ -174,7 +174,12 @@ class _Collector(Collector):
             yield counter(
                 "fjmj_bus_failures",
                 "Failed Redis operations (publish, subscribe, read)",
-                _num(getattr(cluster, "bus_failures", 0)),
+                _num(getattr(cluster, "bus_failures", cm.get("bus_failures"))),
+            )
+            yield counter(
+                "fjmj_bus_rejected",
+                "Bus frames refused (not signed with the cluster's secret, changed, replayed)",
+                _num(getattr(cluster, "bus_rejected", cm.get("bus_rejected"))),
             )
             info = GaugeMetricFamily(
                 "fjmj_node", "This process's cluster node id", labels=["pid", "node"]
