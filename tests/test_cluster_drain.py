@@ -3,6 +3,11 @@
 Real processes, as in tests/test_cluster.py (a fresh PostgreSQL database and Redis prefix,
 a 2 s lease):
 
+- SIGTERM to the owner of a table in play: the table is handed to the other process at a
+  safe point, the clients are moved (1012) and join again, the same decision is pending
+  with a fresh deadline (no timeout charged), the hand ends, the log replays;
+- SIGTERM to a lone process (SQLite): the players are told, the hand in progress is
+  finished, no new hand is dealt, the process exits and has the table back when started;
 - takeover, then stop, several times over: a process owns a table whose seats play through
   another one; it is killed (SIGKILL); the survivor takes the table over, the clients join
   again through it and play on; then SIGINT stops the survivor — with the sockets still
@@ -16,6 +21,7 @@ import asyncio
 import contextlib
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 from tests.test_cluster import Env, _answer_until, _node_of, _start, _wait
@@ -158,3 +164,46 @@ def test_sigterm_hands_each_table_to_another_process_and_the_hand_goes_on(env: E
         for s in (stay, leaving):
             s.kill()
     env.audit()
+
+
+def test_sigterm_alone_lets_the_hand_finish_and_tells_the_players(tmp_path: Path) -> None:
+    """One process (SQLite), SIGTERM in the middle of a hand: every player is told
+    (``error`` ``server_stopping``), the hand is played to its end, then the process stops
+    (no new hand dealt) long before its drain time; started again, it has the table back."""
+    s = Server(tmp_path / "solo", claim_pause_ms=30)
+    (tmp_path / "solo").mkdir()
+    s.opts += ["--drain-s", "60"]
+    s.start()
+    try:
+        g = [s.guest(f"s{i}") for i in range(4)]
+        t = s.table(g[0]["token"], hands=2, turn_seconds=30)
+
+        async def main() -> tuple[list[Any], list[list[str]], float]:
+            cs = [await Client(s.ws_url, x["token"]).connect() for x in g]
+            for c in cs:
+                await c.hello_join(t["id"], ready=True)
+            await _answer_until(cs, 4)
+            assert s.proc is not None
+            sent = time.monotonic()
+            s.proc.send_signal(signal.SIGTERM)
+            ends = await asyncio.gather(*(play(c) for c in cs))
+            told = [[r.msg.get("code", "") for r in c.log if r.msg["type"] == "error"] for c in cs]
+            for c in cs:
+                with contextlib.suppress(ConnectionError):
+                    while True:  # nothing more is dealt: the socket closes
+                        m = await c.recv(20)
+                        assert m["type"] not in ("hand_start", "state"), m
+            return list(ends), told, sent
+
+        ends, told, sent = asyncio.run(main())
+        assert all(e is not None and e["type"] == "hand_end" for e in ends)
+        assert all("server_stopping" in x for x in told), told
+        assert s.proc is not None
+        s.proc.wait(30)
+        took = time.monotonic() - sent
+        assert s.proc.returncode == 0 and took < 45, took
+        # started again: the table is back, between its hands
+        s.start()
+        assert t["id"] in {x["id"] for x in s.get("/api/tables").json()}
+    finally:
+        s.kill()
