@@ -141,8 +141,8 @@ def play_to_the_chow(pg: Any) -> None:
 
 @pytest.mark.parametrize(
     ("width", "height", "touch"),
-    [(1280, 800, False), (844, 390, True), (390, 844, True)],
-    ids=["desktop", "landscape", "portrait"],
+    [(1280, 800, False), (844, 390, True), (915, 412, True), (390, 844, True)],
+    ids=["desktop", "landscape", "landscape-915", "portrait"],
 )
 def test_the_square_table(
     server: Server,
@@ -178,13 +178,16 @@ def test_the_square_table(
     assert pg.evaluate("window.__underOpening") == 0, "a decision under the opening card"
     # our first turn (we deal): the table with our hand and the discard button
     expect(pg.locator("[data-action=discard]")).to_be_visible()
-    check_square(pg.evaluate(GEOMETRY), landscape)
+    g = pg.evaluate(GEOMETRY)
+    check_square(g, landscape)
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
     # the claim prompt with its buttons beside our river: still nothing overlaps
     play_to_the_chow(pg)
     g = pg.evaluate(GEOMETRY)
     assert g["actions"], "the decisions are not shown"
+    hand_w, river_w = min(g["hand_w"]), min(g["river_w"])
+    print(f"{width}x{height}: hand tiles {hand_w:.1f} px, river tiles {river_w:.1f} px")  # -s
     check_square(g, landscape)
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
