@@ -17,13 +17,19 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.rooms import parse_config
+from fujian_mahjong.server.settings import sqlite_url
+from fujian_mahjong.server.store import make_engine
 from fujian_mahjong.server.store.economy_models import HouseLedgerRow, LedgerRow, SettlementRow
 from tests.inproc import Client, Harness, running
-from tests.test_economy_support import FJMJ
+from tests.test_economy_crash import _play_until_end_or_drop
+from tests.test_economy_support import FJMJ, EconServer, auth, register
 
 CONFIG = """
 [server]
@@ -315,3 +321,57 @@ def test_escape_at_a_room_table_costs_what_was_shown_and_is_listed(tmp_path: Pat
             assert rep.escapes_burned == 8 * STAKE and rep.house == 0
 
     asyncio.run(main())
+
+
+async def _house_facts(url: str, player_id: int) -> dict[str, Any]:
+    engine = make_engine(url)
+    try:
+        async with async_sessionmaker(engine)() as s:
+            rep = await economy.audit(s)
+            house = await economy.house_balance(s)
+            moved = (
+                await s.execute(
+                    select(func.coalesce(func.sum(LedgerRow.amount), 0)).where(
+                        LedgerRow.player_id == player_id, LedgerRow.kind == "hand"
+                    )
+                )
+            ).scalar_one()
+            settled = (await s.execute(select(func.count()).select_from(SettlementRow))).scalar()
+    finally:
+        await engine.dispose()
+    return {"audit": rep.problems, "house": house, "moved": int(moved), "settled": settled}
+
+
+@pytest.mark.parametrize("point", ["settle_before_commit", "settle_after_commit"])
+def test_sigkill_around_a_settlement_against_the_house(
+    db_url: str, tmp_path: Path, point: str
+) -> None:
+    """The server is SIGKILLed inside or right after the transaction that settles a hand at
+    a room table (the default 新手场, its bots playing for the house): after a restart the
+    house moved exactly the opposite of the player's transfers, once, and the audit is
+    clean. (A real server in a subprocess: the room's wait, 10 s, passes on its clock.)"""
+    srv = EconServer(tmp_path, db=db_url)
+    srv.start(crash_at=point)
+    try:
+        a = register(srv.base, "HouseCrash", "crash-secret")
+        r = httpx.post(
+            srv.base + "/api/quickmatch",
+            json={"room": "fuzhou-tcy:novice"},
+            headers=auth(a["token"]),
+            timeout=10,
+        )
+        assert r.status_code == 200, r.text
+        table = r.json()["table"]
+        end = asyncio.run(_play_until_end_or_drop(srv, a["token"], table))
+        assert end is None  # the server died before hand_end went out
+        assert srv.wait_dead(60), "the server was not SIGKILLed at the crash point"
+        url = db_url or sqlite_url(tmp_path)
+        srv.start()
+        end = asyncio.run(_play_until_end_or_drop(srv, a["token"], table))
+        assert end is not None
+        after = asyncio.run(_house_facts(url, a["player_id"]))
+        assert after["audit"] == []
+        assert after["settled"] >= 1
+        assert after["house"] == -after["moved"]
+    finally:
+        srv.stop()
