@@ -520,3 +520,64 @@ def test_dissolve_vote_at_a_private_table(server: Server, browser: Browser) -> N
     assert balance(server, a["token"]) == 10_000 and balance(server, b["token"]) == 10_000
     wa.close()
     wb.close()
+
+
+def test_create_summary_stake_width_reactions_and_escapes_in_the_profile(
+    server: Server, browser: Browser
+) -> None:
+    """The create form sums up the table: each bot's level, and 练习 without stakes when one
+    human plays only bots (docs/economy.md); its English stake options are never cut; the
+    👍/👏 reactions are pictures that load (no emoji font needed); the profile lists a hand
+    left mid-way with its penalty, so the balance is explained."""
+    w = Watched(browser, locale="en-US")
+    pg = w.page
+    pg.goto(server.base + "/")
+    enter_as_guest(pg, "Summer")
+    summary = pg.locator("[data-role=create-summary]")
+    expect(summary.locator("[data-role=bot-level]")).to_have_count(3)
+    expect(summary.locator("[data-role=summary-practice]")).to_contain_text("Practice")
+    pg.select_option("select[name=bot_kind]", "strong")
+    expect(summary.locator("[data-role=bot-level][data-level=strong]")).to_have_count(3)
+    pg.select_option("select[name=bots]", "2")
+    expect(summary.locator("[data-role=bot-level]")).to_have_count(2)
+    expect(summary.locator("[data-role=summary-practice]")).to_have_count(0)
+    expect(summary.locator("[data-role=summary-stakes]")).to_contain_text("silver/point")
+    # the longest English stake option fits its select (text + the arrow's room)
+    pg.select_option("select[name=stake]", "1")
+    text_w, box_w = pg.evaluate(
+        """() => { const s = document.querySelector('select[name=stake]');
+        const c = document.createElement('canvas').getContext('2d');
+        c.font = getComputedStyle(s).font;
+        return [c.measureText(s.options[s.selectedIndex].text).width, s.clientWidth]; }"""
+    )
+    assert text_w + 30 <= box_w, (text_w, box_w)
+    w.close()
+    # a hand left mid-way at a room table: listed among the recent hands with its cost
+    acc = server.account("profile逃跑")
+    tid = server.http("POST", "/api/quickmatch", {"room": "fuzhou-tcy:novice"}, acc["token"])[
+        "table"
+    ]
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    pg.click("[data-action=chat]")
+    for rid in ("thumbs_up", "clap"):
+        img = pg.locator(f"[data-role=phrase-list] img[data-reaction={rid}]")
+        expect(img).to_be_visible()
+        assert img.evaluate("el => el.complete && el.naturalWidth > 0")
+    pg.click("[data-action=chat]")
+    pg.click("[data-role=leave]")
+    pg.locator("[data-role=leave-warning] [data-action=leave-confirm]").click()
+    pg.locator("[data-role=lobby]").wait_for()
+    penalty = 8 * 1 * 1 + 0  # 新手场: 8 × base × stake + fee
+    deadline = time.monotonic() + 20
+    while balance(server, acc["token"]) != 10_000 - penalty:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    pg.goto(f"{server.base}/?player={acc['player_id']}")
+    row = pg.locator("[data-role=recent-hands] [data-role=escape-row]")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("逃跑")
+    expect(row.locator("[data-role=escape-silver]")).to_have_text(f"-{penalty}")
+    w.close()
