@@ -20,7 +20,7 @@ from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.deals import FixedDeals
 from fujian_mahjong.tiles import parse
 from tests.inproc import StackedDeals, game_of_wall, running, stacked
-from tests.test_table_support import guest, reconnect, table
+from tests.test_table_support import guest, play, reconnect, table
 
 PAUSE_MS = 600
 PAUSE = PAUSE_MS / 1000
@@ -223,5 +223,35 @@ def test_a_rejoin_inside_a_claim_pause_is_told_nothing_the_pause_hides(tmp_path:
             after = again.state
             assert after is not None and after["view"]["melds"][1]
             assert "history" not in after
+
+    asyncio.run(main())
+
+
+def test_a_rejoin_inside_the_next_deal_s_pause_gets_nothing_of_the_last_hand(
+    tmp_path: Path,
+) -> None:
+    """Hand 2 is dealt; the player rejoins inside its deal's pause: no state until the pause
+    is over (never the last hand's final view under the new hand's id), then the new hand's
+    state with its history (the opening's 补花 and 开金 only)."""
+
+    async def main() -> None:
+        async with running(
+            tmp_path, deals=FixedDeals("reload-next", dealer=0), claim_pause_ms=PAUSE_MS
+        ) as h:
+            me = await guest(h, "player")
+            tid = await table(h, me, bots=3, turn_seconds=30, hands=2)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await play(h, [me], until=lambda: bool(me.of_type("hand_end")))
+            await me.send({"type": "ready"})
+            second = me.of_type("hand_start")[-1]["hand"]
+            assert second != me.of_type("hand_end")[0]["hand"]
+            again = await reconnect(h, me)
+            await h.seat(again, tid)
+            assert not again.of_type("state")
+            await h.advance(PAUSE)
+            st = again.state
+            assert st is not None and st["hand"] == second and st["view"]["phase"] != "over"
+            assert st["history"] and {x["kind"] for x in st["history"]} <= {"flower", "gold"}
 
     asyncio.run(main())

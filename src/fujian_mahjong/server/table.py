@@ -711,6 +711,12 @@ class TableActor:
         h = HandState(id=hand_id, number=m.hands_played, game=game)
         self.hand = h
         self.last_hand_id = hand_id
+        # nothing of this hand has been shown yet: a client that rejoins inside its deal's
+        # pause gets nothing (not the last hand's view) until the pause is over
+        for seat in self.seats:
+            seat.last_view, seat.last_key = None, 0
+        for c in self.spectators:
+            c.last_view, c.last_key = None, 0
         self.sched.scheduled.clear()
         self.sched.deadlines.clear()
         self._window_check(h)
