@@ -375,3 +375,75 @@ def test_sigkill_around_a_settlement_against_the_house(
         assert after["house"] == -after["moved"]
     finally:
         srv.stop()
+
+
+def test_migration_0006_refuses_to_drop_the_house_ledger_with_rows(tmp_path: Path) -> None:
+    """0006 (docs/economy.md, "Migration"): existing tables' bots do not play for the house
+    (``house_bots`` false); downgrading is refused while the house ledger holds rows, and
+    works without them; upgrading again restores both."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from fujian_mahjong.server.store import upgrade
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'm.sqlite3'}"
+
+    def downgrade(sync_conn: Any) -> None:
+        cfg = Config()
+        cfg.set_main_option(
+            "script_location", str(Path(economy.__file__).resolve().parent / "migrations")
+        )
+        cfg.attributes["connection"] = sync_conn
+        command.downgrade(cfg, "0005")
+
+    async def play_one_hand() -> None:
+        async with running(tmp_path, db_url=url, **parse_config(CONFIG)) as h:
+            a = await account(h, "alice")
+            r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
+            await h.seat(a, r.json()["table"])
+            await h.advance(8.5)
+            await a.send({"type": "auto", "on": True})
+            for _ in range(600):
+                if a.of_type("hand_end"):
+                    break
+                await h.advance(1.0)
+            assert a.of_type("hand_end")
+
+    async def main() -> None:
+        await upgrade(url, "0005")
+        await upgrade(url)
+        engine = make_engine(url)
+        try:
+            async with engine.begin() as c:
+                cols = (await c.execute(text("PRAGMA table_info(table_stakes)"))).all()
+                assert "house_bots" in {r[1] for r in cols}
+        finally:
+            await engine.dispose()
+        await play_one_hand()
+        engine = make_engine(url)
+        try:
+            async with engine.connect() as c:
+                n = (await c.execute(text("SELECT COUNT(*) FROM house_ledger"))).scalar_one()
+            assert n  # the hand (fixed deal) moved silver between the player and the house
+            with pytest.raises(RuntimeError, match="house ledger"):
+                async with engine.begin() as c:
+                    await c.run_sync(downgrade)
+            async with engine.begin() as c:
+                await c.execute(text("DELETE FROM house_ledger"))
+            async with engine.begin() as c:
+                await c.run_sync(downgrade)
+            async with engine.connect() as c:
+                tables = {
+                    r[0]
+                    for r in await c.execute(
+                        text("SELECT name FROM sqlite_master WHERE type='table'")
+                    )
+                }
+                cols = (await c.execute(text("PRAGMA table_info(table_stakes)"))).all()
+            assert "house_ledger" not in tables and "house_bots" not in {r[1] for r in cols}
+        finally:
+            await engine.dispose()
+        await upgrade(url)  # and up again
+
+    asyncio.run(main())
