@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
@@ -447,3 +449,48 @@ def test_migration_0006_refuses_to_drop_the_house_ledger_with_rows(tmp_path: Pat
         await upgrade(url)  # and up again
 
     asyncio.run(main())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    stake=st.integers(0, 50),
+    fee=st.integers(0, 20),
+    cap=st.integers(0, 60),
+)
+def test_settlement_against_the_house_is_zero_sum(
+    data: st.DataObject, stake: int, fee: int, cap: int
+) -> None:
+    """Any hand (one winner, the losers paying it) with any mix of accounts, house bots and
+    guests: the transfers are zero-sum (the house's included), no balance goes negative, a
+    house seat pays its capped loss in full, the fee is the accounts' only, guests hold
+    nothing; practice moves nothing."""
+    n = 4
+    kinds = data.draw(st.lists(st.sampled_from(["acct", "house", "guest"]), min_size=n, max_size=n))
+    winner = data.draw(st.integers(0, n - 1))
+    losses = [0 if s == winner else data.draw(st.integers(0, 80)) for s in range(n)]
+    payments = [-x for x in losses]
+    payments[winner] = sum(losses)
+    before = [data.draw(st.integers(0, 3000)) if k == "acct" else 0 for k in kinds]
+    accounts = [k == "acct" for k in kinds]
+    house = [k == "house" for k in kinds]
+    stakes = economy.Stakes(stake, 1, fee, cap, 0)
+    _adj, transfers, fees, after = economy.settle_amounts(
+        payments, accounts, house, before, stakes, cap
+    )
+    assert sum(transfers) == 0
+    for s in range(n):
+        if accounts[s]:
+            assert after[s] == before[s] + transfers[s] - fees[s] >= 0
+            assert fees[s] == min(fee, before[s] + transfers[s])
+        else:
+            assert fees[s] == 0
+        if kinds[s] == "guest":
+            assert transfers[s] == 0
+        if house[s] and payments[s] < 0 and (accounts[winner] or house[winner]):
+            capped = min(-payments[s], cap) if cap else -payments[s]
+            assert transfers[s] == -capped * stake
+    _adj, transfers, fees, after = economy.settle_amounts(
+        payments, accounts, house, before, stakes, cap, practice=True
+    )
+    assert transfers == [0] * n and fees == [0] * n and after == before
