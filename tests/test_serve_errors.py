@@ -131,6 +131,12 @@ def test_errors_are_one_line_for_every_bad_option(tmp_path: Path) -> None:
         ("--lease-s", "0.1"),
         ("--redis", "redis://127.0.0.1:1/0"),  # needs PostgreSQL
         ("--host", "no-such-host.invalid"),
+        ("--db", "not a url"),
+        ("--db", "mysql://u@h/db"),  # not a database the server runs on
+        ("--db", "postgresql://u@h/db"),  # not the asyncio driver
     ]
     for args in cases:
         _one_error(_run("serve", "--port", "0", "--data-dir", str(tmp_path), *args), 2)
+    for url in ("not a url", "sqlite:///x.sqlite3"):
+        assert "--db" in _one_error(_run("db", "upgrade", "--db", url), 2)
+    assert not list(tmp_path.iterdir())  # nothing was made

@@ -248,7 +248,35 @@ def _settings(args: argparse.Namespace) -> object:
     if "rooms" not in extra and "max_fee_ratio" in extra:
         # the default rooms must respect the fee ratio too
         _check_default_rooms(float(extra["max_fee_ratio"]))
+    if db_url:
+        _check_db_url(db_url)
     return Settings(data_dir=data_dir or default_data_dir(), db_url=db_url, **extra)
+
+
+# the databases the server runs on, each through its asyncio driver
+DB_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
+
+
+def _check_db_url(url: str) -> None:
+    """A ``--db`` URL the server can use, or OptionError (bad input: exit 2)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        u = make_url(url)
+    except (ArgumentError, ValueError):
+        raise OptionError(
+            "--db: not a database URL (sqlite+aiosqlite:///PATH or "
+            "postgresql+asyncpg://USER@HOST/DB)"
+        ) from None
+    backend, driver = u.get_backend_name(), u.get_driver_name()
+    want = DB_DRIVERS.get(backend)
+    if want is None:
+        raise OptionError(f"--db {_shown(url)}: only SQLite and PostgreSQL are supported")
+    if driver != want:
+        raise OptionError(
+            f"--db {_shown(url)}: use the {want} driver ({backend}+{want}://…), not {driver}"
+        )
 
 
 def _check_default_rooms(ratio: float) -> None:
@@ -329,6 +357,9 @@ def _serve(args: argparse.Namespace) -> int:
     workers = int(getattr(args, "workers", 1) or 1)
     if workers != 1 and (workers < 1 or not st.redis_url):
         raise OptionError("--workers N needs N >= 1 and --redis")
+    reuse = bool(getattr(args, "reuse_port", False))
+    # the port before anything else: a taken port is one line, and nothing was migrated
+    sockets = _listen(st.host, st.port, reuse) if workers == 1 else []
     # one server per SQLite database, held until this process ends (server/store/)
     try:
         lock_sqlite_writer(st.database_url)
@@ -336,9 +367,6 @@ def _serve(args: argparse.Namespace) -> int:
         raise StartError(str(e)) from None
     except OSError as e:
         raise StartError(f"database {_shown(st.database_url)}: {e.strerror or e}") from None
-    reuse = bool(getattr(args, "reuse_port", False))
-    # the port before anything else: a taken port is one line, and nothing was migrated
-    sockets = _listen(st.host, st.port, reuse) if workers == 1 else []
     try:
         # create / migrate the database first: a bad URL is one line here, not a traceback
         asyncio.run(upgrade(st.database_url))
