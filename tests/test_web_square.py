@@ -305,3 +305,30 @@ def test_manifest_and_service_worker(server: Server) -> None:
         sw = r.read().decode()
         assert "javascript" in r.headers["content-type"]
     assert "caches" in sw and "/api/" in sw
+
+
+def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser) -> None:  # noqa: F811
+    """解散 agreed at a private table: both players read 房间已解散 · 本盘作废 and no
+    decision is left in either page (docs/web.md)."""
+    a, b = server.guest("甲"), server.guest("乙")
+    tid = server.table(a, bots=2, private=True)
+    code = server.http("GET", f"/api/tables/{tid}", token=a)["code"]
+    wa, wb = Watched(browser, "zh-CN", 844, 390, mobile=True), Watched(browser, "zh-CN")
+    pa, pb = wa.page, wb.page
+    pa.goto(f"{server.base}/?token={a}&table={tid}")
+    pa.locator("[data-role=waiting-room]").wait_for()
+    pb.goto(f"{server.base}/?token={b}&table={code}")
+    pb.locator("[data-role=waiting-room] [data-action=ready]").click()
+    pa.locator("[data-role=waiting-room] [data-action=ready]").tap()
+    for p in (pa, pb):
+        p.locator("[data-role=hand] [data-tile]").first.wait_for()
+    pa.locator("[data-action=dissolve]").tap()
+    pb.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").click()
+    for p in (pa, pb):
+        expect(p.locator("[data-role=dissolved]").first).to_contain_text("房间已解散 · 本盘作废")
+        assert p.locator(DECISIONS).count() == 0
+        expect(
+            p.locator("[data-action=back-to-lobby], [data-role=open-replay]").first
+        ).to_be_visible()
+    wa.close()
+    wb.close()

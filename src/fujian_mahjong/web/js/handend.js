@@ -202,7 +202,7 @@ export function renderHandEnd(st, conn, rerender) {
           )
       : null,
     id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
-    match ? h("button", { class: "secondary", onclick: () => go({}) }, t("back_to_lobby")) : null,
+    match || st.dissolved ? h("button", { class: "secondary", dataset: { action: "back-to-lobby" }, onclick: () => go({}) }, t("back_to_lobby")) : null,
   );
 
   return h(
