@@ -1,6 +1,12 @@
 """Several ``fjmj serve`` processes on one PostgreSQL database and one Redis (``--redis``;
 docs/deploy.md).
 
+The code by job: ``lease.py`` (the leases in PostgreSQL), ``bus.py`` (the Redis bus: its
+typed messages, signed frames, the probe that says whether it is up), ``sockets.py``
+(sockets forwarded between processes), ``tables.py`` (the shared table list, lookups and
+quick match), ``ops.py`` (the operator's figures); here ``Cluster``, which holds the state
+and runs the loops: leases, heartbeats, the bus going down and coming back, the drain.
+
 Every process accepts every WebSocket and REST call. Each live table's actor runs in exactly
 one process, the holder of its lease (``lease.py``: a row per table, taken by a conditional
 UPDATE, renewed every ``lease_s / 4`` seconds, every write fenced by its epoch). A socket on
@@ -35,29 +41,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
 import socket
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fujian_mahjong.server import ratelimit
 from fujian_mahjong.server.cluster import bus as B
 from fujian_mahjong.server.cluster.lease import Leases
+from fujian_mahjong.server.cluster.ops import OperatorView
+from fujian_mahjong.server.cluster.sockets import (
+    CLOSE_MOVED,
+    MOVED,
+    RESYNC,
+    Binding,
+    Proxy,
+    RemoteTable,
+    RemoteTransport,
+    Sockets,
+)
+from fujian_mahjong.server.cluster.tables import SharedTables
 from fujian_mahjong.server.conn import Conn
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
     from redis.asyncio import Redis
 
     from fujian_mahjong.server.lobby import Lobby
     from fujian_mahjong.server.looplag import LoopLag
-    from fujian_mahjong.server.rooms import RoomService
     from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.ws import Dispatcher
@@ -76,21 +89,8 @@ BUS_DOWN = {
 
 log = logging.getLogger("fjmj.cluster")
 
-# the close code of a socket whose table moved to another process (service restart): the
-# client reconnects and joins again (docs/protocol.md, "Reconnecting")
-CLOSE_MOVED = 1012
-MOVED = "the table moved to another server; reconnect"
-RESYNC = "the connection to the table's server was interrupted; reconnect"
 # tables one process takes per sweep (several processes share a dead one's tables)
 TAKE_PER_SWEEP = 25
-# how often each process publishes its tables' summaries and reads the others'
-SHARE_EVERY_S = 1.0
-# how long a quick match's lock is held at most (it expires by itself if its holder died)
-# and how long a quick match waits for it, in leases (at least 10 s)
-QM_LOCK_LEASES = 4.0
-# a private table's published summary also carries the players its id opens to (its owner's
-# rule, ``TableActor.admits``): other processes answer a lookup by id with it; never shown
-ADMITS = "_admits"
 
 
 def node_id() -> str:
@@ -98,81 +98,7 @@ def node_id() -> str:
     return f"{socket.gethostname()[:24]}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-class RemoteTransport:
-    """The owner's side of a socket held by another process: every message goes back over
-    Redis to that process, which writes it to the socket."""
-
-    def __init__(self, cluster: Cluster, node: str, cid: int) -> None:
-        self.cluster = cluster
-        self.node = node
-        self.cid = cid
-        self.conn: Conn | None = None  # the proxy connection it serves
-
-    def send(self, text: str) -> bool:
-        conn, cid = self.conn, self.cid
-
-        def message() -> B.ToSocket:
-            # stamped when the batch leaves: the connection's table and counter by then
-            t = conn.table if conn is not None else None
-            return B.ToSocket(cid, text, t.id if t is not None else None, conn.seq if conn else 0)
-
-        return self.cluster.bus.post(self.node, message)
-
-    def close(self, code: int, reason: str) -> None:
-        self.cluster.bus.post(self.node, B.CloseSocket(self.cid, code, reason))
-        self.cluster.proxy_closed(self.node, self.cid)
-
-
-class RemoteTable:
-    """A table run by another process, as REST's bot calls use it (``Dispatcher.find``):
-    ``add_bot`` / ``remove_bot`` run there, through the bus."""
-
-    def __init__(self, cluster: Cluster, node: str, ref: Any, addr: str) -> None:
-        self.cluster = cluster
-        self.node = node
-        self.ref = ref
-        self.addr = addr
-
-    async def add_bot(self, player_id: int, *args: Any) -> Any:
-        return await self.cluster.call_remote(
-            self.node, "add_bot", self.ref, player_id, self.addr, list(args)
-        )
-
-    async def remove_bot(self, player_id: int, *args: Any) -> Any:
-        return await self.cluster.call_remote(
-            self.node, "remove_bot", self.ref, player_id, self.addr, list(args)
-        )
-
-    async def join(self, _conn: Any, _as: str) -> None:
-        from fujian_mahjong.server.table import TableError
-
-        raise TableError("no_table", "that table has moved; join again")
-
-    async def call(self, fn: Any) -> Any:
-        return await fn()
-
-
-@dataclass
-class Proxy:
-    """A connection whose socket is on another process (its frames, in order)."""
-
-    conn: Conn
-    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
-    task: asyncio.Task[None] | None = None
-
-
-@dataclass
-class Binding:
-    """A socket of this process whose table is owned by ``node``."""
-
-    conn: Conn
-    node: str
-    table: int | None = None  # seated or watching there (as the owner stamps its messages)
-    seq: int = 0  # the socket's table-stream counter (as the owner stamps its messages)
-    stale: bool = False  # the bus went down since: closed when it is back (to resync)
-
-
-class Cluster:
+class Cluster(Sockets, SharedTables, OperatorView):
     """This process's part of the cluster: leases, the Redis bus, the shared table list."""
 
     def __init__(self, settings: Settings, store: Store, lobby: Lobby) -> None:
@@ -668,20 +594,6 @@ class Cluster:
         (the bus carries the token's digest, never the token)."""
         self.bus.broadcast(B.Logout(player_id, code, reason, B.token_digest(token)))
 
-    async def _serve_proxy(self, key: tuple[str, int], p: Proxy) -> None:
-        d = self.dispatcher
-        assert d is not None
-        while True:
-            text = await p.queue.get()
-            if text is None:
-                d.disconnected(p.conn)
-                return
-            try:
-                await d.handle(p.conn, text)
-            except Exception:
-                log.exception("unexpected error handling a forwarded WebSocket message")
-                p.conn.error("server_error", "the server could not handle that message")
-
     async def _answer(self, src: str, call: B.Call) -> None:
         from fujian_mahjong.server.rooms import RoomError
         from fujian_mahjong.server.store import STORE_FAULTS
@@ -745,468 +657,10 @@ class Cluster:
             raise StoreUnavailable("the table's server cannot save now")
         raise TableError(str(payload[0]), str(payload[1]))
 
-    def remote_table(self, ref: Any, addr: str) -> RemoteTable | None:
-        """A table another process runs (from the shared list), for REST calls."""
-        tid: int | None = None
-        if isinstance(ref, int) and not isinstance(ref, bool):
-            tid = ref
-        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
-            tid = int(ref.strip()) if len(ref.strip()) <= 18 else None
-        elif isinstance(ref, str):
-            tid = self.remote_codes.get(ref.strip().upper())
-        node = self.remote_owner.get(tid) if tid is not None else None
-        if node is None:
-            return None
-        return RemoteTable(self, node, ref, addr)
-
-    def proxy_closed(self, node: str, cid: int) -> None:
-        p = self.proxies.pop((node, cid), None)
-        if p is not None:
-            p.queue.put_nowait(None)
-
-    # ------------------------------------------------------------------ sockets here
-
-    def is_proxy(self, conn: Conn) -> bool:
-        return isinstance(conn.transport, RemoteTransport)
-
-    def unbind(self, conn: Conn) -> None:
-        """This socket is gone (or moves to another table): tell its table's owner."""
-        b = self.bound.pop(conn.id, None)
-        if b is not None:
-            self.post(b.node, B.SocketGone(conn.id))
-
-    async def intercept(self, conn: Conn, text: str) -> bool:
-        """A frame from a socket of this process: True when it went to the process that owns
-        the socket's table (False: this process handles it, as with one process)."""
-        if self.is_proxy(conn):
-            return False
-        b = self.bound.get(conn.id)
-        if b is None and '"join"' not in text:
-            return False
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            data = None
-        typ = data.get("type") if isinstance(data, dict) else None
-        if typ in ("ping", "hello"):
-            return False
-        if typ == "join" and conn.player_id is not None and isinstance(data, dict):
-            target, tid = await self._route(conn, data.get("table"))
-            if target is not None and (
-                conn.token is None or await self.store.player_for_token(conn.token) is None
-            ):
-                return False  # refused here, as with one process (the owner never sees tokens)
-            if b is not None and target != b.node:
-                if b.table is not None:
-                    conn.error("already_joined", "this connection is already at another table")
-                    return True
-                self.unbind(conn)
-                b = None
-            if target is None:
-                return False
-            if b is None:
-                b = self.bound[conn.id] = Binding(conn, target, tid)
-        if b is None:
-            return False
-        if b.stale or not self.bus.ok:
-            conn.error("unavailable", "the table's server cannot be reached now; please wait")
-            return True
-        self.post(b.node, B.FromSocket(conn.id, conn.player_id, conn.name, conn.addr, text))
-        return True
-
-    async def _route(self, conn: Conn, ref: Any) -> tuple[str | None, int | None]:
-        """The process a join of ``ref`` must go to and the table's id (None: this one). A
-        table whose owner died is taken here (its crash restore) once its lease has expired.
-        TableError ``unavailable``: its owner is alive but the bus is down."""
-        from fujian_mahjong.server.table import TableError
-
-        here = (None, None)
-        if conn.table is not None:
-            return here  # the table here answers (the same table, or already_joined)
-        key: int | str
-        if isinstance(ref, int) and not isinstance(ref, bool):
-            key = ref
-        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
-            if len(ref.strip()) > 18:
-                return here
-            key = int(ref.strip())
-        elif isinstance(ref, str) and self.lobby.code_like(ref):
-            key = ref.strip().upper()
-        else:
-            return here
-        if isinstance(key, int) and key in self.lobby.tables:
-            return here
-        if isinstance(key, str) and key in self.lobby.codes:
-            return here
-        deadline = time.monotonic() + 2 * self.lease_s + 2
-        while True:
-            row = await self.leases.owner_of(key)
-            if row is None:
-                return here
-            tid, owner, live = row
-            if tid in self.lobby.tables:
-                return here
-            if live and owner is not None and owner != self.node:
-                try:
-                    if self.bus.ok and await self._alive(owner):
-                        return owner, tid
-                except Exception as e:
-                    log.warning("cluster: a peer check failed: %s", _line(e))
-                if not self.bus.ok:
-                    raise TableError(
-                        "unavailable", "the table's server cannot be reached now; try again"
-                    )
-            if not live and not self.draining:
-                epoch = await self.leases.try_take(tid)
-                if epoch is not None:
-                    await self._restore({tid: epoch})
-                    return here
-            if time.monotonic() > deadline:
-                return here
-            await asyncio.sleep(0.1)
-
-    async def _alive(self, node: str) -> bool:
-        assert self.redis is not None
-        return bool(await asyncio.wait_for(self.redis.exists(self.alive_key(node)), B.TIMEOUT_S))
-
     # ------------------------------------------------------------------ rate limits
 
     def _rate_hit(self, name: str, op: str, key: str) -> None:
         self.bus.broadcast(B.RateHit(name, op, key))
-
-    # ------------------------------------------------------------------ quick match
-
-    @contextlib.asynccontextmanager
-    async def quickmatch_lock(self, room: str, player_id: int) -> AsyncIterator[None]:
-        """Hold the cluster's quick-match locks of this player and of this room (in that
-        order, so two holders never wait on each other): redis-py's ``Lock`` (``SET key
-        token NX PX``, released only by the holder of the token). A lock whose holder died
-        expires by itself after ``QM_LOCK_LEASES`` leases; a caller that cannot get it in
-        as long is refused with RoomError 503 ``busy``, as when Redis cannot be reached."""
-        from redis.exceptions import LockError, RedisError
-
-        from fujian_mahjong.server.rooms import RoomError
-
-        assert self.redis is not None
-        if not self.bus.ok:
-            raise RoomError(503, "busy", "quick match is busy; try again")
-        hold = max(10.0, QM_LOCK_LEASES * self.lease_s)
-        locks = [
-            self.redis.lock(
-                f"{self.prefix}:qm:{what}",
-                timeout=hold,
-                sleep=0.02,
-                blocking_timeout=hold,
-                thread_local=False,
-            )
-            for what in (f"player:{player_id}", f"room:{room}")
-        ]
-        held: list[Any] = []
-        try:
-            for lk in locks:
-                # listed before it is asked for: a request cancelled while Redis grants it
-                # still gives it back below (else it would block quick match until expiry)
-                held.append(lk)
-                try:
-                    got = await lk.acquire()
-                except RedisError as e:
-                    log.warning("cluster: quick match lock failed: %s", _line(e))
-                    got = False
-                if not got:
-                    raise RoomError(503, "busy", "quick match is busy; try again")
-            yield
-        finally:
-            for lk in reversed(held):
-                try:
-                    if await lk.owned():
-                        await lk.release()
-                    elif lk.local.token is not None:
-                        # held past its expiry: someone else's now, left alone
-                        log.warning("cluster: a quick match held its lock past %.0f s", hold)
-                except (LockError, RedisError) as e:
-                    log.warning("cluster: quick match unlock failed: %s", _line(e))
-
-    async def reserve_remote(
-        self, node: str, table_id: int, room: str, pid: int, name: str
-    ) -> bool:
-        """Quick match at a table another process runs: the owner seats the player (the
-        same ``RoomService.reserve`` as for its own quick matches) and publishes its tables
-        before it answers. False: no free seat there now (or the table has gone); RoomError
-        as the owner refused; no answer in time: RoomError 503 ``busy`` (the seat may have
-        been given: the player's next quick match finds it)."""
-        from fujian_mahjong.server.rooms import RoomError
-        from fujian_mahjong.server.store import StoreUnavailable
-
-        try:
-            kind, payload = await self._ask(
-                node, "reserve", table_id, pid, "", [room, name], self.lease_s + 2
-            )
-        except TimeoutError:
-            raise RoomError(503, "busy", "the table's server did not answer; try again") from None
-        if kind == "ok":
-            return bool(payload)
-        if kind == "room":
-            raise RoomError(int(payload[0]), str(payload[1]), str(payload[2]))
-        if kind == "store":
-            raise StoreUnavailable("the table's server cannot save now")
-        return False
-
-    async def _reserve_here(self, ref: Any, pid: int, args: list[Any]) -> bool:
-        """Another process's quick match asks for a seat at one of this process's tables."""
-        room, name = str(args[0]), str(args[1])
-        rooms: RoomService = self.lobby.rooms
-        t = self.lobby.tables.get(ref) if isinstance(ref, int) else None
-        if t is None or self.lobby.table_rooms.get(t.id) != room:
-            return False
-        ok = await rooms.reserve(t, pid, name)
-        if ok:
-            try:
-                await self.publish_tables()  # the next quick match must see this seat taken
-            except Exception as e:
-                log.warning("cluster: table list publication failed: %s", _line(e))
-        return ok
-
-    # ------------------------------------------------------------------ the table list
-
-    # ------------------------------------------------------------------ the operator's view
-
-    def node_metrics(self) -> dict[str, Any]:
-        """This process's figures for the operator (``GET /api/metrics`` on any process
-        lists every live process's, as published): its tables and leases, decisions and
-        commits so far, the loop's lag, the cluster's own counters."""
-        lobby, store = self.lobby, self.store
-        out: dict[str, Any] = {
-            **self.metrics(),
-            "tables": len(lobby.tables),
-            "actions": lobby.actions,
-            "commits": store.commits,
-            "degraded_tables": lobby.degraded_tables(),
-            "store_failing": store.failing,
-        }
-        lag = self.looplag
-        if lag is not None:
-            snap = lag.snapshot()
-            out.update(
-                {k: snap.get(k) for k in ("loop_lag_p99_ms", "loop_lag_max_ms", "gc_pause_max_ms")}
-            )
-        return out
-
-    def metrics_key(self, node: str) -> str:
-        return f"{self.prefix}:metrics:{node}"
-
-    async def _publish_metrics(self) -> None:
-        """Every ``metrics_refresh_s``: this process's figures, to Redis (kept for three
-        periods: a dead process's go with it). Refreshed no more often than the metrics'
-        own snapshot, so they cannot time one claim window either (R12)."""
-        every = max(1.0, float(getattr(self.settings, "metrics_refresh_s", 10.0)))
-        while True:
-            try:
-                assert self.redis is not None
-                body = json.dumps({**self.node_metrics(), "at": time.time()})
-                if self.bus.ok:
-                    await asyncio.wait_for(
-                        self.redis.set(self.metrics_key(self.node), body, px=int(3000 * every)),
-                        B.TIMEOUT_S,
-                    )
-            except Exception as e:
-                log.warning("cluster: metrics publication failed: %s", _line(e))
-            await asyncio.sleep(every)
-
-    async def nodes_metrics(self) -> dict[str, Any]:
-        """Every live process's last published figures, by node id (none while the bus is
-        down)."""
-        assert self.redis is not None
-        if not self.bus.ok:
-            return {}
-        nodes = sorted(
-            n.decode() if isinstance(n, bytes) else str(n)
-            for n in await self.redis.smembers(self.nodes_key)
-        )
-        if not nodes:
-            return {}
-        found = await self.redis.mget([self.metrics_key(n) for n in nodes])
-        return {n: json.loads(v) for n, v in zip(nodes, found, strict=True) if v is not None}
-
-    async def _share_tables(self) -> None:
-        """Every second: publish this process's tables, read the others'."""
-        while True:
-            try:
-                if self.bus.ok:
-                    await asyncio.wait_for(self._publish_tables(), 2 * B.TIMEOUT_S)
-                    await asyncio.wait_for(self._read_tables(), 2 * B.TIMEOUT_S)
-            except Exception as e:
-                log.warning("cluster: table list sync failed: %s", _line(e))
-            await asyncio.sleep(SHARE_EVERY_S)
-
-    async def publish_tables(self) -> None:
-        """Publish this process's tables now (quick match: before it lets the next one in)."""
-        await self._publish_tables()
-
-    async def table_made(self) -> None:
-        """A table was made here: publish now, so that the other processes find it by its
-        code as soon as its creator has it (a failure is logged: the list catches up
-        within a second)."""
-        try:
-            await self._publish_tables()
-        except Exception as e:
-            log.warning("cluster: table list publication failed: %s", _line(e))
-
-    async def _publish_tables(self) -> None:
-        assert self.redis is not None
-        if not self.bus.ok:
-            return  # published in full when it is back (``_bus_back``)
-        async with self._publishing:  # a later state is never overwritten by an earlier one
-            await self._publish_now()
-
-    async def _publish_now(self) -> None:
-        assert self.redis is not None
-        cur = {
-            tid: json.dumps(self._summary(t), separators=(",", ":"))
-            for tid, t in self.lobby.tables.items()
-            if t.status != "closed"
-        }
-        changed = {str(k): v for k, v in cur.items() if self._published.get(k) != v}
-        removed = [str(k) for k in self._published if k not in cur]
-        if changed or removed:
-            async with self.redis.pipeline(transaction=False) as p:
-                if changed:
-                    p.hset(self.tables_key(self.node), mapping=changed)  # type: ignore[arg-type]
-                if removed:
-                    p.hdel(self.tables_key(self.node), *removed)
-                await p.execute()
-            self._published = cur
-
-    def _summary(self, t: Any) -> dict[str, Any]:
-        """A table's summary as published: what its ``GET /api/tables/{ref}`` answers
-        (``Lobby.describe``), and for a private table the players its id opens to."""
-        d = self.lobby.describe(t)
-        if t.cfg.private:
-            who = {t.cfg.creator_id, *(s.player_id for s in t.seats)}
-            who.update(c.player_id for c in t.spectators)
-            d[ADMITS] = sorted(p for p in who if p is not None and t.admits(p))
-        return d
-
-    async def lookup(self, ref: int | str, viewer: int | None) -> dict[str, Any] | None:
-        """``GET /api/tables/{ref}`` of a table another process runs: its summary as that
-        process published it, the same body as its owner answers. ``ref``: an id, or a
-        code in upper case; ``viewer``: the caller's player id (None: anonymous). The
-        owner's rule (``Lobby.find``): a private table by code for anyone, by id only for
-        its creator, its seated players and those watching it. None: no such table of
-        another process (after reading the summaries fresh from Redis when the cached copy
-        had no answer: it is up to a second old). TableError ``unavailable``: Redis
-        cannot be read now."""
-        from fujian_mahjong.server.table import TableError
-
-        if ref in (self.lobby.tables if isinstance(ref, int) else self.lobby.codes):
-            return None  # this process runs it: its own answer stands
-        found = self._cached(ref, viewer)
-        if found is None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._refresh()), self.lease_s)
-            except Exception as e:
-                log.warning("cluster: reading the table list failed: %s", _line(e))
-                raise TableError(
-                    "unavailable", "the other servers' tables cannot be read now; try again"
-                ) from None
-            found = self._cached(ref, viewer)
-        return found
-
-    def _cached(self, ref: int | str, viewer: int | None) -> dict[str, Any] | None:
-        tid = ref if isinstance(ref, int) else self.remote_codes.get(ref)
-        d = self.remote_tables.get(tid) if tid is not None else None
-        if d is None:
-            return None
-        if isinstance(ref, int) and d.get("private") and viewer not in d.get(ADMITS, ()):
-            return None  # the same answer as for no table at all
-        return {k: v for k, v in d.items() if k != ADMITS}
-
-    def _refresh(self) -> asyncio.Future[list[str]]:
-        """One read of the summaries for every lookup that waits meanwhile (a flood of
-        lookups of unknown tables costs Redis one read at a time)."""
-        f = self._refreshing
-        if f is None or f.done():
-            f = self._refreshing = asyncio.ensure_future(self._fetch_tables())
-            # retrieved even when every waiter gave up
-            f.add_done_callback(lambda x: x.cancelled() or x.exception())
-        return f
-
-    async def _read_tables(self) -> None:
-        dead = await self._fetch_tables()
-        if dead:
-            assert self.redis is not None
-            # a dead process's list goes with it (its tables reappear under their new owner)
-            async with self.redis.pipeline(transaction=False) as p:
-                for n in dead:
-                    p.srem(self.nodes_key, n)
-                    p.delete(self.tables_key(n))
-                await p.execute()
-
-    async def fresh_tables(self) -> dict[int, dict[str, Any]]:
-        """The other live processes' tables as they last published them, read from Redis
-        now (the cached ``remote_tables`` is up to a second old); the cache is updated.
-        Quick match: RoomError 503 ``busy`` when Redis cannot be read."""
-        from redis.exceptions import RedisError
-
-        from fujian_mahjong.server.rooms import RoomError
-
-        try:
-            await self._fetch_tables()
-        except RedisError as e:
-            log.warning("cluster: reading the table list failed: %s", _line(e))
-            raise RoomError(503, "busy", "quick match is busy; try again") from None
-        return self.remote_tables
-
-    async def _fetch_tables(self) -> list[str]:
-        """Read the other live processes' tables into ``remote_tables`` / ``remote_owner``;
-        the processes that are registered but dead."""
-        assert self.redis is not None
-        nodes = sorted(
-            n.decode() if isinstance(n, bytes) else str(n)
-            for n in await self.redis.smembers(self.nodes_key)
-        )
-        alive = await self.redis.mget([self.alive_key(n) for n in nodes]) if nodes else []
-        live = [n for n, a in zip(nodes, alive, strict=True) if a is not None]
-        dead = [n for n, a in zip(nodes, alive, strict=True) if a is None]
-        self.alive_nodes = set(live)
-        out: dict[int, dict[str, Any]] = {}
-        owner: dict[int, str] = {}
-        others = [n for n in live if n != self.node]
-        async with self.redis.pipeline(transaction=False) as p:
-            for n in others:
-                p.hgetall(self.tables_key(n))
-            results = await p.execute()
-        for n, h in zip(others, results, strict=True):
-            for k, v in h.items():
-                out[int(k)] = json.loads(v)
-                owner[int(k)] = n
-        self.remote_tables = out
-        self.remote_owner = owner
-        self.remote_codes = {str(t.get("code")): tid for tid, t in out.items()}
-        return dead
-
-    def open_tables(self) -> list[dict[str, Any]]:
-        """The open public tables of every live process, by id."""
-        local = {
-            t.id: self.lobby.describe(t)
-            for t in self.lobby.tables.values()
-            if not t.cfg.private and t.status != "closed"
-        }
-        remote = {k: t for k, t in self.remote_tables.items() if not t.get("private")}
-        merged = {**remote, **local}
-        return [merged[k] for k in sorted(merged)]
-
-    def metrics(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "leases": len(self.leases.held),
-            "takeovers": self.takeovers,
-            "remote_sockets": len(self.bound),
-            "proxies": len(self.proxies),
-            "nodes_alive": len(self.alive_nodes),
-            "bus_ok": self.bus.ok,
-            "bus_failures": getattr(self.bus, "failures", 0),
-            "bus_rejected": getattr(self.bus, "rejected", 0),
-        }
 
 
 class _NoBus:
