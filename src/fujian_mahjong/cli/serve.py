@@ -393,7 +393,8 @@ def _serve(args: argparse.Namespace) -> int:
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         # idle connections (docs/deploy.md, "Limits on idle connections"): 5 s between
-        # requests, a request's head within 10 s, at most 16 KiB of it
+        # requests, a request's head within 10 s (server/idle.py); with h11, at most
+        # 16 KiB of it (httptools, the default when installed, has its own bound)
         timeout_keep_alive=5,
         h11_max_incomplete_event_size=16 * 1024,
         http=http_protocol(),
