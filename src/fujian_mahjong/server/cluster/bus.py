@@ -287,6 +287,7 @@ class Bus:
         self._probe_back: dict[int, asyncio.Future[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._reset = asyncio.Event()  # the reader must subscribe again
+        self._probes: set[asyncio.Task[bool]] = set()
 
     # ------------------------------------------------------------------ names
 
@@ -308,7 +309,7 @@ class Bus:
         await self.probe()
 
     async def stop(self) -> None:
-        for t in self._tasks:
+        for t in [*self._tasks, *self._probes]:
             t.cancel()
         for t in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -456,8 +457,11 @@ class Bus:
                     backoff = min(BACKOFF_MAX_S, backoff * 2)
                     continue
                 backoff = BACKOFF_MIN_S
-                # up only once a probe came back through the new subscription
-                asyncio.get_running_loop().create_task(self.probe())
+                # up only once a probe came back through the new subscription (the task is
+                # kept: the loop holds tasks only weakly)
+                probe = asyncio.get_running_loop().create_task(self.probe())
+                self._probes.add(probe)
+                probe.add_done_callback(self._probes.discard)
             try:
                 m = await self._pubsub.get_message(timeout=min(1.0, self.probe_s))
             except asyncio.CancelledError:
