@@ -191,6 +191,7 @@ test("a dissolved match leaves no prompt, no countdown and says so", () => {
   s = reduce(s, state(view({ discards: ["", "", "", "5p"] }), { seq: 10 }), 6);
   assert.equal(s.mustAct, false);
   assert.equal(s.prompt, null);
+  assert.deepEqual(s.view.legal_actions, []);
   // a vote refused or expired changes nothing
   const refused = reduce(asked, { type: "dissolve", outcome: "refused", votes: {}, deadline_ms: null, proposer: 0, table: 7, seq: 9 }, 5);
   assert.equal(refused.mustAct, true);

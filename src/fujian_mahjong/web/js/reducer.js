@@ -303,7 +303,9 @@ function diffViews(s, prev, v, now) {
 
 function stateMessage(state, msg, now) {
   const s = { ...state };
-  const v = msg.view || null;
+  let v = msg.view || null;
+  // a dissolved match (解散房间): a state still on its way asks nothing (the hand is void)
+  if (v && s.dissolved && (v.legal_actions || []).length) v = { ...v, legal_actions: [] };
   s.seq = msg.seq ?? s.seq;
   if (msg.seats) s.seats = msg.seats;
   if (typeof msg.me === "number") s.seat = msg.me;
@@ -399,7 +401,7 @@ function discardMessage(state, msg, now) {
 }
 
 export function reduce(state, msg, now = 0) {
-  const s = step(state, msg, now);
+  const s = reduceMessage(state, msg, now);
   return s === state ? s : withPrompt(s);
 }
 
@@ -411,7 +413,7 @@ function noPrompt(state) {
   return s;
 }
 
-function step(state, msg, now) {
+function reduceMessage(state, msg, now) {
   switch (msg.type) {
     case "welcome":
       return { ...state, me: { ...(state.me || {}), player_id: msg.player_id, name: msg.name } };
