@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from fujian_mahjong.server.scheduler import ClaimPace
+from fujian_mahjong.server.scheduler import OPENING_S, ClaimPace
 from tests.inproc import Client, StackedDeals, running
 from tests.test_audit_server import (
     FIVE_P,
@@ -170,12 +170,12 @@ def test_a_missed_opening_window_is_a_pass_too(tmp_path: Path) -> None:
             await h.ready(a, o)
             assert a.state and a.state["view"]["phase"] == "window_a"
             assert [x["type"] for x in a.legal] == ["win", "pass"]
-            await h.advance(TURN)  # the deadline inside window A
+            await h.advance(OPENING_S + TURN)  # the deadline inside window A (after the opening)
             await h.advance(PAUSE)
             table = h.lobby.tables[tid]
             return a.state, table.seats[0].auto, _auto_seen(o, 0), a.errors()
 
     st, auto, seen, errors = asyncio.run(main())
     assert st is not None and st["view"]["phase"] == "turn" and st["view"]["turn"] == 0
-    assert st["deadline_ms"] == TURN * 1000
+    assert st["deadline_ms"] == round((OPENING_S + TURN) * 1000)
     assert auto is False and seen == [] and errors == []

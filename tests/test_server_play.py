@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from fujian_mahjong.engine import Action
+from fujian_mahjong.server.scheduler import OPENING_S
 from fujian_mahjong.tiles import parse
 from tests.inproc import Client, StackedDeals, game_of_wall, running, stacked
 from tests.test_table_support import (
@@ -174,7 +175,11 @@ def test_claim_pause_is_exact_and_the_same_with_or_without_a_window(tmp_path: Pa
             await h.advance(PAUSE - 0.001)
             assert a.state is None and c.state is None and w.state is None
             await h.advance(0.001)
-            assert a.legal and a.state is not None and a.state["deadline_ms"] == 20_000
+            assert (
+                a.legal
+                and a.state is not None
+                and a.state["deadline_ms"] == 20_000 + round(OPENING_S * 1000)
+            )
             marks = {id(x): len(x.messages) for x in (a, b, c, w)}
 
             # 1. the window: seat 1 is asked at once, with its deadline; nobody else hears more

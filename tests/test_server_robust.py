@@ -21,6 +21,7 @@ from fujian_mahjong.engine import Action
 from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server.deals import FixedDeals
+from fujian_mahjong.server.scheduler import OPENING_S
 from fujian_mahjong.server.table import WINDOW_PHASES
 from fujian_mahjong.tiles import KIND_STR, parse
 from tests.inproc import Client, Harness, StackedDeals, game_of_wall, running, stacked
@@ -234,14 +235,17 @@ def test_deadline_passes_and_the_server_plays_for_the_seat(tmp_path: Path) -> No
             await h.advance(PAUSE)
             st = me.state
             assert st is not None and st["view"]["legal_actions"]
-            assert st["deadline_ms"] == int(turn * 1000)
+            # the first decision of a hand has its full time after the opening (docs/protocol.md)
+            assert st["deadline_ms"] == round((OPENING_S + turn) * 1000)
             asked_at = times(me)[-1]
-            await h.advance(turn - 0.001)
+            await h.advance(OPENING_S + turn - 0.001)
             assert not me.of_type("discard"), "the server acted before the deadline"
             await h.advance(0.001)
             first = me.of_type("discard")[0]
             assert first["seat"] == 0
-            assert round(times(me)[me.messages.index(first)] - asked_at, 6) == turn
+            assert round(times(me)[me.messages.index(first)] - asked_at, 6) == round(
+                OPENING_S + turn, 6
+            )
             await h.advance(PAUSE)
             assert any(_seat_flags(me, 0, "auto")), "托管 never shown to the seat"
             await play(h, [], until=lambda: bool(me.of_type("hand_end")))
