@@ -206,7 +206,10 @@ def test_the_square_table(
     pg.click("[data-role=tuoguan] input")
     end = pg.locator(HAND_END)
     expect(end).to_be_visible()
+    # a one-hand match: the end screen is whole once the standings and the 算分 are in
     end.locator("[data-role=breakdown]").wait_for()
+    end.locator("[data-role=match-end]").wait_for()
+    expect(end.locator("[data-role=open-replay]")).to_be_visible()
     box = end.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
     if landscape:
