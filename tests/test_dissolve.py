@@ -351,3 +351,43 @@ def test_a_store_fault_during_the_dissolution_is_retried_once(tmp_path: Path) ->
             assert rep.dissolved == 1
 
     asyncio.run(main())
+
+
+def test_a_seat_asked_in_an_open_window_does_not_hold_the_dissolution(tmp_path: Path) -> None:
+    """Agreed while the dealer is asked in the opening's window A (天胡 or pass, R8): the
+    client shows no prompt once the match is dissolved, so the table passes for the asked
+    seat (an answer any player may give at once) and the hand is void straight away, not
+    at the seat's deadline."""
+    from tests.inproc import StackedDeals
+    from tests.test_audit_server import heaven_wall
+
+    turn = 30
+
+    async def main() -> None:
+        deals = StackedDeals([heaven_wall()], dealer=0)
+        async with running(tmp_path, deals=deals) as h:
+            a, b = await account(h, "Anna"), await account(h, "Bo")
+            r = await h.http.post(
+                "/api/tables",
+                json={"profile": "fuzhou-tcy", "hands": 2, "private": True, "turn_seconds": turn},
+                headers=bearer(a),
+            )
+            assert r.status_code == 200, r.text
+            tid, code = int(r.json()["id"]), r.json()["code"]
+            await h.settle()
+            await h.seat(a, tid)
+            await h.seat(b, code)
+            for _ in range(2):
+                assert (await h.http.post(f"/api/tables/{tid}/bots", headers=bearer(a))).is_success
+            await h.ready(a, b)
+            assert a.state and a.state["view"]["phase"] == "window_a"
+            assert "win" in [x["type"] for x in a.legal]
+            started = h.clock.now()
+            await a.send({"type": "dissolve", "accept": True})
+            await b.send({"type": "dissolve", "accept": True})
+            await until_closed(h, a, b, limit=turn)
+            assert h.clock.now() - started < 5, "the dissolution waited for the seat's deadline"
+            assert a.last("match_end")["dissolved"] and b.of_type("hand_void")
+            await audit(h)
+
+    asyncio.run(main())

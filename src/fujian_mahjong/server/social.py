@@ -293,8 +293,19 @@ class Social:
             return
         h = t.hand
         if h is not None and not h.end_sent:
-            now = t.clock.now()
             g = h.game
+            if vis.in_window(g.phase) and not g.is_over():
+                # the hand is void whatever they answer: a seat still asked in the open
+                # window passes now (as a leaver's pending answer does, D-24), so nobody
+                # waits out a prompt the client no longer shows (docs/protocol.md); a pass
+                # at once is an answer any player may give, so the window's law is kept
+                for seat in sorted(g.to_act()):
+                    answer = next((a for a in g.legal_actions(seat) if a.type == "pass"), None)
+                    if answer is not None:
+                        await t.apply_for(seat, answer)
+                if t.hand is not h or h.end_sent:
+                    return
+            now = t.clock.now()
             # R12: as ``seats`` updates, nothing changes for others inside a pause or an open
             # window; a hand whose end is decided ends first (its hand_end is due once the
             # pause is over: the pump sends it), then the match is dissolved
