@@ -15,6 +15,7 @@ MODULES = [
     "bench.bench_bots",
     "bench.bench_cli",
     "bench.bench_rl",
+    "bench.bench_vec",
     "bench.bench_server",
     "bench.bench_cluster",
     "bench.bench_claims",

@@ -3,7 +3,9 @@
 Bot kinds, weakest first: ``random``, ``greedy`` (新手), ``heuristic`` (普通), ``strong``
 (高手, ``bots/strong.py``, imported when a strong bot is made), and the frozen reference
 ``heuristic-v1`` (the heuristic before the
-ladder, never changed: the baseline of every "against today's heuristic" figure).
+ladder, never changed: the baseline of every "against today's heuristic" figure), and
+``neural`` (a policy network played in numpy, ``bots/neural.py``; not a level yet: it is
+weaker than the 普通, docs/bots.md "The neural bot").
 """
 
 from collections.abc import Callable
@@ -22,12 +24,21 @@ def _strong(seed: int | str = 0) -> Bot:
     return bot
 
 
+def _neural(seed: int | str = 0) -> Bot:
+    """``neural``: ``fujian_mahjong.bots.neural.NeuralBot`` (numpy), imported on first use."""
+    from fujian_mahjong.bots.neural import NeuralBot
+
+    bot: Bot = NeuralBot(seed)
+    return bot
+
+
 BOT_KINDS: dict[str, Callable[[int | str], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "heuristic": HeuristicBot,
     "strong": _strong,
     "heuristic-v1": HeuristicV1Bot,
+    "neural": _neural,
 }
 
 # The ladder in order of strength (the kinds a player chooses from; heuristic-v1 is a

@@ -1,0 +1,261 @@
+"""``neural``: a policy-value network played in plain numpy (docs/bots.md, "The neural bot").
+
+The network reads the seat's observation vector (``fujian_mahjong.rl.encoding``, built
+from the seat view only, R12: docs/rl.md has the table), scales it by fixed constants
+stored with the weights, and passes it through a small multilayer perceptron (ReLU hidden
+layers) with two heads: 179 action logits and a value (the hand's expected points from the
+seat's view, in units of ``value_scale`` points). The bot plays the legal action with the
+highest logit (a masked argmax: deterministic; a tie goes to the lower index); an action
+that is the only legal one is played without the network.
+
+The weights ship inside the package (``bots/neural_weights.npz``, arrays ``w0, b0, w1, b1,
+…, wp, bp, wv, bv, scale`` and a JSON ``meta`` string saying how they were made); they are
+made by ``python -m fujian_mahjong.rl.train`` (docs/rl.md, "Training the neural bot").
+``FJMJ_NEURAL_WEIGHTS=path.npz`` plays other weights (the pipeline's evaluation uses it).
+Only numpy is needed to play.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from fujian_mahjong.analysis import shanten_keys
+from fujian_mahjong.analysis.core import split_keys34
+from fujian_mahjong.bots.base import Decision
+from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.rl.encoding import (
+    ACTION_NAMES,
+    N_ACTIONS,
+    N_KINDS,
+    O_CLAIM,
+    O_GOLD,
+    O_HAND,
+    O_SEATS,
+    O_UNSEEN,
+    OBS_SIZE,
+    SEAT_FEATURES,
+    Encoder,
+)
+from fujian_mahjong.rules import get_profile
+
+WEIGHTS = Path(__file__).with_name("neural_weights.npz")
+WEIGHTS_ENV = "FJMJ_NEURAL_WEIGHTS"
+F32 = npt.NDArray[np.float32]
+
+
+# ------------------------------------------------------------------------- hand features
+# Computed from the observation alone (so from the seat view, R12): the seat's own tiles
+# (O_HAND, golds included), the gold (O_GOLD), its exposed melds (slot 0 of O_SEATS), the
+# tile it is asked to answer (O_CLAIM) and the copies it cannot see (O_UNSEEN). They give
+# the network what the bots reason with (R7 shanten with golds as wildcards): per kind k,
+# whether discarding k keeps the lowest shanten, how much worse it is otherwise, and the
+# unseen tiles that would then lower the shanten (effective tiles); the shanten now; and by
+# how much each claim would lower it.
+F_BEST: Final = 0  # 34: discarding k keeps the lowest shanten
+F_WORSE: Final = F_BEST + N_KINDS  # 34: (shanten after discarding k − lowest) / 3, at most 1
+F_UKE: Final = F_WORSE + N_KINDS  # 34: effective tiles after discarding k (lowest only) / 40
+F_SHANTEN: Final = (
+    F_UKE + N_KINDS
+)  # 8: one-hot shanten now (−1 … 6+; 3n+2 tiles: the lowest after a discard)
+F_CLAIM: Final = F_SHANTEN + 8  # 5: pong, chow low/mid/high, kong: (shanten now − after) / 2
+N_FEATURES: Final = F_CLAIM + 5
+_MELDS_SLOT0: Final = O_SEATS + SEAT_FEATURES.index("melds")
+
+
+def _sh(c: list[int], gold: int, melds: int) -> int:
+    k0, k1, k2, kh, w = split_keys34(c, gold if gold >= 0 else None)
+    return shanten_keys(k0, k1, k2, w, melds, kh)
+
+
+def hand_features(obs: npt.NDArray[Any]) -> F32:
+    """The hand-analysis features of one observation (the block comment above)."""
+    f = np.zeros(N_FEATURES, dtype=np.float32)
+    c = [int(x) for x in obs[O_HAND : O_HAND + N_KINDS]]
+    n = sum(c)
+    g = obs[O_GOLD : O_GOLD + N_KINDS]
+    gold = int(g.argmax()) if g.any() else -1
+    melds = max(0, 5 - int(obs[_MELDS_SLOT0]))
+    unseen = obs[O_UNSEEN : O_UNSEEN + N_KINDS]
+    if n % 3 == 2:  # a discard is due: try each kind held
+        after: dict[int, int] = {}
+        for k in range(N_KINDS):
+            if c[k]:
+                c[k] -= 1
+                after[k] = _sh(c, gold, melds)
+                c[k] += 1
+        if not after:
+            return f
+        low = min(after.values())
+        for k, sk in after.items():
+            if sk == low:
+                f[F_BEST + k] = 1.0
+                c[k] -= 1
+                uke = 0.0
+                for t in range(N_KINDS):
+                    u = unseen[t]
+                    if u > 0 and t != k:
+                        c[t] += 1
+                        if _sh(c, gold, melds) < low:
+                            uke += float(u)
+                        c[t] -= 1
+                c[k] += 1
+                f[F_UKE + k] = min(uke / 40.0, 1.0)
+            else:
+                f[F_WORSE + k] = min((sk - low) / 3.0, 1.0)
+        now = low
+    else:
+        now = _sh(c, gold, melds)
+        cl = obs[O_CLAIM : O_CLAIM + N_KINDS]
+        if cl.any() and melds > 0:
+            t = int(cl.argmax())
+            shapes: list[tuple[int, ...]] = [(t, t)]
+            r = t % 9 if t < 27 else -1
+            shapes += [
+                (t + 1, t + 2) if 0 <= r <= 6 else (),
+                (t - 1, t + 1) if 1 <= r <= 7 else (),
+                (t - 2, t - 1) if r >= 2 else (),
+                (t, t, t),
+            ]
+            for j, used in enumerate(shapes):
+                if not used or any(c[u] < used.count(u) for u in set(used)):
+                    continue
+                for u in used:
+                    c[u] -= 1
+                f[F_CLAIM + j] = max(-1.0, min(1.0, (now - _sh(c, gold, melds - 1)) / 2.0))
+                for u in used:
+                    c[u] += 1
+    f[F_SHANTEN + max(0, min(now + 1, 7))] = 1.0
+    return f
+
+
+def with_features(obs: npt.NDArray[Any]) -> F32:
+    """Observations (B, OBS_SIZE) with their hand features appended (B, OBS_SIZE + N_FEATURES)."""
+    o = np.asarray(obs, dtype=np.float32)
+    feats = np.stack([hand_features(row) for row in o]) if len(o) else np.zeros((0, N_FEATURES))
+    return np.concatenate([o, feats.astype(np.float32)], axis=1)
+
+
+class PolicyNet:
+    """An MLP over the observation: hidden layers ``(w_i, b_i)`` with ReLU, then a policy
+    head ``(wp, bp)`` and a value head ``(wv, bv)``; inputs multiplied by ``scale``."""
+
+    def __init__(self, arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any]) -> None:
+        self.layers: list[tuple[F32, F32]] = []
+        i = 0
+        while f"w{i}" in arrays:
+            self.layers.append(
+                (arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
+            )
+            i += 1
+        self.wp = arrays["wp"].astype(np.float32)
+        self.bp = arrays["bp"].astype(np.float32)
+        self.wv = arrays["wv"].astype(np.float32)
+        self.bv = arrays["bv"].astype(np.float32)
+        self.scale = arrays["scale"].astype(np.float32)
+        self.features = bool(meta.get("features", False))
+        inputs = OBS_SIZE + (N_FEATURES if self.features else 0)
+        if self.scale.shape != (inputs,) or self.bp.shape != (N_ACTIONS,):
+            raise ValueError(
+                f"policy weights for {self.scale.shape} inputs and {self.bp.shape} actions; "
+                f"this encoding has {inputs} and {N_ACTIONS}"
+            )
+        self.meta = meta
+        self.value_scale = float(meta.get("value_scale", 1.0))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> PolicyNet:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        meta = json.loads(str(arrays.pop("meta"))) if "meta" in arrays else {}
+        return cls(arrays, meta)
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        out: dict[str, npt.NDArray[Any]] = {}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"w{i}"], out[f"b{i}"] = w, b
+        out.update(wp=self.wp, bp=self.bp, wv=self.wv, bv=self.bv, scale=self.scale)
+        return out
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        arrays: dict[str, Any] = self.arrays()
+        arrays["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
+        np.savez_compressed(path, **arrays)
+
+    @property
+    def parameters(self) -> int:
+        return sum(a.size for k, a in self.arrays().items() if k != "scale")
+
+    def forward(self, obs: npt.NDArray[Any]) -> tuple[F32, F32]:
+        """(logits (B, N_ACTIONS), value (B,) in points) for observations (B, OBS_SIZE)."""
+        x = with_features(obs) if self.features else np.asarray(obs, dtype=np.float32)
+        h: F32 = x * self.scale
+        for w, b in self.layers:
+            h = np.maximum(h @ w + b, 0.0)
+        return h @ self.wp + self.bp, (h @ self.wv + self.bv)[:, 0] * self.value_scale
+
+    def act_batch(self, obs: npt.NDArray[Any], mask: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+        """The masked argmax per row (a tie goes to the lower index)."""
+        logits, _ = self.forward(obs)
+        best: npt.NDArray[np.int64] = np.where(mask > 0, logits, -np.inf).argmax(axis=1)
+        return best
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> PolicyNet:
+    return PolicyNet.load(path)
+
+
+def load_policy(path: str | os.PathLike[str] | None = None) -> PolicyNet:
+    """The shipped policy (or ``$FJMJ_NEURAL_WEIGHTS``, or ``path``), loaded once."""
+    p = path if path is not None else os.environ.get(WEIGHTS_ENV) or WEIGHTS
+    return _load(str(Path(p).resolve()))
+
+
+@lru_cache(maxsize=16)
+def _encoder(profile: str, players: int) -> Encoder:
+    return Encoder(get_profile(profile), players)
+
+
+class NeuralBot:
+    """Plays the policy network's masked argmax from the seat view (R12). ``seed`` is
+    accepted for the bot protocol and unused: the bot is deterministic."""
+
+    name = "neural"
+
+    def __init__(self, seed: int | str = 0, policy: PolicyNet | None = None) -> None:
+        self.policy = policy if policy is not None else load_policy()
+
+    def observe(self, view: SeatView) -> tuple[F32, dict[int, Any]]:
+        """The seat's observation (as the RL environments build it) and its legal map."""
+        # the streak and the 金坎 declarations are public (R8.5, R9): the JSON view has them
+        pub = view.to_json()
+        jk = pub.get("jin_kan") or {}
+        jin_kan = [str(s) in jk for s in range(view.players)]
+        enc = _encoder(view.profile_name, view.players)
+        return enc.observe(view, int(pub.get("streak", 0)), jin_kan)
+
+    def act(self, view: SeatView) -> Decision:
+        legal = view.legal
+        if len(legal) == 1:
+            return Decision(legal[0], "the only legal action", "唯一可行的动作")
+        obs, lm = self.observe(view)
+        logits, value = self.policy.forward(obs[None, :])
+        idx = np.fromiter(lm, dtype=np.int64, count=len(lm))
+        z = logits[0, idx]
+        j = int(idx[z == z.max()].min())  # act_batch's tie rule: the lowest index
+        e = np.exp(z - z.max())
+        p = float(e[idx == j][0] / e.sum())
+        v = float(value[0])
+        name = ACTION_NAMES[j]
+        return Decision(
+            lm[j],
+            f"neural policy: {name} (probability {p:.0%}; hand value {v:+.1f} points)",
+            f"神经网络策略: {name} (概率 {p:.0%}; 预计本局 {v:+.1f} 分)",
+        )

@@ -1,0 +1,494 @@
+"""The neural bot's pipeline: generate imitation data, fit the network, evaluate it.
+
+    python -m fujian_mahjong.rl.train gen  --teacher strong-fast --hands 4000 --seed gen0 --out data.npz
+    python -m fujian_mahjong.rl.train fit  --data data.npz --seed 0 --epochs 8 --out weights.npz
+    python -m fujian_mahjong.rl.train eval --weights weights.npz --opponent heuristic --deals 500
+
+(docs/rl.md, "Training the neural bot"). Everything is numpy: no training library is
+needed (the ``train`` extra is empty for now and reserved for a later torch trainer).
+
+* ``gen`` plays ``--hands`` hands of teacher self-play through :class:`VecGames` (the
+  teacher sits at every seat and decides from its seat view, R12) and records, for every
+  decision with more than one legal action, the seat's observation, its legal mask, the
+  teacher's action (the label) and the hand's final points from that seat's view (the
+  value target). Teachers: any bot kind, or ``strong-fast`` — the 高手 without its rollout
+  search (``StrongBot(max_rollouts=0)``: its rules, deterministic, ~30× faster).
+* ``fit`` trains the MLP of ``bots/neural.py`` (on the observation plus its hand features,
+  ``--no-features`` for the observation alone) from a seed with Adam on the masked
+  cross-entropy of the teacher's action plus a small value loss (the learning rate decays
+  linearly to a tenth); hands (not decisions) are split into training and validation sets
+  (10%); it keeps the epoch with the lowest validation loss, prints the curves and stores
+  them with the weights.
+* ``eval`` plays ``fjmj simulate --duplicate`` 1 v 3 (the network against three of
+  ``--opponent``) with the given weights and prints the neural bot's row.
+
+Deterministic from the seeds: the same commands give the same data and, with one BLAS
+thread (``OPENBLAS_NUM_THREADS=1``), the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fujian_mahjong.bots import Bot, make_bot
+from fujian_mahjong.bots.neural import N_FEATURES, hand_features
+from fujian_mahjong.rl.encoding import N_ACTIONS, OBS_HIGH, OBS_SIZE
+from fujian_mahjong.rl.vec import VecGames
+
+F32 = npt.NDArray[np.float32]
+VALUE_SCALE = 32.0  # the value head predicts points / VALUE_SCALE
+
+
+# ------------------------------------------------------------------------------- gen
+def teacher_factory(kind: str) -> Callable[[str], Bot]:
+    if kind == "strong-fast":
+
+        def strong_fast(seed: str) -> Bot:
+            from fujian_mahjong.bots.strong import StrongBot
+
+            bot: Bot = StrongBot(seed, max_rollouts=0, deadline_s=None)
+            return bot
+
+        return strong_fast
+    make_bot(kind)  # an unknown kind fails here, in one line
+    return lambda seed: make_bot(kind, seed)
+
+
+def generate(
+    teacher: str,
+    hands: int,
+    seed: str,
+    profile: str = "fuzhou-tcy",
+    players: int = 4,
+    batch: int = 16,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, npt.NDArray[Any]]:
+    """Teacher self-play: ``hands`` hands over ``batch`` games (game i plays the seeds
+    ``f"{seed}/{i}:{j}"``), every decision with a choice recorded (module docstring)."""
+    make = teacher_factory(teacher)
+    batch = max(1, min(batch, hands))
+    quota = [hands // batch + (1 if i < hands % batch else 0) for i in range(batch)]
+    vec = VecGames(batch, profile, players)
+    out = vec.reset([f"{seed}/{i}" for i in range(batch)])
+
+    def bots_for(i: int) -> list[Bot]:
+        j = int(vec.hands[i]) - 1
+        return [make(f"{seed}/{i}:{j}:{s}") for s in range(players)]
+
+    bots = [bots_for(i) for i in range(batch)]
+    done_hands = [0] * batch
+    obs: list[npt.NDArray[np.uint8]] = []
+    masks: list[npt.NDArray[np.uint8]] = []
+    acts: list[int] = []
+    seats: list[int] = []
+    hand_ids: list[int] = []
+    values: list[float] = []
+    pending: list[list[int]] = [[] for _ in range(batch)]  # rows of the hand in play
+    t0 = time.process_time()
+    while any(d < q for d, q in zip(done_hands, quota, strict=True)):
+        actions = np.zeros(batch, dtype=np.int64)
+        for i in range(batch):
+            if done_hands[i] >= quota[i]:
+                actions[i] = int(out.mask[i].argmax())  # past its quota: not recorded
+                continue
+            s = int(out.seat[i])
+            d = bots[i][s].act(vec.view(i))
+            a = vec.index_of(i, d.action)
+            actions[i] = a
+            if int(out.mask[i].sum()) > 1:
+                pending[i].append(len(acts))
+                obs.append(np.minimum(out.obs[i], 255).astype(np.uint8))
+                masks.append(out.mask[i].astype(np.uint8))
+                acts.append(a)
+                seats.append(s)
+                hand_ids.append(sum(quota[:i]) + done_hands[i])
+                values.append(0.0)
+        out = vec.step(actions)
+        for i in np.flatnonzero(out.done).tolist():
+            if done_hands[i] >= quota[i]:
+                continue
+            for r in pending[i]:
+                values[r] = float(out.rewards[i, seats[r]])
+            pending[i] = []
+            done_hands[i] += 1
+            if done_hands[i] < quota[i]:
+                bots[i] = bots_for(i)
+            if log and sum(done_hands) % 500 == 0:
+                log(f"gen: {sum(done_hands):,} hands, {len(acts):,} decisions")
+    if log:
+        log(
+            f"gen: {hands:,} hands, {len(acts):,} decisions with a choice, "
+            f"{time.process_time() - t0:.1f} s CPU"
+        )
+    return {
+        "obs": np.array(obs, dtype=np.uint8).reshape(-1, OBS_SIZE),
+        "mask": np.array(masks, dtype=np.uint8).reshape(-1, N_ACTIONS),
+        "action": np.array(acts, dtype=np.int16),
+        "seat": np.array(seats, dtype=np.int8),
+        "hand": np.array(hand_ids, dtype=np.int32),
+        "value": np.array(values, dtype=np.float32),
+        "meta": np.array(
+            json.dumps(
+                {
+                    "teacher": teacher,
+                    "hands": hands,
+                    "seed": seed,
+                    "profile": profile,
+                    "players": players,
+                    "batch": batch,
+                },
+                sort_keys=True,
+            )
+        ),
+    }
+
+
+# ------------------------------------------------------------------------------- fit
+def init_params(hidden: Sequence[int], rng: np.random.Generator, inputs: int) -> dict[str, F32]:
+    p: dict[str, F32] = {}
+    sizes = [inputs, *hidden]
+    for i in range(len(hidden)):
+        p[f"w{i}"] = (
+            rng.standard_normal((sizes[i], sizes[i + 1])) * math.sqrt(2 / sizes[i])
+        ).astype(np.float32)
+        p[f"b{i}"] = np.zeros(sizes[i + 1], dtype=np.float32)
+    last = sizes[-1]
+    p["wp"] = (rng.standard_normal((last, N_ACTIONS)) * math.sqrt(1 / last)).astype(np.float32)
+    p["bp"] = np.zeros(N_ACTIONS, dtype=np.float32)
+    p["wv"] = (rng.standard_normal((last, 1)) * math.sqrt(1 / last)).astype(np.float32)
+    p["bv"] = np.zeros(1, dtype=np.float32)
+    return p
+
+
+def _scale(features: bool) -> F32:
+    """Inputs × scale: the observation by its bounds (OBS_HIGH), the features as they are."""
+    s = 1.0 / np.maximum(OBS_HIGH, 1.0)
+    if features:
+        s = np.concatenate([s, np.ones(N_FEATURES)])
+    return s.astype(np.float32)
+
+
+def loss_and_grads(
+    p: dict[str, F32],
+    x: F32,
+    mask: npt.NDArray[Any],
+    act: npt.NDArray[Any],
+    val: F32,
+    value_weight: float,
+    grads: bool = True,
+) -> tuple[float, float, float, dict[str, F32]]:
+    """(policy cross-entropy, value MSE, accuracy, gradients) on one batch; ``x`` already
+    scaled, ``val`` in value units."""
+    n_hidden = sum(1 for k in p if k.startswith("w") and k[1:].isdigit())
+    hs = [x]
+    h = x
+    for i in range(n_hidden):
+        h = np.maximum(h @ p[f"w{i}"] + p[f"b{i}"], 0.0)
+        hs.append(h)
+    z = h @ p["wp"] + p["bp"]
+    z = np.where(mask > 0, z, np.float32(-1e9))
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    prob = e / e.sum(axis=1, keepdims=True)
+    b = x.shape[0]
+    rows = np.arange(b)
+    ce = float(-np.log(prob[rows, act] + 1e-12).mean())
+    acc = float((z.argmax(axis=1) == act).mean())
+    v = (h @ p["wv"] + p["bv"])[:, 0]
+    dv_raw = v - val
+    mse = float((dv_raw**2).mean())
+    g: dict[str, F32] = {}
+    if not grads:
+        return ce, mse, acc, g
+    dz = prob
+    dz[rows, act] -= 1.0
+    dz /= b
+    dv = (2.0 * value_weight / b) * dv_raw[:, None].astype(np.float32)
+    g["wp"] = h.T @ dz
+    g["bp"] = dz.sum(axis=0)
+    g["wv"] = h.T @ dv
+    g["bv"] = dv.sum(axis=0)
+    dh = dz @ p["wp"].T + dv @ p["wv"].T
+    for i in reversed(range(n_hidden)):
+        dh = dh * (hs[i + 1] > 0)
+        g[f"w{i}"] = hs[i].T @ dh
+        g[f"b{i}"] = dh.sum(axis=0)
+        if i:
+            dh = dh @ p[f"w{i}"].T
+    return ce, mse, acc, g
+
+
+def fit(
+    data: dict[str, npt.NDArray[Any]],
+    seed: int = 0,
+    hidden: Sequence[int] = (256, 256),
+    epochs: int = 8,
+    batch: int = 256,
+    lr: float = 1e-3,
+    value_weight: float = 0.25,
+    val_share: float = 0.1,
+    features: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> tuple[dict[str, F32], dict[str, Any]]:
+    """Adam on masked cross-entropy + value_weight · value MSE; returns (params, meta)."""
+    rng = np.random.default_rng(seed)
+    hands = np.unique(data["hand"])
+    n_val = round(len(hands) * val_share) if len(hands) > 1 else 0
+    val_hands = set(rng.permutation(hands)[:n_val].tolist())
+    is_val = np.array([h in val_hands for h in data["hand"].tolist()], dtype=bool)
+    tr = np.flatnonzero(~is_val)
+    va = np.flatnonzero(is_val)
+    scale = _scale(features)
+    x_all = data["obs"]
+    t_feat = time.process_time()
+    # the hand features of bots/neural.py, computed once (float16 halves the memory)
+    feats = (
+        np.stack([hand_features(row) for row in x_all]).astype(np.float16)
+        if features and len(x_all)
+        else np.zeros((len(x_all), 0), dtype=np.float16)
+    )
+    if log and features:
+        log(
+            f"fit: hand features of {len(x_all):,} decisions, {time.process_time() - t_feat:.0f} s CPU"
+        )
+
+    def inputs(j: npt.NDArray[np.intp]) -> F32:
+        x = x_all[j].astype(np.float32)
+        if features:
+            x = np.concatenate([x, feats[j].astype(np.float32)], axis=1)
+        return x * scale
+
+    mask_all = data["mask"]
+    act_all = data["action"].astype(np.int64)
+    val_all = (data["value"] / VALUE_SCALE).astype(np.float32)
+    p = init_params(hidden, rng, len(scale))
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    s2 = {k: np.zeros_like(v) for k, v in p.items()}
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    t = 0
+    curves: list[dict[str, float]] = []
+    t0 = time.process_time()
+
+    def evaluate(idx: npt.NDArray[np.intp]) -> tuple[float, float, float]:
+        if not len(idx):
+            return float("nan"), float("nan"), float("nan")
+        tot = np.zeros(3)
+        for a in range(0, len(idx), 4096):
+            j = idx[a : a + 4096]
+            ce, mse, acc, _ = loss_and_grads(
+                p, inputs(j), mask_all[j], act_all[j], val_all[j], value_weight, False
+            )
+            tot += np.array([ce, mse, acc]) * len(j)
+        r = tot / len(idx)
+        return float(r[0]), float(r[1]), float(r[2])
+
+    steps = epochs * max(1, math.ceil(len(tr) / batch))
+    best: tuple[float, int, dict[str, F32]] | None = None  # (val_ce, epoch, params)
+    for ep in range(epochs):
+        order = rng.permutation(tr)
+        run = np.zeros(3)
+        nb = 0
+        for a in range(0, len(order), batch):
+            j = np.sort(order[a : a + batch])
+            ce, mse, acc, g = loss_and_grads(
+                p, inputs(j), mask_all[j], act_all[j], val_all[j], value_weight
+            )
+            t += 1
+            step_lr = lr * (1.0 - 0.9 * (t - 1) / steps)  # linear decay to a tenth
+            for k in p:
+                m[k] = b1 * m[k] + (1 - b1) * g[k]
+                s2[k] = b2 * s2[k] + (1 - b2) * g[k] * g[k]
+                mh = m[k] / (1 - b1**t)
+                vh = s2[k] / (1 - b2**t)
+                p[k] -= (step_lr * mh / (np.sqrt(vh) + eps)).astype(np.float32)
+            run += (ce, mse, acc)
+            nb += 1
+        vce, vmse, vacc = evaluate(va)
+        row = {
+            "epoch": ep + 1,
+            "train_ce": round(float(run[0] / max(nb, 1)), 4),
+            "train_acc": round(float(run[2] / max(nb, 1)), 4),
+            "val_ce": round(vce, 4),
+            "val_acc": round(vacc, 4),
+            "val_value_rmse_points": round(math.sqrt(vmse) * VALUE_SCALE, 2)
+            if vmse == vmse
+            else None,
+        }
+        curves.append(row)  # type: ignore[arg-type]
+        if log:
+            log(f"fit: {json.dumps(row)} ({time.process_time() - t0:.0f} s CPU)")
+        # keep the epoch with the lowest validation loss (the last one without validation)
+        if not len(va) or best is None or vce < best[0]:
+            best = (vce, ep + 1, {k: v.copy() for k, v in p.items()})
+    if best is not None:
+        p = best[2]
+    src = json.loads(str(data["meta"])) if "meta" in data else {}
+    meta = {
+        "architecture": f"MLP {len(scale)}-"
+        + "-".join(map(str, hidden))
+        + f" ReLU; heads {N_ACTIONS} logits + 1 value",
+        "hidden": list(hidden),
+        "features": features,
+        "data": src,
+        "decisions": len(x_all),
+        "train_decisions": len(tr),
+        "val_decisions": len(va),
+        "seed": seed,
+        "epochs": epochs,
+        "best_epoch": best[1] if best is not None else 0,
+        "batch": batch,
+        "lr": lr,
+        "value_weight": value_weight,
+        "value_scale": VALUE_SCALE,
+        "curves": curves,
+        "cpu_seconds": round(time.process_time() - t0, 1),
+    }
+    p["scale"] = scale
+    return p, meta
+
+
+def save_weights(p: dict[str, F32], meta: dict[str, Any], path: str) -> None:
+    from fujian_mahjong.bots.neural import PolicyNet
+
+    PolicyNet(dict(p), meta).save(path)
+
+
+# ------------------------------------------------------------------------------ eval
+def evaluate(
+    weights: str | None,
+    opponent: str,
+    deals: int,
+    seed: str = "eval",
+    profile: str = "fuzhou-tcy",
+    workers: int = 1,
+) -> dict[str, Any]:
+    """``fjmj simulate --duplicate`` 1 v 3: the neural bot (these weights) against three
+    ``opponent``; returns the summary's JSON."""
+    from fujian_mahjong.bots.neural import WEIGHTS_ENV
+    from fujian_mahjong.sim import simulate
+
+    old = os.environ.get(WEIGHTS_ENV)
+    if weights is not None:
+        os.environ[WEIGHTS_ENV] = os.path.abspath(weights)  # workers inherit it
+    try:
+        sm = simulate(
+            profile,
+            deals,
+            seed,
+            ("neural", opponent, opponent, opponent),
+            workers=workers,
+            duplicate=True,
+        )
+    finally:
+        if weights is not None:
+            if old is None:
+                os.environ.pop(WEIGHTS_ENV, None)
+            else:
+                os.environ[WEIGHTS_ENV] = old
+    return sm.to_json()
+
+
+# ------------------------------------------------------------------------------- CLI
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m fujian_mahjong.rl.train", description=__doc__.split("\n\n")[0]
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen", help="teacher self-play -> imitation data (.npz)")
+    g.add_argument("--teacher", default="strong-fast")
+    g.add_argument("--hands", type=int, default=4000)
+    g.add_argument("--seed", default="gen0")
+    g.add_argument("--profile", default="fuzhou-tcy")
+    g.add_argument("--players", type=int, default=4)
+    g.add_argument("--batch", type=int, default=16)
+    g.add_argument("--out", required=True)
+    f = sub.add_parser("fit", help="train the network on imitation data -> weights (.npz)")
+    f.add_argument("--data", required=True, nargs="+")
+    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--hidden", default="256,256")
+    f.add_argument("--epochs", type=int, default=8)
+    f.add_argument("--batch", type=int, default=256)
+    f.add_argument("--lr", type=float, default=1e-3)
+    f.add_argument("--value-weight", type=float, default=0.25)
+    f.add_argument(
+        "--no-features",
+        dest="features",
+        action="store_false",
+        help="the observation alone, without the hand features of bots/neural.py",
+    )
+    f.add_argument("--out", required=True)
+    e = sub.add_parser("eval", help="duplicate 1 v 3 against three bots of a kind")
+    e.add_argument("--weights", default=None, help="default: the shipped weights")
+    e.add_argument("--opponent", default="heuristic")
+    e.add_argument("--deals", type=int, default=500)
+    e.add_argument("--seed", default="eval")
+    e.add_argument("--profile", default="fuzhou-tcy")
+    e.add_argument("--workers", type=int, default=1)
+    e.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    if a.cmd == "gen":
+        d = generate(a.teacher, a.hands, a.seed, a.profile, a.players, a.batch, log)
+        arrays: dict[str, Any] = dict(d)
+        np.savez_compressed(a.out, **arrays)
+        print(f"wrote {a.out}: {len(d['action']):,} decisions from {a.hands:,} hands")
+    elif a.cmd == "fit":
+        parts = []
+        for path in a.data:
+            with np.load(path, allow_pickle=False) as z:
+                parts.append({k: z[k] for k in z.files})
+        data = {
+            k: np.concatenate([pt[k] for pt in parts])
+            for k in ("obs", "mask", "action", "seat", "value")
+        }
+        offs = np.cumsum(
+            [0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts]
+        )
+        data["hand"] = np.concatenate([pt["hand"] + o for pt, o in zip(parts, offs, strict=False)])
+        data["meta"] = np.array(json.dumps([json.loads(str(pt["meta"])) for pt in parts]))
+        hidden = tuple(int(h) for h in a.hidden.split(",") if h)
+        p, meta = fit(
+            data,
+            a.seed,
+            hidden,
+            a.epochs,
+            a.batch,
+            a.lr,
+            a.value_weight,
+            features=a.features,
+            log=log,
+        )
+        save_weights(p, meta, a.out)
+        print(
+            f"wrote {a.out}: {os.path.getsize(a.out):,} bytes; "
+            f"validation accuracy {meta['curves'][-1]['val_acc']}"
+        )
+    else:
+        js = evaluate(a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers)
+        if a.json:
+            print(json.dumps(js, indent=1))
+        else:
+            k = js["by_kind"]["neural"]
+            print(
+                f"neural v 3 {a.opponent} ({a.profile}, {js['deals']:,} deals, {js['hands']:,} hands): "
+                f"{k['points_per_hand']:+.2f} points/hand, 95% CI [{k['ci95_low']:+.2f}, {k['ci95_high']:+.2f}], "
+                f"win {k['win_rate']:.1%}, deal-in {k['deal_ins_per_hand']:.1%}, placement {k['placement']:.3f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""The neural bot (bots/neural.py) and its pipeline (rl/train.py), docs/bots.md "The neural
+bot": deterministic, always legal, only its seat's view (R12), plays without the rl extra,
+and the pipeline runs end to end on a tiny budget."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fujian_mahjong.bots import BOT_KINDS, make_bot
+from fujian_mahjong.bots.neural import WEIGHTS, NeuralBot, PolicyNet, load_policy
+from fujian_mahjong.engine import Game
+from fujian_mahjong.rl import train
+from fujian_mahjong.rl.vec import VecGames
+from tests.test_vec_env import _hide_differently
+
+
+def test_shipped_weights_load_and_are_small() -> None:
+    assert WEIGHTS.is_file()
+    assert WEIGHTS.stat().st_size <= 20 * 2**20
+    net = load_policy()
+    assert net.meta["architecture"].startswith("MLP")
+    assert net.meta["curves"]  # the training curve travels with the weights
+    assert "neural" in BOT_KINDS
+    assert make_bot("neural", "x").name == "neural"
+
+
+@pytest.mark.parametrize(("profile", "players"), [("fuzhou-tcy", 4), ("sanming", 3)])
+def test_plays_legal_and_deterministic(profile: str, players: int) -> None:
+    """Game.apply raises on an illegal action: whole hands played prove legality; the same
+    seed plays the same hand twice."""
+
+    def run(seed: str) -> list[dict[str, object]]:
+        g = Game.new(profile, seed=seed, players=players)
+        bots = [make_bot("neural", f"{seed}:{s}") for s in range(players)]
+        while not g.is_over():
+            s = g.to_act()[0]
+            d = bots[s].act(g.seat_view(s))
+            assert d.action in g.legal_actions(s)
+            assert d.reason and d.reason_zh
+            g.apply(s, d.action)
+        return g.events
+
+    for i in range(6):
+        assert run(f"n{i}") == run(f"n{i}")
+
+
+def test_decisions_ignore_what_the_seat_cannot_see() -> None:
+    """R12: other seats' concealed tiles traded and the wall reversed: the same decision."""
+    rng = random.Random(2)
+    bot = NeuralBot()
+    checked = 0
+    for i in range(4):
+        g = Game.new("fuzhou-tcy", seed=f"r12-{i}")
+        bots = [make_bot("heuristic", s) for s in range(4)]
+        while not g.is_over():
+            s = g.to_act()[0]
+            v = g.seat_view(s)
+            if len(v.legal) > 1:
+                h = _hide_differently(g, s, rng)
+                assert bot.act(h.seat_view(s)) == bot.act(v)
+                o1, _ = bot.observe(v)
+                o2, _ = bot.observe(h.seat_view(s))
+                assert np.array_equal(o1, o2)
+                checked += 1
+            g.apply(s, bots[s].act(v).action)
+    assert checked > 40
+
+
+def test_batched_inference_matches_the_bot() -> None:
+    """The bot's observation is the environment's: the batched argmax over VecGames picks
+    what NeuralBot picks from the same seat view."""
+    net = load_policy()
+    bot = NeuralBot(policy=net)
+    vec = VecGames(8)
+    out = vec.reset([f"b{i}" for i in range(8)])
+    compared = 0
+    for _ in range(60):
+        acts = net.act_batch(out.obs, out.mask)
+        for i in range(8):
+            d = bot.act(vec.view(i))
+            assert vec.index_of(i, d.action) == acts[i] or out.mask[i].sum() == 1
+            compared += 1
+        out = vec.step(acts)
+    assert compared == 480
+
+
+def test_plays_without_the_rl_extra() -> None:
+    """Only numpy is needed: with gymnasium and pettingzoo unimportable the bot loads and
+    plays a hand, and the AEC environment says which extra it needs."""
+    code = """
+import sys
+sys.modules["gymnasium"] = None
+sys.modules["pettingzoo"] = None
+from fujian_mahjong.bots import make_bot
+from fujian_mahjong.bots.base import play_out
+from fujian_mahjong.engine import Game
+g = Game.new("fuzhou-tcy", seed="extra")
+play_out(g, [make_bot("neural", s) for s in range(4)])
+assert g.is_over()
+import fujian_mahjong.rl as rl
+try:
+    rl.raw_env()
+except ImportError as e:
+    assert "rl extra" in str(e), e
+else:
+    raise AssertionError("raw_env without pettingzoo")
+print("ok")
+"""
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+
+
+def test_pipeline_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
+    """gen → fit → eval through the CLI, a few hundred decisions and one epoch."""
+    data = tmp_path / "d.npz"
+    weights = tmp_path / "w.npz"
+    assert train.main(["gen", "--teacher", "heuristic", "--hands", "8", "--batch", "4",
+                       "--seed", "tiny", "--out", str(data)]) == 0  # fmt: skip
+    with np.load(data) as z:
+        d = {k: z[k] for k in z.files}
+    assert 100 <= len(d["action"]) <= 1000
+    assert (d["mask"][np.arange(len(d["action"])), d["action"]] == 1).all()  # labels legal
+    assert (d["mask"].sum(axis=1) > 1).all()  # only decisions with a choice
+    # the value target is the hand's final points from the seat's view: one per (hand, seat)
+    # and zero-sum over the four seats
+    per: dict[tuple[int, int], float] = {}
+    for h, s, v in zip(d["hand"].tolist(), d["seat"].tolist(), d["value"].tolist(), strict=True):
+        assert per.setdefault((h, s), v) == v
+    again = train.generate("heuristic", 8, "tiny", batch=4)
+    assert all(np.array_equal(again[k], d[k]) for k in ("obs", "mask", "action", "value"))
+    assert train.main(["fit", "--data", str(data), "--epochs", "1", "--hidden", "32",
+                       "--seed", "1", "--out", str(weights)]) == 0  # fmt: skip
+    net = PolicyNet.load(weights)
+    assert net.meta["epochs"] == 1 and len(net.meta["curves"]) == 1
+    assert json.loads(json.dumps(net.meta)) == net.meta
+    p2, _ = train.fit(d, seed=1, hidden=(32,), epochs=1)
+    assert all(np.array_equal(p2[k], v) for k, v in net.arrays().items())  # from a seed
+    js = train.evaluate(str(weights), "random", 2, seed="tiny")
+    assert js["deals"] == 2 and js["hands"] == 8
+    assert "neural" in js["by_kind"]
