@@ -270,7 +270,7 @@ function seatV(st, s, now) {
           { class: "seat-head" },
           h("span", { class: "rel" }, t(rel.key)),
           h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st.seats, s)),
-          level ? h("span", { class: "badge bot level", dataset: { role: "bot-level", level: String(info.bot_level) } }, t("web.bot_level", { level })) : null,
+          level ? h("span", { class: "badge bot level", dataset: { role: "bot-level", level: String(info.bot_level) } }, h("span", { class: "lv-bot" }, t("web.bot_level", { level: "" })), level) : null,
           badgesV(st, s),
           points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
         ),
