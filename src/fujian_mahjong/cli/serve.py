@@ -570,6 +570,7 @@ def _stop_when_orphaned(server: Any, supervisor: int) -> None:
             time.sleep(0.5)
             if os.getppid() != supervisor:
                 print("fjmj serve: the supervisor is gone; stopping", file=sys.stderr, flush=True)
+                _exit_after(STOP_HARD_S)  # bounded, as after a signal
                 server.should_exit = True
                 return
 
