@@ -251,7 +251,8 @@ function seatV(st, s, now) {
   const hidden = v.hand_sizes[s];
   const level = info.bot ? botLevelName(info.bot_level) : "";
   // an opponent's concealed tiles as backs along its edge (turned on the sides)
-  const backs = !mine && rel.pos !== "bottom"
+  // (a spectator sees the bottom seat's as backs too)
+  const backs = !mine
     ? h("span", { class: `backs${side ? " backs-v" : ""}`, "aria-hidden": "true" }, Array.from({ length: Math.min(hidden, 17) }, (_x, i) => vtile("", { key: `h${i}`, back: true, size: "xs" })))
     : null;
   return h(
@@ -775,7 +776,7 @@ export async function showTable(root, tableRef, as) {
         parts.push(
           h(
             "main",
-            { key: "table", class: `table-grid sq n${v.players}`, dataset: { role: "table", phase: v.phase } },
+            { key: "table", class: `table-grid sq n${v.players}${st.seat === null ? " watching" : ""}`, dataset: { role: "table", phase: v.phase } },
             seats,
             centerV(st),
             seatV(st, me, now),
