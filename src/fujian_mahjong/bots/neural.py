@@ -160,7 +160,9 @@ class PolicyNet:
         self.bv = arrays["bv"].astype(np.float32)
         self.scale = arrays["scale"].astype(np.float32)
         self.features = bool(meta.get("features", False))
+        self.mask_input = bool(meta.get("mask_input", False))
         inputs = OBS_SIZE + (N_FEATURES if self.features else 0)
+        inputs += N_ACTIONS if self.mask_input else 0
         if self.scale.shape != (inputs,) or self.bp.shape != (N_ACTIONS,):
             raise ValueError(
                 f"policy weights for {self.scale.shape} inputs and {self.bp.shape} actions; "
@@ -192,9 +194,16 @@ class PolicyNet:
     def parameters(self) -> int:
         return sum(a.size for k, a in self.arrays().items() if k != "scale")
 
-    def forward(self, obs: npt.NDArray[Any]) -> tuple[F32, F32]:
-        """(logits (B, N_ACTIONS), value (B,) in points) for observations (B, OBS_SIZE)."""
+    def forward(
+        self, obs: npt.NDArray[Any], mask: npt.NDArray[Any] | None = None
+    ) -> tuple[F32, F32]:
+        """(logits (B, N_ACTIONS), value (B,) in points) for observations (B, OBS_SIZE) and,
+        for a network that reads them, the legal masks (B, N_ACTIONS)."""
         x = with_features(obs) if self.features else np.asarray(obs, dtype=np.float32)
+        if self.mask_input:
+            if mask is None:
+                raise ValueError("this policy reads the legal mask: pass it to forward()")
+            x = np.concatenate([x, np.asarray(mask, dtype=np.float32)], axis=1)
         h: F32 = x * self.scale
         for w, b in self.layers:
             h = np.maximum(h @ w + b, 0.0)
@@ -202,7 +211,7 @@ class PolicyNet:
 
     def act_batch(self, obs: npt.NDArray[Any], mask: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         """The masked argmax per row (a tie goes to the lower index)."""
-        logits, _ = self.forward(obs)
+        logits, _ = self.forward(obs, mask)
         best: npt.NDArray[np.int64] = np.where(mask > 0, logits, -np.inf).argmax(axis=1)
         return best
 
@@ -246,8 +255,10 @@ class NeuralBot:
         if len(legal) == 1:
             return Decision(legal[0], "the only legal action", "唯一可行的动作")
         obs, lm = self.observe(view)
-        logits, value = self.policy.forward(obs[None, :])
         idx = np.fromiter(lm, dtype=np.int64, count=len(lm))
+        mask = np.zeros((1, N_ACTIONS), dtype=np.float32)
+        mask[0, idx] = 1.0
+        logits, value = self.policy.forward(obs[None, :], mask)
         z = logits[0, idx]
         j = int(idx[z == z.max()].min())  # act_batch's tie rule: the lowest index
         e = np.exp(z - z.max())

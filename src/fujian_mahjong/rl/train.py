@@ -170,11 +170,14 @@ def init_params(hidden: Sequence[int], rng: np.random.Generator, inputs: int) ->
     return p
 
 
-def _scale(features: bool) -> F32:
-    """Inputs × scale: the observation by its bounds (OBS_HIGH), the features as they are."""
+def _scale(features: bool, mask_input: bool) -> F32:
+    """Inputs × scale: the observation by its bounds (OBS_HIGH), the features and the legal
+    mask as they are."""
     s = 1.0 / np.maximum(OBS_HIGH, 1.0)
     if features:
         s = np.concatenate([s, np.ones(N_FEATURES)])
+    if mask_input:
+        s = np.concatenate([s, np.ones(N_ACTIONS)])
     return s.astype(np.float32)
 
 
@@ -238,6 +241,7 @@ def fit(
     value_weight: float = 0.25,
     val_share: float = 0.1,
     features: bool = True,
+    mask_input: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, F32], dict[str, Any]]:
     """Adam on masked cross-entropy + value_weight · value MSE; returns (params, meta)."""
@@ -248,7 +252,7 @@ def fit(
     is_val = np.array([h in val_hands for h in data["hand"].tolist()], dtype=bool)
     tr = np.flatnonzero(~is_val)
     va = np.flatnonzero(is_val)
-    scale = _scale(features)
+    scale = _scale(features, mask_input)
     x_all = data["obs"]
     t_feat = time.process_time()
     # the hand features of bots/neural.py, computed once (float16 halves the memory)
@@ -266,6 +270,8 @@ def fit(
         x = x_all[j].astype(np.float32)
         if features:
             x = np.concatenate([x, feats[j].astype(np.float32)], axis=1)
+        if mask_input:
+            x = np.concatenate([x, mask_all[j].astype(np.float32)], axis=1)
         return x * scale
 
     mask_all = data["mask"]
@@ -339,6 +345,7 @@ def fit(
         + f" ReLU; heads {N_ACTIONS} logits + 1 value",
         "hidden": list(hidden),
         "features": features,
+        "mask_input": mask_input,
         "data": src,
         "decisions": len(x_all),
         "train_decisions": len(tr),
@@ -426,6 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_false",
         help="the observation alone, without the hand features of bots/neural.py",
     )
+    f.add_argument(
+        "--no-mask-input",
+        dest="mask_input",
+        action="store_false",
+        help="do not feed the legal mask to the network (it only masks the logits)",
+    )
     f.add_argument("--out", required=True)
     e = sub.add_parser("eval", help="duplicate 1 v 3 against three bots of a kind")
     e.add_argument("--weights", default=None, help="default: the shipped weights")
@@ -469,6 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             a.lr,
             a.value_weight,
             features=a.features,
+            mask_input=a.mask_input,
             log=log,
         )
         save_weights(p, meta, a.out)
