@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, expect
 
 from tests.test_web import (
     ACTIONS,
@@ -27,7 +28,6 @@ from tests.test_web import (
     Server,
     Watched,
     browser,  # noqa: F401 (the fixture)
-    expect,
     serving,
 )
 from tests.test_web_table import TABLE_WALL, discard_rightmost
@@ -146,7 +146,7 @@ def play_to_the_chow(pg: Any) -> None:
 )
 def test_the_square_table(
     server: Server,
-    browser,  # noqa: F811
+    browser: Browser,  # noqa: F811
     width: int,
     height: int,
     touch: bool,
@@ -225,7 +225,7 @@ def test_the_square_table(
 
 def test_bot_levels_practice_and_no_silver_for_spectators(
     server: Server,
-    browser,  # noqa: F811
+    browser: Browser,  # noqa: F811
 ) -> None:
     """Each bot's seat names its level when the server says it (`bot_level`); a spectator
     sees the table from seat 0 with a countdown when the server gives one, and no silver
@@ -272,7 +272,7 @@ def test_bot_levels_practice_and_no_silver_for_spectators(
     w.close()
 
 
-def test_a_table_that_does_not_exist(server: Server, browser) -> None:  # noqa: F811
+def test_a_table_that_does_not_exist(server: Server, browser: Browser) -> None:  # noqa: F811
     """`?table=99`: the error and the way back to the lobby, no waiting room beside it."""
     tok = server.guest("迷路")
     w = Watched(browser, "zh-CN", 844, 390, mobile=True)
@@ -310,7 +310,7 @@ def test_manifest_and_service_worker(server: Server) -> None:
     assert "caches" in sw and "/api/" in sw
 
 
-def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser) -> None:  # noqa: F811
+def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser: Browser) -> None:  # noqa: F811
     """解散 agreed at a private table: both players read 房间已解散 · 本盘作废 and no
     decision is left in either page (docs/web.md)."""
     a, b = server.guest("甲"), server.guest("乙")
