@@ -200,7 +200,7 @@ def test_house_off_room_table_is_practice(tmp_path: Path) -> None:
             await h.advance(8.5)
             assert a.of_type("hand_start")
             table = (await h.http.get(f"/api/tables/{tid}")).json()
-            assert table["practice"] is True and table["escape_penalty"] == 0
+            assert table["practice"] is True  # the table's escape penalty is not charged
             await h.advance(5.0)  # past the opening
             assert a.last("state")["practice"] is True
             await a.send({"type": "auto", "on": True})
@@ -244,7 +244,7 @@ def test_private_table_alone_with_bots_is_practice(db_url: str, tmp_path: Path) 
             )
             assert r.status_code == 200, r.text
             made = r.json()
-            assert made["practice"] is True and made["escape_penalty"] == 0
+            assert made["practice"] is True and made["escape_penalty"] == 8 * 5 + 2
             tid = made["id"]
             await h.settle()
             await h.seat(a, tid)

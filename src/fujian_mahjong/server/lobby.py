@@ -109,16 +109,15 @@ class Lobby:
         return len(r) == CODE_LENGTH and all(ch in CODE_ALPHABET for ch in r)
 
     def describe(self, t: TableActor) -> dict[str, Any]:
-        """A live table as REST shows it: its summary (with ``practice``), its stakes and
-        escape penalty (R11; 0 at a practice table, docs/economy.md) and its room (null: not
-        a quick-match table)."""
+        """A live table as REST shows it: its summary (with ``practice``: nothing at stake
+        for the one human seated now, docs/economy.md), its stakes and escape penalty (R11:
+        what a leaver pays once the table plays for silver) and its room (null: not a
+        quick-match table)."""
         stakes = self.stakes.get(t.id)
-        summary = t.summary()
-        penalty = escape_penalty(stakes)
         return {
-            **summary,
+            **t.summary(),
             "stakes": stakes,
-            "escape_penalty": 0 if penalty is not None and summary["practice"] else penalty,
+            "escape_penalty": escape_penalty(stakes),
             "room": self.table_rooms.get(t.id),
         }
 

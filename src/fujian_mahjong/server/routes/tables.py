@@ -82,7 +82,7 @@ class TableOut(BaseModel):
     id: int
     code: str
     stakes: StakesOut | None = None
-    # R11 逃跑: what leaving mid-hand costs here (8 × base × stake + fee; 0 at practice)
+    # R11 逃跑: what leaving mid-hand costs here (8 × base × stake + fee), unless practice
     escape_penalty: int | None = None
     # 练习 (docs/economy.md): one human with bots that do not play for the house: no stake
     # moves, no fee, no escape penalty
@@ -145,13 +145,12 @@ async def new_table(
         raise ApiError(400, e.message, e.code) from None
     if lobby.cluster is not None:
         await lobby.cluster.table_made()  # found by its code through any process at once
-    practice = t.practice
     return TableOut(
         id=t.id,
         code=t.cfg.code,
         stakes=StakesOut(**asdict(stakes)),
-        escape_penalty=0 if practice else economy.escape_penalty(stakes),
-        practice=practice,
+        escape_penalty=economy.escape_penalty(stakes),
+        practice=t.practice,
     )
 
 

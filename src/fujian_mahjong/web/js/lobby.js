@@ -632,7 +632,9 @@ function tablesCard() {
           h("span", { class: "tname" }, `#${r.id}${r.code ? ` · ${r.code}` : ""}`),
           h("span", {}, t(`lobby.profile.${r.profile}`)),
           h("span", { class: "muted" }, t("lobby.seats_taken", { n: taken, m: n }), r.bots ? ` · ${t("lobby.bots")} ${r.bots}` : ""),
-          h("span", { class: "muted small", dataset: { role: "stakes", practice: r.practice ? "1" : undefined } }, r.practice ? t("lobby.practice") : r.stakes ? t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) }) : t("lobby.points_only_short")),
+          // 练习 only where nobody can sit down any more: a joiner would be a second human,
+          // for whom the table's stakes apply (docs/economy.md)
+          h("span", { class: "muted small", dataset: { role: "stakes", practice: r.practice && taken >= n ? "1" : undefined } }, r.practice && taken >= n ? t("lobby.practice") : r.stakes ? t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) }) : t("lobby.points_only_short")),
           open ? null : h("span", { class: "badge-l" }, t("lobby.in_play")),
           h("span", { class: "grow" }),
           open ? h("button", { dataset: { action: "join-table" }, onclick: () => sitAt(String(r.id)) }, t("lobby.join")) : null,
