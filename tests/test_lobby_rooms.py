@@ -735,7 +735,7 @@ def test_config_file_parsed_and_bad_ones_refused_in_one_line(
         rc = main(["serve", "--config", str(f), "--data-dir", str(tmp_path)])
         err = capsys.readouterr().err
         assert rc == 2, (what, err)
-        assert err.count("\n") == 1 and err.startswith("fjmj: serve: --config "), (what, err)
+        assert err.count("\n") == 1 and err.startswith("fjmj: error: serve: --config "), (what, err)
     rc = main(["serve", "--config", str(tmp_path / "missing.toml")])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "cannot read it" in err
@@ -752,7 +752,7 @@ def test_fjmj_serve_config_bad_toml_exits_2(tmp_path: Path) -> None:
     )
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fjmj: serve: --config "), lines
+    assert len(lines) == 1 and lines[0].startswith("fjmj: error: serve: --config "), lines
     assert "fee: at most" in lines[0], lines
 
 
