@@ -38,7 +38,14 @@ from fujian_mahjong.server import rating as skill
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import BearerDoc
-from fujian_mahjong.server.routes.errors import ApiError, DbId, errors, id_of, too_many
+from fujian_mahjong.server.routes.errors import (
+    OPTIONAL_AUTH,
+    ApiError,
+    DbId,
+    errors,
+    id_of,
+    too_many,
+)
 from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
 from fujian_mahjong.server.store.economy_models import (
     Account,
@@ -303,7 +310,9 @@ def _progress(rating: int) -> dict[str, Any]:
 RECENT_HANDS = 10
 
 
-@router.get("/api/players/{player_id}", responses=errors(404, 422, 503))
+@router.get(
+    "/api/players/{player_id}", responses=errors(404, 422, 503), openapi_extra=OPTIONAL_AUTH
+)
 async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> dict[str, Any]:
     """A public profile: name, the R11 level (title and rank) with the progress to the
     next, hands, wins, win rate and mean points per profile, the skill rating per profile
@@ -475,7 +484,11 @@ async def _recent_escapes(s: Any, player_id: int) -> list[dict[str, Any]]:
     return sorted(out.values(), key=lambda e: -e["hand"])[:RECENT_HANDS]
 
 
-@router.get("/api/players/{player_id}/hands", responses=errors(404, 422, 503))
+@router.get(
+    "/api/players/{player_id}/hands",
+    responses=errors(404, 422, 503),
+    openapi_extra=OPTIONAL_AUTH,
+)
 async def player_hands(
     player_id: DbId,
     request: Request,
