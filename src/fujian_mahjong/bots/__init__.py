@@ -4,8 +4,8 @@ Bot kinds, weakest first: ``random``, ``greedy`` (新手), ``heuristic`` (普通
 (高手, ``bots/strong.py``, imported when a strong bot is made), and the frozen reference
 ``heuristic-v1`` (the heuristic before the
 ladder, never changed: the baseline of every "against today's heuristic" figure), and
-``neural`` (a policy network played in numpy, ``bots/neural.py``; not a level yet: it is
-weaker than the 普通, docs/bots.md "The neural bot").
+``neural`` (a policy network played in numpy, ``bots/neural.py``; not a level yet: it
+imitates the 高手 and scores level with the 普通, docs/bots.md "The neural bot").
 """
 
 from collections.abc import Callable

@@ -44,6 +44,7 @@ from fujian_mahjong.rl.encoding import (
     Encoder,
 )
 from fujian_mahjong.rules import get_profile
+from fujian_mahjong.tiles import name as tile_name
 
 WEIGHTS = Path(__file__).with_name("neural_weights.npz")
 WEIGHTS_ENV = "FJMJ_NEURAL_WEIGHTS"
@@ -264,9 +265,19 @@ class NeuralBot:
         e = np.exp(z - z.max())
         p = float(e[idx == j][0] / e.sum())
         v = float(value[0])
-        name = ACTION_NAMES[j]
         return Decision(
             lm[j],
-            f"neural policy: {name} (probability {p:.0%}; hand value {v:+.1f} points)",
-            f"神经网络策略: {name} (概率 {p:.0%}; 预计本局 {v:+.1f} 分)",
+            f"neural policy: {ACTION_NAMES[j]} (probability {p:.0%}; hand value {v:+.1f} points)",
+            f"神经网络策略: {_zh(j)} (概率 {p:.0%}; 预计本局 {v:+.1f} 分)",
         )
+
+
+# the action index ranges of rl/encoding.py (docs/rl.md) in Chinese
+_ZH_TILE_ACTIONS: Final = ("打", "抢金 打", "金坎 打", "暗杠", "加杠")
+_ZH_FIXED: Final = ("吃 (低)", "吃 (中)", "吃 (高)", "碰", "明杠", "胡", "三金倒", "抢金", "过")
+
+
+def _zh(index: int) -> str:
+    if index < len(_ZH_TILE_ACTIONS) * N_KINDS:
+        return f"{_ZH_TILE_ACTIONS[index // N_KINDS]} {tile_name(index % N_KINDS, 'zh')}"
+    return _ZH_FIXED[index - len(_ZH_TILE_ACTIONS) * N_KINDS]
