@@ -182,6 +182,12 @@ def test_the_square_table(
     check_square(g, landscape)
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
+    # the hint and its reason beside our river: still nothing overlaps or scrolls
+    pg.click("[data-role=hint-button]")
+    expect(pg.locator("[data-role=hint]")).to_contain_text("建议")
+    check_square(pg.evaluate(GEOMETRY), landscape)
+    pg.keyboard.press("Enter")  # the hinted tile goes
+    expect(pg.locator("section.seat[data-rel=self] [data-role=river] [data-tile]")).to_have_count(1)
     # the claim prompt with its buttons beside our river: still nothing overlaps
     play_to_the_chow(pg)
     g = pg.evaluate(GEOMETRY)
