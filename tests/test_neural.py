@@ -55,7 +55,7 @@ def test_decisions_ignore_what_the_seat_cannot_see() -> None:
     """R12: other seats' concealed tiles traded and the wall reversed: the same decision."""
     rng = random.Random(2)
     bot = NeuralBot()
-    checked = 0
+    checked = changed = 0
     for i in range(4):
         g = Game.new("fuzhou-tcy", seed=f"r12-{i}")
         bots = [make_bot("heuristic", s) for s in range(4)]
@@ -64,6 +64,7 @@ def test_decisions_ignore_what_the_seat_cannot_see() -> None:
             v = g.seat_view(s)
             if len(v.legal) > 1:
                 h = _hide_differently(g, s, rng)
+                changed += h.counts != g.counts and h.wall != g.wall
                 assert bot.act(h.seat_view(s)) == bot.act(v)
                 o1, _ = bot.observe(v)
                 o2, _ = bot.observe(h.seat_view(s))
@@ -71,6 +72,7 @@ def test_decisions_ignore_what_the_seat_cannot_see() -> None:
                 checked += 1
             g.apply(s, bots[s].act(v).action)
     assert checked > 40
+    assert changed == checked  # every probe really differed where the seat cannot look
 
 
 def test_batched_inference_matches_the_bot() -> None:

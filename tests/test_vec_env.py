@@ -140,6 +140,7 @@ def test_observation_ignores_what_the_seat_cannot_see() -> None:
             for i in range(3):
                 g = vec.games[i]
                 h = _hide_differently(g, int(out.seat[i]), rng)
+                assert h.counts != g.counts and h.wall != g.wall
                 probe.set_game(0, h)
                 got = probe.current()
                 assert got.seat[0] == out.seat[i]
