@@ -197,8 +197,11 @@ def test_the_square_table(
     check_square(g, landscape)
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
-    # the English chow button keeps its tiles and words on one line
+    # in English (longer words: Dealer, Flowers 3, Bot · Standard) nothing overlaps either,
+    # and the chow button keeps its tiles and words on one line
     pg.click("[data-role=lang]")
+    expect(pg.locator("[data-role=lang]")).to_have_text("中文")
+    check_square(pg.evaluate(GEOMETRY), landscape)
     chow = pg.locator(f"{ACTIONS}[data-action=chow]").first
     lines = chow.evaluate(
         "b => { const m = b.querySelector('.act-main'); const r = m.getBoundingClientRect();"
