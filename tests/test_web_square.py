@@ -344,3 +344,29 @@ def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser: Bro
         ).to_be_visible()
     wa.close()
     wb.close()
+
+
+def test_service_worker_caches_the_static_files(server: Server, browser: Browser) -> None:  # noqa: F811
+    """sw.js takes over the page and keeps the static files (css, js, the tile font) in its
+    versioned cache; the API is never cached."""
+    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    pg.goto(server.base + "/")
+    pg.wait_for_function(
+        "() => navigator.serviceWorker && navigator.serviceWorker.controller"
+        " || navigator.serviceWorker.ready.then(() => true)"
+    )
+    pg.reload()
+    pg.wait_for_function("() => !!navigator.serviceWorker.controller")
+    cached = pg.evaluate(
+        """async () => { const out = [];
+        for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys())
+          out.push(k + ' ' + new URL(r.url).pathname);
+        return out; }"""
+    )
+    names = {c.split(" ")[0] for c in cached}
+    paths = {c.split(" ")[1] for c in cached}
+    assert len(names) == 1 and next(iter(names)).startswith("fjmj-static-v"), names
+    assert {"/css/style.css", "/js/app.js", "/js/table.js"} <= paths, paths
+    assert not any(p.startswith("/api/") for p in paths), paths
+    w.close()
