@@ -11,6 +11,8 @@ servers' CPU seconds per decision (/proc/PID/stat), PostgreSQL's commits over th
 figure worse. Target: 2 processes >= 1.6x the decisions/s of one.
 
 ``python bench/bench_cluster.py [--tables 40] [--hands 4] [--procs 1,2]``;
+``python bench/bench_cluster.py --rolling 100 --procs 3``: a rolling restart of 3 processes
+under 100 live tables (``rolling``: decisions lost, errors, timeouts charged, p99);
 $FJMJ_BENCH_PG names the PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/
 test), $FJMJ_BENCH_REDIS the Redis URL (default redis://127.0.0.1:6379/0).
 """
@@ -214,8 +216,230 @@ def run() -> list[tuple[str, float, str, float]]:
     ]
 
 
+# --------------------------------------------------------------------------- rolling restart
+
+
+def _start_proc(port: int, url: str, prefix: str, tmp: Path, name: str) -> subprocess.Popen[bytes]:
+    cmd = [FJMJ, "serve", "--port", str(port), "--data-dir", str(tmp / name), "--db", url]
+    cmd += ["--redis", REDIS, "--redis-prefix", prefix, "--claim-pause-ms", "30"]
+    cmd += ["--bot-delay-ms", "300", "--bot-tables-per-player", "0", "--grace-s", "120"]
+    cmd += ["--guests-per-address", "100000"]
+    log = open(tmp / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
+    p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    end = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                return p
+        if time.monotonic() > end or p.poll() is not None:
+            raise RuntimeError(f"{name} did not start; see {tmp}/{name}.log")
+        time.sleep(0.1)
+
+
+class Seat:
+    """One human seat of a table (three bots with it), played by this client: acts 50–250 ms
+    after each prompt, moves to another process when its socket closes."""
+
+    def __init__(self, ports: list[int], first: int, token: str, table: int) -> None:
+        self.ports, self.i, self.token, self.table = ports, first, token, table
+        self.seat: int | None = None
+        self.acks: list[tuple[float, float]] = []  # (sent at, ack latency)
+        self.errors: list[str] = []
+        self.timeouts = 0
+        self.moves = 0
+        # hand -> discards shown, in order (None: the socket was opened again there)
+        self.seen: dict[int, list[tuple[int, str] | None]] = {}
+        self.stop = False
+
+    async def run(self) -> None:
+        import websockets
+
+        auto = False
+        while not self.stop:
+            port = self.ports[self.i % len(self.ports)]
+            try:
+                async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": self.token}))
+                    await ws.send(json.dumps({"type": "join", "table": self.table}))
+                    for shown in self.seen.values():
+                        shown.append(None)
+                    pending: float | None = None
+                    async for raw in ws:
+                        m = json.loads(raw)
+                        t = m.get("type")
+                        if pending is not None and "seq" in m:
+                            self.acks.append((pending, time.monotonic() - pending))
+                            pending = None
+                        if t == "seated":
+                            self.seat = m["seat"]
+                            await ws.send(json.dumps({"type": "ready"}))
+                        elif t == "error":
+                            if m["code"] in ("no_table", "unavailable", "table_closed"):
+                                await asyncio.sleep(0.2)
+                                break  # again, elsewhere
+                            if m["code"] not in ("stale", "not_your_turn", "not_now"):
+                                self.errors.append(m["code"])
+                        elif t == "discard":
+                            self.seen.setdefault(m["hand"], []).append((m["seat"], m["tile"]))
+                        elif t == "state":
+                            mine = [x for x in m.get("seats", []) if x.get("seat") == self.seat]
+                            now_auto = bool(mine and mine[0].get("auto"))
+                            self.timeouts += now_auto and not auto
+                            auto = now_auto
+                            legal = m["view"]["legal_actions"]
+                            if legal and not self.stop:
+                                await asyncio.sleep(0.05 + 0.2 * ((m["seq"] * 37) % 11) / 10)
+                                act = (
+                                    next((a for a in legal if a["type"] == "win"), None)
+                                    or next((a for a in legal if a["type"] == "discard"), None)
+                                    or next((a for a in legal if a["type"] == "pass"), legal[0])
+                                )
+                                pending = time.monotonic()
+                                await ws.send(
+                                    json.dumps({"type": "act", "seq": m["seq"], "action": act})
+                                )
+                        if self.stop:
+                            return
+            except (OSError, websockets.WebSocketException):
+                await asyncio.sleep(0.1)
+            self.moves += 1
+            self.i += 1
+
+
+def rolling(n_tables: int, procs: int, tmp: Path, before_s: float = 10.0) -> dict[str, Any]:
+    """A rolling restart of ``procs`` processes (SIGTERM, then started again on its port,
+    one after the other) under ``n_tables`` live tables, each with one scripted human seat
+    (its socket on another process than the table's for two thirds of them) and three bots.
+    Decisions lost: discards some client was shown that the stored log does not have;
+    errors: error messages other than a stale or early action and join retries; timeouts
+    charged: a human seat turned 托管 by a missed turn; the p99 of an action's
+    acknowledgement (the next message of the table stream) during the restart."""
+    db = f"fjmj_bench_{secrets.token_hex(5)}"
+    prefix = f"fjmjroll{secrets.token_hex(3)}"
+    asyncio.run(_pg(f'CREATE DATABASE "{db}"'))
+    url = PG.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1) + "/" + db
+    ports = [free_port() for _ in range(procs)]
+    ps: list[subprocess.Popen[bytes]] = []
+    try:
+        for i, port in enumerate(ports):
+            ps.append(_start_proc(port, url, prefix, tmp, f"r{i}"))
+
+        async def main() -> dict[str, Any]:
+            seats: list[Seat] = []
+            async with httpx.AsyncClient(timeout=60) as http:
+                for i in range(n_tables):
+                    base = f"http://127.0.0.1:{ports[i % procs]}"
+                    g = (await http.post(base + "/api/guests", json={"name": f"h{i}"})).json()
+                    r = await http.post(
+                        base + "/api/tables",
+                        json={"bots": 3, "hands": 64, "turn_seconds": 30},
+                        headers={"Authorization": f"Bearer {g['token']}"},
+                    )
+                    r.raise_for_status()
+                    seats.append(Seat(ports, i + (i % 3 != 0), g["token"], r.json()["id"]))
+            tasks = [asyncio.create_task(s.run()) for s in seats]
+            await asyncio.sleep(before_s)
+            t0 = time.monotonic()
+            stops = []
+            for i in range(procs):
+                ts = time.monotonic()
+                ps[i].send_signal(signal.SIGTERM)
+                await asyncio.to_thread(ps[i].wait, 60)
+                stops.append(round(time.monotonic() - ts, 2))
+                ps[i] = await asyncio.to_thread(_start_proc, ports[i], url, prefix, tmp, f"r{i}")
+            t1 = time.monotonic()
+            await asyncio.sleep(before_s)
+            for s in seats:
+                s.stop = True
+            await asyncio.wait(tasks, timeout=15)
+            during = sorted(x for s in seats for at, x in s.acks if t0 <= at <= t1)
+            calm = sorted(x for s in seats for at, x in s.acks if at < t0)
+            hands = sorted({h for s in seats for h in s.seen})
+            rows = await _pg(
+                "SELECT hand_id, data FROM events WHERE data->>'type' = 'act' AND "
+                f"hand_id IN ({','.join(map(str, hands)) or '0'}) ORDER BY hand_id, seq",
+                db,
+            )
+            stored: dict[int, list[tuple[int, str]]] = {}
+            for r in rows:
+                d = json.loads(r[1]) if isinstance(r[1], str) else r[1]
+                if "tile" in d["action"]:  # a discard (a `discard` shows a robbed gold too)
+                    stored.setdefault(int(r[0]), []).append((d["seat"], d["action"]["tile"]))
+            lost = 0
+            for s in seats:
+                for h, shown in s.seen.items():
+                    # each discard shown must be in the stored log, in order; after a socket
+                    # was opened again the last discard may be shown once more
+                    log_ = stored.get(h, [])
+                    at, last = 0, None
+                    for x in shown:
+                        if x is None:
+                            last = "again"
+                            continue
+                        if last == "again" and at > 0 and log_[at - 1] == x:
+                            last = None
+                            continue
+                        last = None
+                        while at < len(log_) and log_[at] != x:
+                            at += 1
+                        if at == len(log_):
+                            lost += 1
+                            if os.environ.get("FJMJ_BENCH_DEBUG"):
+                                print("lost", h, x, shown, log_, file=sys.stderr)
+                        else:
+                            at += 1
+            codes: dict[str, int] = {}
+            for s in seats:
+                for c in s.errors:
+                    codes[c] = codes.get(c, 0) + 1
+
+            def p(xs: list[float], q: float) -> float | None:
+                return round(1000 * xs[int(q * (len(xs) - 1))], 1) if xs else None
+
+            return {
+                "tables": n_tables,
+                "processes": procs,
+                "restart_s": round(t1 - t0, 1),
+                "stop_s": stops,
+                "decisions_lost": lost,
+                "errors": sum(len(s.errors) for s in seats),
+                "errors_by_code": codes,
+                "timeouts_charged": sum(s.timeouts for s in seats),
+                "reconnects": sum(s.moves for s in seats),
+                "acks_during": len(during),
+                "ack_p50_ms_during": p(during, 0.5),
+                "ack_p99_ms_during": p(during, 0.99),
+                "ack_p99_ms_before": p(calm, 0.99),
+                "load_average": [round(x, 2) for x in os.getloadavg()],
+            }
+
+        return asyncio.run(main())
+    finally:
+        for p in ps:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+        for p in ps:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        drop_redis_prefix(prefix)
+        if os.environ.get("FJMJ_BENCH_DEBUG"):
+            print("kept database", db, "logs in", tmp, file=sys.stderr)
+        else:
+            asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--rolling",
+        type=int,
+        metavar="TABLES",
+        default=0,
+        help="measure a rolling restart of --procs' last count of processes under TABLES "
+        "live tables (one human seat each) instead",
+    )
     ap.add_argument("--tables", type=int, default=40)
     ap.add_argument("--hands", type=int, default=8)
     ap.add_argument(
@@ -224,6 +448,12 @@ def main(argv: list[str] | None = None) -> int:
         help="process counts to run, e.g. 1,2 (0: one process without --redis)",
     )
     a = ap.parse_args(argv)
+    if a.rolling:
+        with tempfile.TemporaryDirectory() as d:
+            k = max(2, int(a.procs.split(",")[-1]))
+            tmp = Path(os.environ.get("FJMJ_BENCH_DEBUG_DIR") or d)
+            print(json.dumps(rolling(a.rolling, k, tmp)), flush=True)
+        return 0
     results = []
     with tempfile.TemporaryDirectory() as d:
         for k in (int(x) for x in a.procs.split(",")):

@@ -202,7 +202,8 @@ class Seat:
             if t == "status":
                 self.statuses.append(m)
             elif t == "error":
-                assert m["code"] in ("unavailable", "stale_seq", "not_your_turn"), m
+                # an action that crossed the move (its state superseded): refused, asked again
+                assert m["code"] in ("unavailable", "stale", "not_your_turn"), m
             elif t == "state":
                 if len(self.clients) > 1:  # on a socket opened again
                     self.states_at.append(time.monotonic())

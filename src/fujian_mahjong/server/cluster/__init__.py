@@ -114,6 +114,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
         self.bus: B.Bus = _NoBus()  # type: ignore[assignment]  # until ``start``
         self._tasks: list[asyncio.Task[None]] = []
         self._side: set[asyncio.Task[Any]] = set()
+        self._restoring: set[asyncio.Future[None]] = set()  # takeovers' restores under way
         self.bound: dict[int, Binding] = {}  # conn id -> binding (sockets here)
         self.proxies: dict[tuple[str, int], Proxy] = {}  # (node, conn id) -> proxy here
         self.remote_tables: dict[int, dict[str, Any]] = {}  # the other processes' tables
@@ -385,9 +386,13 @@ class Cluster(Sockets, SharedTables, OperatorView):
         """Run the crash restore for tables whose lease this process has just taken."""
         assert self.store.fences is not None
         self.store.fences.update(got)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._restoring.add(done)  # a join meanwhile waits for it (``Sockets.intercept``)
         try:
             await self.lobby.restore(only=set(got))
         finally:
+            self._restoring.discard(done)
+            done.set_result(None)
             gone = [t for t in got if t not in self.lobby.tables]
             for t in gone:
                 self.store.fences.pop(t, None)

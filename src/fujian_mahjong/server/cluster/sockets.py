@@ -128,6 +128,7 @@ class Sockets:
         proxies: dict[tuple[str, int], Proxy]
         remote_owner: dict[int, str]
         remote_codes: dict[str, int]
+        _restoring: set[asyncio.Future[None]]
 
         def post(self, node: str, msg: B.Message) -> bool: ...
         def alive_key(self, node: str) -> str: ...
@@ -178,6 +179,10 @@ class Sockets:
     async def intercept(self, conn: Conn, text: str) -> bool:
         """A frame from a socket of this process: True when it went to the process that owns
         the socket's table (False: this process handles it, as with one process)."""
+        if self._restoring and '"join"' in text:
+            # a table this process is taking over is not in its lobby before its restore
+            # ends: a join for it (from a socket here or forwarded) waits for the restore
+            await asyncio.wait(set(self._restoring), timeout=2 * self.lease_s + 10)
         if self.is_proxy(conn):
             return False
         b = self.bound.get(conn.id)
