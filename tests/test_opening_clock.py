@@ -183,3 +183,34 @@ def test_a_table_of_bots_has_no_opening(tmp_path: Path) -> None:
             assert t.hand is None or len(t.hand.game.events) > before
 
     asyncio.run(main())
+
+
+def test_a_spectator_sees_the_turns_countdown(tmp_path: Path) -> None:
+    """A spectator is shown the countdown of the seat whose turn it is (public, R12), the
+    same deadline the seat itself was given; bots' turns have none."""
+
+    async def main() -> None:
+        async with running(
+            tmp_path, deals=FixedDeals("opening", dealer=0), claim_pause_ms=PAUSE_MS
+        ) as h:
+            me = await guest(h, "dealer")
+            spy = await guest(h, "spy")
+            tid = await table(h, me, bots=3, turn_seconds=TURN)
+            await h.seat(me, tid)
+            await h.seat(spy, tid, as_="spectator")
+            await h.ready(me)
+            await h.advance(PAUSE)
+            st, seen = me.state, spy.state
+            assert st is not None and seen is not None and me.legal
+            assert seen["view"]["turn"] == 0 and not seen["view"]["legal_actions"]
+            assert seen["deadline_ms"] == st["deadline_ms"] == OPENING_MS + round(TURN * 1000)
+            await h.advance(OPENING_S + TURN)  # the server discards for the dealer
+            await h.advance(PAUSE)
+            bot_turns = [
+                m
+                for m in spy.of_type("state")
+                if m["view"]["phase"] == "turn" and m["view"]["turn"] != 0
+            ]
+            assert bot_turns and all(m["deadline_ms"] is None for m in bot_turns)
+
+    asyncio.run(main())

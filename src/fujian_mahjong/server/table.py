@@ -969,7 +969,15 @@ class TableActor:
         key = len(g.events)
         if c.seat is None:
             view = public_view(g)
-            deadline = None
+            # a spectator sees the countdown of the seat whose turn it is (public: whose
+            # turn it is, and the turn's time, R12); never one inside a claim window, where
+            # who is asked is hidden
+            turn = view.get("turn")
+            deadline = (
+                self.sched.deadline_ms(turn, key)
+                if g.phase == "turn" and isinstance(turn, int)
+                else None
+            )
         else:
             view = g.view(c.seat)  # to_act already reduced to this seat (R12 rev 2)
             deadline = self.sched.deadline_ms(c.seat, key) if view["legal_actions"] else None

@@ -143,26 +143,29 @@ export function hintAction(a) {
 export function entryText(st, e) {
   const name = who(st, e.seat);
   const tile = e.tile ? tileName(e.tile, getLang()) : "";
+  // the viewer's own seat is "You": English takes the base verb ("You pong", engine.you.*)
+  const mine = st.seat !== null && st.seat !== undefined && e.seat === st.seat;
+  const say = (kind, args) => (mine && has(`engine.you.${kind}`) ? t(`engine.you.${kind}`, args) : t(`web.log.${kind}`, { name, ...args }));
   switch (e.kind) {
     case "discard":
-      return t("web.log.discard", { name, tile });
+      return say("discard", { tile });
     case "chow":
-      return t("web.log.chow", { name, tile, tiles: parseTiles(e.tiles || "").map((k) => tileName(k, getLang())).join(" ") });
+      return say("chow", { tile, tiles: parseTiles(e.tiles || "").map((k) => tileName(k, getLang())).join(" ") });
     case "pong":
-      return t("web.log.pong", { name, tile });
+      return say("pong", { tile });
     case "kong":
-      return e.meld === "kong_concealed" ? t("web.log.kong_concealed", { name }) : t("web.log.kong", { name, tile });
+      return e.meld === "kong_concealed" ? say("kong_concealed", {}) : say("kong", { tile });
     case "flower": {
       const names = (list) => list.map((k) => tileName(k, getLang())).join(" ");
       // the replacements are named for this viewer's own seat only (R12)
-      if (e.drawn && e.drawn.length) return t("web.log.flower_drawn", { name, tiles: names(e.tiles), n: e.tiles.length, drawn: names(e.drawn) });
-      return t("web.log.flower", { name, tiles: names(e.tiles), n: e.tiles.length });
+      if (e.drawn && e.drawn.length) return say("flower_drawn", { tiles: names(e.tiles), n: e.tiles.length, drawn: names(e.drawn) });
+      return say("flower", { tiles: names(e.tiles), n: e.tiles.length });
     }
     case "gold":
-      if (e.toDealer && e.toDealer.length) return t("web.log.gold_to_dealer", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()), flowers: e.toDealer.map((k) => tileName(k, getLang())).join(" "), name });
+      if (e.toDealer && e.toDealer.length) return say("gold_to_dealer", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()), flowers: e.toDealer.map((k) => tileName(k, getLang())).join(" ") });
       return t("web.log.gold", { tile: tileName(e.tile, getLang()), gold: tileName(e.gold, getLang()) });
     case "win":
-      return e.from !== null && e.from !== undefined ? t("web.log.win_discard", { name, tile, from: who(st, e.from) }) : t("web.log.win", { name, how: t(`wintype.${e.win}`) });
+      return e.from !== null && e.from !== undefined ? say("win_discard", { tile, from: who(st, e.from) }) : say("win", { how: t(`wintype.${e.win}`) });
     case "claim-lost":
       return t("web.log.claim_lost", { name: who(st, e.by), act: t(`web.claim.${e.byKind}`), mine: t(`web.claim.${e.mine}`) });
     case "draw_game":
