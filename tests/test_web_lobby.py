@@ -163,7 +163,7 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     expect(card).to_contain_text(junior["name_zh"])
     expect(card).to_contain_text(f"每分 {junior['stake']} 银子")
     expect(card).to_contain_text(f"逃跑扣 {junior['escape_penalty']} 银子")
-    expect(card.locator("[data-role=house-note]")).to_contain_text("庄家")
+    expect(card.locator("[data-role=house-note]")).to_contain_text("平台")
     expect(pg.locator("[data-role=room]")).to_have_count(len(rooms))
     card.locator("[data-action=quickmatch]").click()
     dialog = pg.locator("[data-role=sit-confirm]")

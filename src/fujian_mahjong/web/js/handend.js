@@ -138,7 +138,7 @@ export function renderHandEnd(st, conn, rerender) {
         pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
         st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
         // a player's silver is its own business: only its own line, never to a spectator
-        he.silver && he.silver[s] && st.seat !== null && st.seat !== undefined && s === st.seat
+        he.silver && he.silver[s] && !he.practice && st.seat !== null && st.seat !== undefined && s === st.seat
           ? h(
               "span",
               { class: "silver", dataset: { role: "silver-change" } },

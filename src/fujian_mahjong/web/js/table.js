@@ -610,7 +610,10 @@ function waitingRoomV(st, conn, dispatch, botCall) {
   // a private table opens by its code only (its id is refused to anyone not seated there)
   const ref = st.info && st.info.private && code ? code : st.table;
   const invite = st.table !== null ? new URL(`./?table=${encodeURIComponent(ref)}`, window.location.href).href : "";
-  const canBots = Boolean(st.botsApi && st.info && st.me && st.me.player_id !== undefined && st.info.creator_id === st.me.player_id && st.seat !== null);
+  // a room's table deals by itself once the wait is over (bots fill the free seats): no
+  // 准备 and no bots to add there (docs/economy.md, quick match)
+  const room = Boolean(st.info && st.info.room);
+  const canBots = !room && Boolean(st.botsApi && st.info && st.me && st.me.player_id !== undefined && st.info.creator_id === st.me.player_id && st.seat !== null);
   return h(
     "section",
     { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
@@ -623,8 +626,9 @@ function waitingRoomV(st, conn, dispatch, botCall) {
       { class: "row" },
       // hidden as soon as it is pressed (not when the server confirms): a second tap in
       // between could land on nothing once the hand starts
-      st.seat !== null && (mine.ready || st.readySent) ? h("span", { class: "muted", dataset: { role: "ready-sent" } }, t("is_ready")) : null,
-      st.seat !== null && !mine.ready && !st.readySent
+      room ? h("span", { class: "muted", dataset: { role: "room-wait" } }, t("web.room_wait")) : null,
+      !room && st.seat !== null && (mine.ready || st.readySent) ? h("span", { class: "muted", dataset: { role: "ready-sent" } }, t("is_ready")) : null,
+      !room && st.seat !== null && !mine.ready && !st.readySent
         ? h("button", { key: "ready", class: "primary", dataset: { action: "ready" }, onclick: () => { conn.send({ type: "ready" }); dispatch({ type: "@ready-sent" }); } }, t("ready"))
         : null,
       canBots ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall("POST") }, t("add_bot")) : null,
