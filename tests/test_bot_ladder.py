@@ -190,7 +190,9 @@ def test_heuristic_folds_against_a_likely_ready_hand() -> None:
     danger_old = table.danger(old.action.tile, g.gold)[0]
     danger_new = table.danger(new.action.tile, g.gold)[0]
     assert danger_new < danger_old / 3
-    assert new.reason.startswith(("fold:", "defence:")) and "the player on your right" in new.reason, new.reason
+    assert (
+        new.reason.startswith(("fold:", "defence:")) and "the player on your right" in new.reason
+    ), new.reason
     assert "防守" in new.reason_zh and "下家" in new.reason_zh, new.reason_zh
 
 
