@@ -362,11 +362,14 @@ class Error(_Msg):
 
 class Status(_Msg):
     """The table's link to the database: ``failing`` while nothing can be saved (the game
-    waits, timers stop), ``ok`` when it continues (docs/protocol.md)."""
+    waits, timers stop), ``ok`` when it continues; with several processes, ``bus``:
+    ``failing`` while the link to the process that runs the table is down (the socket is
+    moved, 1012, when it is back; docs/protocol.md)."""
 
     type: Literal["status"]
     table: int
     store: Literal["failing", "ok"]
+    bus: Literal["failing", "ok"] | None = None
     message: str
     message_zh: str
 
