@@ -607,7 +607,9 @@ def _supervise(workers: int, st: Any) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     # the workers have a session of their own: a Ctrl-C at the terminal reaches this process
-    # only, which stops each worker once, cleanly (SIGTERM: its leases are given back)
+    # only, which stops each worker once, cleanly (SIGINT: at once, its leases given back;
+    # not SIGTERM's drain: every worker of one supervisor stops together, so a table would
+    # have nowhere to go, docs/deploy.md)
     env = {**os.environ, SUPERVISOR_ENV: str(os.getpid())}
     procs = [subprocess.Popen(cmd, start_new_session=True, env=env) for _ in range(workers)]
     print(
@@ -626,7 +628,7 @@ def _supervise(workers: int, st: Any) -> int:
                 procs[i] = subprocess.Popen(cmd, start_new_session=True, env=env)
     for p in procs:
         if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
+            p.send_signal(signal.SIGINT)
     for p in procs:
         try:
             p.wait(timeout=30)
