@@ -540,8 +540,11 @@ async def player_hands(
 @router.get("/api/leaderboard", responses=errors(422, 503))
 async def leaderboard(
     request: Request,
-    profile: str | None = Query(None, max_length=40),
-    by: Literal["level", "skill"] = Query("level"),
+    # OpenAPI: the profile names (an enum; any other is 422 ``bad_profile`` below)
+    profile: str | None = Query(None, max_length=40, json_schema_extra={"enum": list(BUILTIN)}),
+    by: Literal["level", "skill"] = Query(
+        "level", description="level, or skill (of one profile: then profile is required)"
+    ),
     page: int = Query(1, ge=1, le=100_000),
     per_page: int = Query(100, ge=1, le=100),
 ) -> dict[str, Any]:

@@ -77,7 +77,13 @@ class ReliefInfo(BaseModel):
 
 @router.get("/api/rooms", response_model=list[RoomOut], responses=errors(422))
 async def list_rooms(
-    lobby: LobbyDep, profile: Annotated[str | None, Query(max_length=40)] = None
+    lobby: LobbyDep,
+    profile: Annotated[
+        str | None,
+        # OpenAPI: the profile names the route takes (an enum; any other is 422
+        # ``bad_profile`` below), so a request valid by the document is answered
+        Query(max_length=40, json_schema_extra={"enum": list(BUILTIN)}),
+    ] = None,
 ) -> list[dict[str, Any]]:
     """The rooms by stake (all profiles, or one with ``?profile=``): stakes, fee, cap, the
     balance a player must have to enter (``min_balance``–``max_balance``, null: no upper

@@ -55,10 +55,15 @@ BotKind = Literal["random", "greedy", "heuristic", "strong", "heuristic-v1"]
 
 
 class TableIn(BaseModel):
-    # strict: "10", true or 2.0 are not integers here, "yes" is not a boolean
-    model_config = ConfigDict(strict=True)
+    # strict: "10", true or 2.0 are not integers here, "yes" is not a boolean; a key not
+    # below is refused (422), and OpenAPI says so (``additionalProperties: false``)
+    model_config = ConfigDict(strict=True, extra="forbid")
 
-    profile: str = Field(default="fuzhou-tcy", max_length=40)
+    # OpenAPI: the profile names (an enum); any other is still 400 ``unknown profile``
+    # from the table
+    profile: str = Field(
+        default="fuzhou-tcy", max_length=40, json_schema_extra={"enum": list(BUILTIN)}
+    )
     players: int = Field(default=4, ge=2, le=4)
     bots: int = Field(default=0, ge=0, le=4)
     turn_seconds: float = Field(default=15, ge=0.2, le=600)
@@ -106,6 +111,12 @@ def _bot_tables_allowed(lobby: Lobby, player_id: int) -> None:
 async def new_table(
     me: Me, lobby: LobbyDep, settings: SettingsDep, body: TableIn | None = None
 ) -> TableOut:
+    """A table (joined over ``/ws``) with its R11 stakes. Besides what each field allows,
+    rules between fields (docs/economy.md): the profile's number of players (400
+    ``bad_players``), at most one bot a seat (400 ``bad_bots``), the stake within this
+    server's bounds (422 ``stake_out_of_bounds``), the fee at most ``max_fee_ratio`` × the
+    stake (422 ``fee_too_high``), the minimum balance at least what one hand can cost here
+    (422 ``min_balance_too_low``). A key not in the body's schema is refused (422)."""
     b = body or TableIn()
     if b.bots >= b.players:
         _bot_tables_allowed(lobby, me.id)
