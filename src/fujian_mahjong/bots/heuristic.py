@@ -1111,9 +1111,12 @@ class HeuristicBot:
         a = chosen[5]
         t = a.tile
         s = chosen[6]
-        if chosen is not planned:
+        # rows are compared by their discard (one row per kind), never by identity: compiled
+        # with mypyc a row is an unboxed tuple, boxed anew by each max(), so ``is`` would
+        # call a choice a defence against itself
+        if chosen[5] != planned[5]:
             return self._defence_reason(view, tb, chosen, planned)
-        if chosen is not plain:
+        if chosen[5] != plain[5]:
             if jl:
                 en, zh = "Gold dragon (金龙, the three golds as a pong)", "金龙 (三金作刻)"
             elif jq:
