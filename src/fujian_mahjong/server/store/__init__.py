@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import delete, event, insert, select, update
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -85,7 +85,30 @@ def make_engine(url: str) -> AsyncEngine:
             cur.close()
 
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20)
+    engine = create_async_engine(url, pool_size=10, max_overflow=20)
+    event.listen(engine.sync_engine, "handle_error", _connection_lost_is_a_store_fault)
+    return engine
+
+
+def _connection_lost_is_a_store_fault(ctx: ExceptionContext) -> BaseException | None:
+    """PostgreSQL: a lost connection is a store fault like a full disk (docs/architecture.md,
+    "Faults"; docs/deploy.md, "When PostgreSQL restarts"). asyncpg reports a backend ended
+    under a query (``pg_terminate_backend``, a restart: SQLSTATE 57P01, 08003) or a server
+    still starting (57P03) as a plain ``DBAPIError``, which the store's fault handling
+    (``STORE_FAULTS``: the table's retry, REST's 503, ``/readyz``) does not know; it is
+    raised as the ``OperationalError`` it is instead (other errors are left as they are)."""
+    e = ctx.sqlalchemy_exception
+    if not isinstance(e, DBAPIError) or isinstance(e, OperationalError | InterfaceError):
+        return None
+    state = str(getattr(ctx.original_exception, "sqlstate", None) or "")
+    if not (ctx.is_disconnect or state.startswith(("08", "57P"))):
+        return None
+    return OperationalError(
+        e.statement,
+        e.params,
+        ctx.original_exception,
+        connection_invalidated=ctx.is_disconnect,
+    )
 
 
 def head_revision() -> str:
