@@ -49,7 +49,7 @@ lint: $(DEV)
 # everything else — the server suites run in-process on a fake clock — runs on both cores.
 SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_square.py tests/test_web_lobby.py \
 	tests/test_audit_web.py tests/test_ray.py tests/test_cli_faults.py tests/test_cluster.py \
-	tests/test_cluster_drain.py tests/test_cluster_outage.py
+	tests/test_cluster_drain.py tests/test_cluster_outage.py tests/test_pg_outage.py
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.
