@@ -287,6 +287,9 @@ class Bus:
         self._probe_back: dict[int, asyncio.Future[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._reset = asyncio.Event()  # the reader must subscribe again
+        # set by stop(): each loop ends at its next turn even where a client library
+        # swallowed the cancellation (redis-py's get_message may return None instead)
+        self._closing = False
         self._probes: set[asyncio.Task[bool]] = set()
 
     # ------------------------------------------------------------------ names
@@ -309,11 +312,13 @@ class Bus:
         await self.probe()
 
     async def stop(self) -> None:
+        self._closing = True
+        self._wake.set()
         for t in [*self._tasks, *self._probes]:
             t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        if self._tasks:
+            # bounded (docs/deploy.md, "Stopping"): a loop ends at its next turn
+            await asyncio.wait(self._tasks, timeout=TIMEOUT_S)
         self._tasks.clear()
         await self._drop_pubsub()
 
@@ -383,7 +388,7 @@ class Bus:
         return True
 
     async def _prober(self) -> None:
-        while True:
+        while not self._closing:
             await asyncio.sleep(self.probe_s)
             if self._pubsub is not None:
                 await self.probe()
@@ -414,9 +419,11 @@ class Bus:
         return encode(self.secret, channel, self.node, self._counter, msgs)
 
     async def _flusher(self) -> None:
-        while True:
+        while not self._closing:
             await self._wake.wait()
             self._wake.clear()
+            if self._closing:
+                return
             out, self._out = self._out, {}
             frames: list[tuple[str, str]] = []
             for ch, items in out.items():
@@ -443,7 +450,7 @@ class Bus:
         again after a back-off (what was sent meanwhile is lost: ``on_change``)."""
         backoff = BACKOFF_MIN_S
         everyone = self.broadcast_channel
-        while True:
+        while not self._closing:
             if self._reset.is_set() or self._pubsub is None:
                 self._reset.clear()
                 await self._drop_pubsub()
