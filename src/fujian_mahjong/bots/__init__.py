@@ -25,10 +25,13 @@ def _strong(seed: int | str = 0) -> Bot:
 
 
 def _neural(seed: int | str = 0) -> Bot:
-    """``neural``: ``fujian_mahjong.bots.neural.NeuralBot`` (numpy), imported on first use."""
-    from fujian_mahjong.bots.neural import NeuralBot
+    """``neural``: ``fujian_mahjong.bots.neural.NeuralBot`` (numpy), imported on first use.
 
-    bot: Bot = NeuralBot(seed)
+    Imported by name: the mypyc build (setup.py) type-checks what the compiled modules
+    import, in a build environment without numpy, and this package is one of them."""
+    import importlib
+
+    bot: Bot = importlib.import_module("fujian_mahjong.bots.neural").NeuralBot(seed)
     return bot
 
 
