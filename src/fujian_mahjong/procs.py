@@ -1,5 +1,4 @@
-"""Worker processes that never outlive the process that started them, and pools stopped at
-once.
+"""Worker processes that never outlive the process that started them.
 
 A ``ProcessPoolExecutor`` worker waits on its call queue for the next job; its own copy of
 that queue holds the write end too, so when the parent dies without shutting the pool down
@@ -8,17 +7,19 @@ an idle process of ~85 MB per pool, left behind by every killed ``fjmj serve`` o
 ``fjmj simulate``. ``watch_parent`` is the pools' initializer (or part of it): a daemon
 thread in the worker that ends the worker once its parent is gone.
 
-``kill_pool`` stops a pool whose worker is stuck (a bug, or a worker killed while it was
-sending a long result: the executor's thread then waits for the rest of that message for
-ever, and ``shutdown(wait=True)`` — like the interpreter's exit — joins that thread)."""
+``serve_jobs`` is the main loop of one process of the server's worker pool
+(server/workers.py; docs/architecture.md, "The worker pool"): it lives here, away from the
+server package, so that a worker starts without importing the server."""
 
 from __future__ import annotations
 
-import contextlib
 import os
+import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
 
 WATCH_INTERVAL_S = 0.5
 
@@ -37,16 +38,41 @@ def watch_parent(parent: int | None = None) -> None:
     threading.Thread(target=_watch, args=(pid,), daemon=True, name="watch-parent").start()
 
 
-def kill_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop ``pool`` now, without waiting (safe on an event loop): its workers killed
-    (SIGKILL), this process's copy of the results pipe's write end closed — the last one
-    open once the workers are gone, so the executor's thread, should it be waiting for the
-    rest of a half-sent result, reads end-of-file and exits — and the pool shut down."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(Exception):
-            writer.close()
-    pool.shutdown(wait=False, cancel_futures=True)
+def serve_jobs(conn: Connection, parent: int) -> None:
+    """A worker process's main loop: receive ``(fn, args)`` on ``conn``, answer ``(True,
+    result)`` or ``(False, exception)`` (its traceback in a note), one job at a time, until
+    ``None`` or end-of-file (the pool closed it, or its owner died). SIGINT is ignored: a
+    Ctrl-C in the terminal reaches the whole process group, and the owner stops its workers
+    itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)  # a job that never ends never reads end-of-file
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        except Exception as e:  # the job's function could not be imported here
+            _answer(conn, (False, _noted(e)))
+            continue
+        if job is None:
+            return
+        fn, args = job
+        try:
+            out: tuple[bool, Any] = (True, fn(*args))
+        except Exception as e:
+            out = (False, _noted(e))
+        _answer(conn, out)
+
+
+def _noted(e: Exception) -> Exception:
+    e.add_note("in the worker process:\n" + "".join(traceback.format_exception(e)).rstrip())
+    return e
+
+
+def _answer(conn: Connection, out: tuple[bool, Any]) -> None:
+    try:
+        conn.send(out)
+    except OSError:
+        os._exit(0)  # the owner has gone
+    except Exception as e:  # a result (or an exception) that cannot be pickled
+        conn.send((False, RuntimeError(f"the worker's answer could not be sent back: {e!r}")))

@@ -48,6 +48,7 @@ from fujian_mahjong.server.routes.deps import Me, current_player
 from fujian_mahjong.server.routes.errors import http_error
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import STORE_FAULTS, Store, StoreFaults, StoreUnavailable
+from fujian_mahjong.server.workers import WorkerPool
 from fujian_mahjong.server.ws import Dispatcher
 
 __all__ = ["WEB_DIR", "Me", "create_app", "current_player"]
@@ -157,18 +158,24 @@ def create_app(
     clock: Clock | None = None,
     deals: DealSource | None = None,
     faults: StoreFaults | None = None,
+    workers: WorkerPool | None = None,
 ) -> FastAPI:
     """The server. ``clock``, ``deals`` and ``faults`` are seams for tests and benchmarks
     (a fake clock, fixed or stacked deals, a store that fails on purpose); the command line
-    never sets them, so a network client can never choose a deal."""
+    never sets them, so a network client can never choose a deal. ``workers``: the worker
+    processes of the 高手's searches, hints and reviews (server/workers.py); by default the
+    app makes its own and closes it when it stops; a pool passed in is its maker's to
+    close."""
     settings = settings or Settings()
+    own_workers = workers is None
+    pool = workers if workers is not None else WorkerPool()
     store = Store(
         settings.database_url,
         settings.token_ttl_days,
         faults=faults,
         settlement=EconomySettlement(),  # R11: the store settles through the economy
     )
-    lobby = Lobby(settings, store, clock=clock, deals=deals)
+    lobby = Lobby(settings, store, clock=clock, deals=deals, workers=pool)
     # rate limits count on the server's clock (the fake one in tests)
     misses = RateLimiter(max(1, settings.table_misses_per_minute), 60.0, clock=lobby.clock.now)
     dispatcher = Dispatcher(store, lobby, misses)
@@ -225,6 +232,8 @@ def create_app(
             if cluster is not None:
                 await _bounded("the cluster's loops", cluster.stop(), 5)
             await _bounded("the tables", lobby.shutdown(), 10)
+            if own_workers:
+                await _bounded("the worker processes", pool.close(), 5)
             if cluster is not None:
                 await _bounded("giving the leases back", cluster.close(), 5)
             await _bounded("the database", store.close(), 5)
@@ -255,6 +264,7 @@ def create_app(
     app.state.dispatcher = dispatcher
     app.state.cluster = cluster
     app.state.looplag = looplag
+    app.state.workers = pool  # the 高手's searches, hints and reviews (server/workers.py)
     app.state.draining = False  # SIGTERM: no new tables (``drain``); read by /readyz
     app.state.drain = drain
     # GET /metrics (the Prometheus format): this app's own registry

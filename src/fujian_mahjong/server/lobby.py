@@ -17,6 +17,7 @@ from fujian_mahjong.server.rooms import RoomService
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Store
 from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
+from fujian_mahjong.server.workers import WorkerPool
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.cluster import Cluster
@@ -35,8 +36,11 @@ class Lobby:
         store: Store,
         clock: Clock | None = None,
         deals: DealSource | None = None,
+        workers: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
+        # the worker processes of the tables' 高手 searches and hints (server/workers.py)
+        self.workers = workers
         self.store = store
         self.clock: Clock = clock if clock is not None else LoopClock()
         self.deals: DealSource = deals if deals is not None else SecretDeals()
@@ -221,6 +225,7 @@ class Lobby:
         actor = TableActor(
             cfg, self.settings, self.store, self.clock, self.deals, on_close=self._closed
         )
+        actor.sched.workers = self.workers
         self.tables[cfg.id] = actor
         self.codes[cfg.code] = cfg.id
         actor.start()

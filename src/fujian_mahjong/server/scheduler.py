@@ -11,24 +11,19 @@ they never hold up a table with humans."""
 from __future__ import annotations
 
 import asyncio
-import atexit
 import hashlib
 import hmac
 import logging
-import multiprocessing
-import os
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
-from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
+from fujian_mahjong.server.workers import WorkerClosed, WorkerError, WorkerPool
 
 log = logging.getLogger("fjmj.table")
 
@@ -48,9 +43,14 @@ class Scheduler:
     ``"retry"``), the decision point an automatic action is due at per seat, and each
     human's deadline ``(decision point, time)``."""
 
-    def __init__(self, clock: Clock, post: Callable[[Command], None]) -> None:
+    def __init__(
+        self, clock: Clock, post: Callable[[Command], None], workers: WorkerPool | None = None
+    ) -> None:
         self.clock = clock
         self.post = post
+        # the server's worker processes (server/workers.py; set by the lobby): without them
+        # a search bot plays the fast bot's moves
+        self.workers = workers
         self.timers: dict[Any, Timer] = {}
         self.scheduled: dict[int, int] = {}  # seat -> decision point an automatic act is due at
         self.deadlines: dict[int, tuple[int, float]] = {}  # seat -> (decision point, deadline)
@@ -241,7 +241,9 @@ class Scheduler:
             return
         # in a worker process (a search is pure Python: in a thread it would hold the GIL
         # against the event loop), on the game rebuilt there from its log
-        self.thinking[(seat, key)] = _in_worker(_think, list(g.events), g.seed, seat, kind or "")
+        self.thinking[(seat, key)] = asyncio.ensure_future(
+            self._in_worker(_think, list(g.events), g.seed, seat, kind or "")
+        )
 
     async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
         """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
@@ -265,19 +267,14 @@ class Scheduler:
                     # starting worker): waiting would show that this bot searched (R12),
                     # so the fast bot's move is shown, on time
                     task.cancel()
-                    _reset_pool()  # if the worker died meanwhile, the next search starts anew
                     return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
             try:
-                return Action.from_json(await asyncio.wait_for(task, SEARCH_TIMEOUT_S))
-            except TimeoutError:
-                _kill_pool()  # a stuck worker (its bot keeps a deadline of well under 1 s)
-                log.warning("search worker stuck: seat %s plays the fast bot's move", seat)
-                return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
-            except BrokenProcessPool:
-                # the worker died (killed, out of memory): the next search starts a new
-                # one; this move is the fast bot's, made here
-                _reset_pool()
-                log.warning("search worker lost: seat %s plays the fast bot's move", seat)
+                return Action.from_json(await task)
+            except WorkerError as e:
+                # stuck (its bot keeps a deadline of well under 1 s) or lost (killed, out
+                # of memory): the pool has replaced the process; this move is the fast
+                # bot's, made here
+                log.warning("search worker: %s; seat %s plays the fast bot's move", e, seat)
                 return self.bot(FALLBACK_KIND).act(g.seat_view(seat)).action
         if bot and kind in DRAWING_KINDS:
             # R12: a bot that draws at random draws under the hand's secret seed (published
@@ -296,15 +293,17 @@ class Scheduler:
         hold the GIL against the event loop, so nobody can tell from the table's pace that a
         seat asked. ``{"action", "reason", "reason_zh"}``."""
         try:
-            return await asyncio.wait_for(_in_worker(_advise, events, seed, seat), SEARCH_TIMEOUT_S)
-        except TimeoutError:
-            _kill_pool()
-            log.warning("search worker stuck: the hint is the fast bot's")
+            return await self._in_worker(_advise, events, seed, seat)
+        except WorkerError as e:  # stuck or lost: the pool has replaced the process
+            log.warning("search worker: %s; the hint is the fast bot's", e)
             return _advise(events, seed, seat, FALLBACK_KIND)
-        except BrokenProcessPool:
-            _reset_pool()
-            log.warning("search worker lost: the hint is the fast bot's")
-            return _advise(events, seed, seat, FALLBACK_KIND)
+
+    async def _in_worker(self, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        """``fn(*args)`` in one of the server's worker processes (server/workers.py: a stuck
+        one is stopped after ``SEARCH_TIMEOUT_S``, a lost one replaced)."""
+        if self.workers is None:
+            raise WorkerClosed("no worker pool")
+        return await self.workers.run(fn, *args, timeout=SEARCH_TIMEOUT_S)
 
 
 def _rebuilt(events: list[dict[str, Any]], seed: str) -> Game:
@@ -323,61 +322,6 @@ def _advise(events: list[dict[str, Any]], seed: str, seat: int, kind: str = "") 
     return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason_zh or d.reason}
 
 
-_pool: ProcessPoolExecutor | None = None
-
-
-def _in_worker(fn: Callable[..., dict[str, Any]], *args: Any) -> asyncio.Future[dict[str, Any]]:
-    """``fn(*args)`` in the search worker process, as a future of this loop; a worker
-    that has died is replaced first (BrokenProcessPool from the future if it dies during
-    the call)."""
-    loop = asyncio.get_running_loop()
-    try:
-        return loop.run_in_executor(_search_pool(), fn, *args)
-    except BrokenProcessPool:
-        _reset_pool()
-        return loop.run_in_executor(_search_pool(), fn, *args)
-
-
-def _reset_pool() -> None:
-    """Forget a broken worker pool (its process died): the next search starts a new one."""
-    global _pool
-    old = _pool
-    if old is None or not getattr(old, "_broken", True):
-        return  # another caller has replaced it already: the current one is healthy
-    _pool = None
-    old.shutdown(wait=False, cancel_futures=True)
-
-
-def _kill_pool() -> None:
-    """A stuck worker (it has not answered long after its bot's own deadline): the pool
-    stopped at once (``procs.kill_pool``); the next search starts a new one."""
-    global _pool
-    old, _pool = _pool, None
-    if old is not None:
-        kill_pool(old)
-
-
-def _search_pool() -> ProcessPoolExecutor:
-    """The search bots' worker process, started on the first search (spawned, not forked:
-    the server's threads and sockets stay in the server); one, so the server keeps a
-    core on a two-core machine."""
-    global _pool
-    if _pool is None:
-        _pool = ProcessPoolExecutor(
-            1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=watch_parent,
-            initargs=(os.getpid(),),
-        )
-    return _pool
-
-
-@atexit.register
-def _stop_pool() -> None:
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
-
-
 # the kinds that search (think for up to a second) and the hint's bot
 SLOW_KINDS = frozenset({"strong"})
 # the kinds whose choices draw from a random generator (fujian_mahjong.bots)
@@ -392,8 +336,9 @@ SEARCH_SHOWN_AFTER_S = 0.75
 # table with humans: for this long after a hand is first shown no bot or 托管 seat acts on
 # its turn and no deadline runs (docs/protocol.md, "The opening"; docs/web.md)
 OPENING_S = 3.0
-# a search or a hint not back from the worker after this long: the worker is stuck (its bot
-# keeps a deadline of well under a second); it is replaced and the fast bot answers
+# a search or a hint not back from its worker this long after the worker took it: the worker
+# is stuck (its bot keeps a deadline of well under a second); the pool replaces it and the
+# fast bot answers
 SEARCH_TIMEOUT_S = 30.0
 
 

@@ -29,12 +29,7 @@ its players and those who give its code (``?code=``, server/routes/hands.py). Th
 from __future__ import annotations
 
 import asyncio
-import atexit
-import multiprocessing
-import os
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -45,7 +40,6 @@ from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.engine.spectator import PUBLIC_KEYS
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.i18n import tile_name
-from fujian_mahjong.procs import kill_pool, watch_parent
 from fujian_mahjong.review import review
 from fujian_mahjong.scoring import SPECIAL_NAMES
 from fujian_mahjong.server.ratelimit import FairTurn, RateLimiter
@@ -59,6 +53,7 @@ from fujian_mahjong.server.routes.errors import (
     too_many,
 )
 from fujian_mahjong.server.routes.hands import CodeQuery, may_see
+from fujian_mahjong.server.workers import WorkerError, WorkerPool, WorkerTimeout
 
 router = APIRouter(tags=["replay"])
 _ERRORS = errors(404, 422, 429, 503)
@@ -300,10 +295,9 @@ REVIEW_QUEUE = 64  # new reviews waiting or running per app (then 503 busy)
 REVIEWS_PER_PLAYER = 2
 REVIEWS_PER_ADDRESS = 4
 # A review's bot keeps a deadline of its own (REVIEW_DEADLINE_S); a worker that has not
-# answered long after it (and before a reverse proxy's usual 60 s read timeout) is stuck (a bug, or killed while sending a long result, which leaves
-# the executor waiting for the rest of the message for ever): it is stopped and replaced
+# answered long after it (and before a reverse proxy's usual 60 s read timeout) is stuck (a
+# bug): the pool stops and replaces it (server/workers.py)
 REVIEW_TIMEOUT_S = 45.0
-_pool: ProcessPoolExecutor | None = None
 
 
 def _address(request: Request) -> str:
@@ -335,6 +329,7 @@ class _Reviews:
         # new reviews waiting or running per player (or address) and per address
         self.by_player: dict[str, int] = {}
         self.by_address: dict[str, int] = {}
+        self.workers: WorkerPool = request.app.state.workers  # server/workers.py
         self.limiter = RateLimiter(
             REVIEWS_PER_MINUTE,
             60.0,
@@ -386,7 +381,7 @@ class _Reviews:
     ) -> dict[str, Any]:
         try:
             async with self.turn.hold(who):
-                out = await _in_worker(events, seat)
+                out = await _in_worker(self.workers, events, seat)
             self.done[key] = out
             while len(self.done) > REVIEWS_KEPT:
                 self.done.popitem(last=False)
@@ -404,69 +399,25 @@ def _retrieved(job: asyncio.Task[dict[str, Any]]) -> None:
         job.exception()
 
 
-async def _in_worker(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
-    """``build_review`` in the worker process. A worker that died (the OOM killer, a crash)
-    leaves its pool broken for good: the pool is dropped and the review tried once more in
-    a new one; a second death answers 503 ``busy`` (the next request starts another)."""
-    loop = asyncio.get_running_loop()
-    for attempt in (1, 2):
-        pool = _review_pool()
-        try:
-            out: dict[str, Any] = await asyncio.wait_for(
-                loop.run_in_executor(pool, build_review, events, seat, REVIEW_BOT),
-                REVIEW_TIMEOUT_S,
-            )
-            return out
-        except TimeoutError:
-            _stop_worker(pool)
-            raise ApiError(
-                503, "the review took too long; try again shortly", "busy", {"Retry-After": "5"}
-            ) from None
-        except BrokenProcessPool:
-            _drop_pool(pool)
-            if attempt == 2:
-                raise ApiError(
-                    503,
-                    "the review worker stopped; try again shortly",
-                    "busy",
-                    {"Retry-After": "5"},
-                ) from None
-    raise AssertionError("unreachable")
-
-
-def _review_pool() -> ProcessPoolExecutor:
-    """The worker process, started on the first review (spawned, not forked: the server's
-    threads and sockets stay in the server); one per server process, shared by its apps."""
-    global _pool
-    if _pool is None:
-        _pool = ProcessPoolExecutor(
-            1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=watch_parent,
-            initargs=(os.getpid(),),
+async def _in_worker(
+    workers: WorkerPool, events: list[dict[str, Any]], seat: int
+) -> dict[str, Any]:
+    """``build_review`` in one of the server's worker processes (server/workers.py: a worker
+    killed under it is replaced and the review tried once more there). A stuck worker, or a
+    second death, answers 503 ``busy`` (the next request starts another)."""
+    try:
+        out: dict[str, Any] = await workers.run(
+            build_review, events, seat, REVIEW_BOT, timeout=REVIEW_TIMEOUT_S
         )
-    return _pool
-
-
-def _drop_pool(pool: ProcessPoolExecutor) -> None:
-    """Forget a broken pool (if it is still the current one) so the next review starts a
-    new worker."""
-    global _pool
-    if _pool is pool:
-        _pool = None
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _stop_worker(pool: ProcessPoolExecutor) -> None:
-    """A stuck worker: the pool stopped at once (``procs.kill_pool``) and dropped."""
-    kill_pool(pool)
-    _drop_pool(pool)
-
-
-@atexit.register
-def _stop_pool() -> None:
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
+    except WorkerTimeout:
+        raise ApiError(
+            503, "the review took too long; try again shortly", "busy", {"Retry-After": "5"}
+        ) from None
+    except WorkerError:
+        raise ApiError(
+            503, "the review worker stopped; try again shortly", "busy", {"Retry-After": "5"}
+        ) from None
+    return out
 
 
 @router.get("/api/hands/{hand_id}/summary", responses=_ERRORS, openapi_extra=OPTIONAL_AUTH)
