@@ -6,7 +6,8 @@
   process), fuzhou-tcy; a step of the batch is N decisions, counted as N steps, beside the
   single AEC environment's figure in bench_rl.
 * the same batch with the shipped policy network choosing every action (batched
-  inference): the rate self-play would run at.
+  inference; a network that reads the view features computes them per game from its seat
+  view): the rate self-play would run at.
 * the neural bot's think time per decision (``NeuralBot.act`` on a seat view, one core):
   mean and 99th percentile, over the decisions of a few self-play hands.
 """
@@ -28,14 +29,19 @@ def vec_steps_per_s(n: int, seconds: float = 1.5, policy: bool = False) -> float
     rng = np.random.default_rng(0)
     net = None
     if policy:
-        from fujian_mahjong.bots.neural import load_policy
+        from fujian_mahjong.bots.neural import load_policy, view_features
 
         net = load_policy()
     steps = 0
     t0 = time.process_time()
     while time.process_time() - t0 < seconds:
         if net is not None:
-            a = net.act_batch(out.obs, out.mask)
+            vf = (
+                np.stack([view_features(vec.view(i)) for i in range(n)])
+                if net.view_features
+                else None
+            )
+            a = net.act_batch(out.obs, out.mask, vf)
         else:
             # a uniformly random legal index per game: argmax of noise on the mask
             a = (rng.random(out.mask.shape) * out.mask).argmax(axis=1)

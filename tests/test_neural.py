@@ -9,12 +9,20 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from fujian_mahjong.bots import BOT_KINDS, make_bot
-from fujian_mahjong.bots.neural import WEIGHTS, NeuralBot, PolicyNet, load_policy
+from fujian_mahjong.bots.neural import (
+    N_VIEW_FEATURES,
+    WEIGHTS,
+    NeuralBot,
+    PolicyNet,
+    load_policy,
+    view_features,
+)
 from fujian_mahjong.engine import Game
 from fujian_mahjong.rl import train
 from fujian_mahjong.rl.vec import VecGames
@@ -36,7 +44,7 @@ def test_plays_legal_and_deterministic(profile: str, players: int) -> None:
     """Game.apply raises on an illegal action: whole hands played prove legality; the same
     seed plays the same hand twice."""
 
-    def run(seed: str) -> list[dict[str, object]]:
+    def run(seed: str) -> list[Any]:
         g = Game.new(profile, seed=seed, players=players)
         bots = [make_bot("neural", f"{seed}:{s}") for s in range(players)]
         while not g.is_over():
@@ -69,6 +77,7 @@ def test_decisions_ignore_what_the_seat_cannot_see() -> None:
                 o1, _ = bot.observe(v)
                 o2, _ = bot.observe(h.seat_view(s))
                 assert np.array_equal(o1, o2)
+                assert np.array_equal(view_features(v), view_features(h.seat_view(s)))
                 checked += 1
             g.apply(s, bots[s].act(v).action)
     assert checked > 40
@@ -84,7 +93,8 @@ def test_batched_inference_matches_the_bot() -> None:
     out = vec.reset([f"b{i}" for i in range(8)])
     compared = 0
     for _ in range(30):
-        acts = net.act_batch(out.obs, out.mask)
+        vf = np.stack([view_features(vec.view(i)) for i in range(8)])
+        acts = net.act_batch(out.obs, out.mask, vf if net.view_features else None)
         for i in range(8):
             d = bot.act(vec.view(i))
             assert vec.index_of(i, d.action) == acts[i] or out.mask[i].sum() == 1
@@ -137,20 +147,28 @@ def test_pipeline_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
     assert 100 <= len(d["action"]) <= 1000
     assert (d["mask"][np.arange(len(d["action"])), d["action"]] == 1).all()  # labels legal
     assert (d["mask"].sum(axis=1) > 1).all()  # only decisions with a choice
+    assert d["vfeat"].shape == (len(d["action"]), N_VIEW_FEATURES)
     # the value target is the hand's final points from the seat's view: one per (hand, seat)
     # and zero-sum over the four seats
     per: dict[tuple[int, int], float] = {}
     for h, s, v in zip(d["hand"].tolist(), d["seat"].tolist(), d["value"].tolist(), strict=True):
         assert per.setdefault((h, s), v) == v
     again = train.generate("heuristic", 8, "tiny", batch=4)
-    assert all(np.array_equal(again[k], d[k]) for k in ("obs", "mask", "action", "value"))
+    assert all(np.array_equal(again[k], d[k]) for k in ("obs", "mask", "action", "value", "vfeat"))
     assert train.main(["fit", "--data", str(data), "--epochs", "1", "--hidden", "32",
                        "--seed", "1", "--out", str(weights)]) == 0  # fmt: skip
     net = PolicyNet.load(weights)
     assert net.meta["epochs"] == 1 and len(net.meta["curves"]) == 1
+    assert net.view_features
     assert json.loads(json.dumps(net.meta)) == net.meta
     p2, _ = train.fit(d, seed=1, hidden=(32,), epochs=1)
     assert all(np.array_equal(p2[k], v) for k, v in net.arrays().items())  # from a seed
     js = train.evaluate(str(weights), "random", 2, seed="tiny")
     assert js["deals"] == 2 and js["hands"] == 8
     assert "neural" in js["by_kind"]
+    # DAgger: the network plays every seat, the teacher labels its decisions
+    dag = tmp_path / "dag.npz"
+    assert train.main(["gen", "--teacher", "heuristic", "--hands", "4", "--batch", "2",
+                       "--seed", "tiny-d", "--player", str(weights), "--out", str(dag)]) == 0  # fmt: skip
+    with np.load(dag) as z:
+        assert len(z["action"]) > 20 and json.loads(str(z["meta"]))["player"] == "w.npz"

@@ -136,6 +136,61 @@ def hand_features(obs: npt.NDArray[Any]) -> F32:
     return f
 
 
+# -------------------------------------------------------------------------- view features
+# The quantities the 高手's rules weigh (bots/heuristic.py, bots/strong.py), read from the
+# seat view alone (R12: these functions are the bots' own, which see nothing else): per kind
+# held at the seat's turn, the 高手's deal-in model (``tile_risk``, points lost by discarding
+# it now), heuristic-v1's late-hand danger, how connected the tile is (``_tile_value``), and
+# for a ready hand the value of each discard (``ready_choices``: its expected points, and
+# whether the hand stays ready); the largest chance that an opponent is ready
+# (``quick_threat``); when a discard win is offered, its points now against waiting for a
+# self-draw (``wait_value``). They are what the observation's tile counts cannot give a
+# small network: the teacher's danger and value arithmetic.
+V_RISK: Final = 0  # 34: tile_risk / 20, at most 1
+V_DANGER: Final = V_RISK + N_KINDS  # 34: heuristic-v1's danger (0 … 1)
+V_CONNECT: Final = V_DANGER + N_KINDS  # 34: _tile_value / 20, in [−1, 1]
+V_READY_VALUE: Final = V_CONNECT + N_KINDS  # 34: (ready_choices value − best) / 20, ≥ −1
+V_READY: Final = V_READY_VALUE + N_KINDS  # 34: the hand stays ready after discarding k
+V_SCALARS: Final = V_READY + N_KINDS  # threat, ready turn, win offered, now/50, (wait−now)/20, p
+N_VIEW_FEATURES: Final = V_SCALARS + 6
+
+
+def view_features(view: SeatView) -> F32:
+    """The teacher-quantity features of one seat view (the block comment above)."""
+    from fujian_mahjong.bots.heuristic import HeuristicBot, quick_threat
+    from fujian_mahjong.bots.strong import ready_choices, tile_risk, wait_value
+
+    f = np.zeros(N_VIEW_FEATURES, dtype=np.float32)
+    f[V_SCALARS] = quick_threat(view, 0.0)
+    if view.phase == "turn" and any(a.type == "discard" for a in view.legal):
+        c = list(view.counts)
+        gold = view.gold
+        for k, risk in tile_risk(view).items():
+            f[V_RISK + k] = min(risk / 20.0, 1.0)
+        dg = HeuristicBot._danger(view)
+        f[V_DANGER : V_DANGER + len(dg)] = dg
+        for k in range(len(c)):
+            if c[k]:
+                c[k] -= 1
+                f[V_CONNECT + k] = max(-1.0, min(1.0, HeuristicBot._tile_value(c, k, gold) / 20.0))
+                c[k] += 1
+        ch = ready_choices(view)
+        if ch:
+            top = max(r.value for r in ch.values())
+            for k, rc in ch.items():
+                f[V_READY_VALUE + k] = max(-1.0, (rc.value - top) / 20.0)
+                f[V_READY + k] = float(rc.ready)
+            f[V_SCALARS + 1] = 1.0
+    elif view.phase == "claims":
+        wv = wait_value(view)
+        if wv is not None:
+            f[V_SCALARS + 2] = 1.0
+            f[V_SCALARS + 3] = min(wv.now / 50.0, 4.0)
+            f[V_SCALARS + 4] = max(-2.0, min(2.0, (wv.wait - wv.now) / 20.0))
+            f[V_SCALARS + 5] = wv.p
+    return f
+
+
 def with_features(obs: npt.NDArray[Any]) -> F32:
     """Observations (B, OBS_SIZE) with their hand features appended (B, OBS_SIZE + N_FEATURES)."""
     o = np.asarray(obs, dtype=np.float32)
@@ -161,8 +216,10 @@ class PolicyNet:
         self.bv = arrays["bv"].astype(np.float32)
         self.scale = arrays["scale"].astype(np.float32)
         self.features = bool(meta.get("features", False))
+        self.view_features = bool(meta.get("view_features", False))
         self.mask_input = bool(meta.get("mask_input", False))
         inputs = OBS_SIZE + (N_FEATURES if self.features else 0)
+        inputs += N_VIEW_FEATURES if self.view_features else 0
         inputs += N_ACTIONS if self.mask_input else 0
         if self.scale.shape != (inputs,) or self.bp.shape != (N_ACTIONS,):
             raise ValueError(
@@ -196,11 +253,19 @@ class PolicyNet:
         return sum(a.size for k, a in self.arrays().items() if k != "scale")
 
     def forward(
-        self, obs: npt.NDArray[Any], mask: npt.NDArray[Any] | None = None
+        self,
+        obs: npt.NDArray[Any],
+        mask: npt.NDArray[Any] | None = None,
+        vfeat: npt.NDArray[Any] | None = None,
     ) -> tuple[F32, F32]:
         """(logits (B, N_ACTIONS), value (B,) in points) for observations (B, OBS_SIZE) and,
-        for a network that reads them, the legal masks (B, N_ACTIONS)."""
+        for a network that reads them, the legal masks (B, N_ACTIONS) and the view features
+        (B, N_VIEW_FEATURES: :func:`view_features` of each row's seat view)."""
         x = with_features(obs) if self.features else np.asarray(obs, dtype=np.float32)
+        if self.view_features:
+            if vfeat is None:
+                raise ValueError("this policy reads the view features: pass them to forward()")
+            x = np.concatenate([x, np.asarray(vfeat, dtype=np.float32)], axis=1)
         if self.mask_input:
             if mask is None:
                 raise ValueError("this policy reads the legal mask: pass it to forward()")
@@ -210,9 +275,14 @@ class PolicyNet:
             h = np.maximum(h @ w + b, 0.0)
         return h @ self.wp + self.bp, (h @ self.wv + self.bv)[:, 0] * self.value_scale
 
-    def act_batch(self, obs: npt.NDArray[Any], mask: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+    def act_batch(
+        self,
+        obs: npt.NDArray[Any],
+        mask: npt.NDArray[Any],
+        vfeat: npt.NDArray[Any] | None = None,
+    ) -> npt.NDArray[np.int64]:
         """The masked argmax per row (a tie goes to the lower index)."""
-        logits, _ = self.forward(obs, mask)
+        logits, _ = self.forward(obs, mask, vfeat)
         best: npt.NDArray[np.int64] = np.where(mask > 0, logits, -np.inf).argmax(axis=1)
         return best
 
@@ -259,7 +329,8 @@ class NeuralBot:
         idx = np.fromiter(lm, dtype=np.int64, count=len(lm))
         mask = np.zeros((1, N_ACTIONS), dtype=np.float32)
         mask[0, idx] = 1.0
-        logits, value = self.policy.forward(obs[None, :], mask)
+        vf = view_features(view)[None, :] if self.policy.view_features else None
+        logits, value = self.policy.forward(obs[None, :], mask, vf)
         z = logits[0, idx]
         j = int(idx[z == z.max()].min())  # act_batch's tie rule: the lowest index
         e = np.exp(z - z.max())

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fujian_mahjong.bots import Bot, make_bot
-from fujian_mahjong.bots.neural import N_FEATURES, hand_features
+from fujian_mahjong.bots.neural import N_FEATURES, N_VIEW_FEATURES, hand_features, view_features
 from fujian_mahjong.rl.encoding import N_ACTIONS, OBS_HIGH, OBS_SIZE
 from fujian_mahjong.rl.vec import VecGames
 
@@ -72,10 +72,18 @@ def generate(
     players: int = 4,
     batch: int = 16,
     log: Callable[[str], None] | None = None,
+    player: str | None = None,
 ) -> dict[str, npt.NDArray[Any]]:
     """Teacher self-play: ``hands`` hands over ``batch`` games (game i plays the seeds
-    ``f"{seed}/{i}:{j}"``), every decision with a choice recorded (module docstring)."""
+    ``f"{seed}/{i}:{j}"``), every decision with a choice recorded (module docstring).
+    With ``player`` (a weights file), the network with those weights plays every seat and
+    the teacher only labels its decisions (DAgger: the states the network reaches)."""
     make = teacher_factory(teacher)
+    net = None
+    if player is not None:
+        from fujian_mahjong.bots.neural import NeuralBot, PolicyNet
+
+        net = NeuralBot(policy=PolicyNet.load(player))
     batch = max(1, min(batch, hands))
     quota = [hands // batch + (1 if i < hands % batch else 0) for i in range(batch)]
     vec = VecGames(batch, profile, players)
@@ -93,6 +101,7 @@ def generate(
     seats: list[int] = []
     hand_ids: list[int] = []
     values: list[float] = []
+    vfeats: list[npt.NDArray[np.float16]] = []
     pending: list[list[int]] = [[] for _ in range(batch)]  # rows of the hand in play
     t0 = time.process_time()
     while any(d < q for d, q in zip(done_hands, quota, strict=True)):
@@ -102,10 +111,14 @@ def generate(
                 actions[i] = int(out.mask[i].argmax())  # past its quota: not recorded
                 continue
             s = int(out.seat[i])
-            d = bots[i][s].act(vec.view(i))
+            view = vec.view(i)
+            d = bots[i][s].act(view)
             a = vec.index_of(i, d.action)
             actions[i] = a
             if int(out.mask[i].sum()) > 1:
+                vfeats.append(view_features(view).astype(np.float16))
+                if net is not None:
+                    actions[i] = vec.index_of(i, net.act(view).action)
                 pending[i].append(len(acts))
                 obs.append(np.minimum(out.obs[i], 255).astype(np.uint8))
                 masks.append(out.mask[i].astype(np.uint8))
@@ -137,6 +150,7 @@ def generate(
         "seat": np.array(seats, dtype=np.int8),
         "hand": np.array(hand_ids, dtype=np.int32),
         "value": np.array(values, dtype=np.float32),
+        "vfeat": np.array(vfeats, dtype=np.float16).reshape(-1, N_VIEW_FEATURES),
         "meta": np.array(
             json.dumps(
                 {
@@ -146,6 +160,7 @@ def generate(
                     "profile": profile,
                     "players": players,
                     "batch": batch,
+                    "player": os.path.basename(player) if player else None,
                 },
                 sort_keys=True,
             )
@@ -170,12 +185,14 @@ def init_params(hidden: Sequence[int], rng: np.random.Generator, inputs: int) ->
     return p
 
 
-def _scale(features: bool, mask_input: bool) -> F32:
+def _scale(features: bool, mask_input: bool, view_feats: bool = False) -> F32:
     """Inputs × scale: the observation by its bounds (OBS_HIGH), the features and the legal
     mask as they are."""
     s = 1.0 / np.maximum(OBS_HIGH, 1.0)
     if features:
         s = np.concatenate([s, np.ones(N_FEATURES)])
+    if view_feats:
+        s = np.concatenate([s, np.ones(N_VIEW_FEATURES)])
     if mask_input:
         s = np.concatenate([s, np.ones(N_ACTIONS)])
     return s.astype(np.float32)
@@ -243,8 +260,11 @@ def fit(
     features: bool = True,
     mask_input: bool = True,
     log: Callable[[str], None] | None = None,
+    view_feats: bool = True,
 ) -> tuple[dict[str, F32], dict[str, Any]]:
-    """Adam on masked cross-entropy + value_weight · value MSE; returns (params, meta)."""
+    """Adam on masked cross-entropy + value_weight · value MSE; returns (params, meta).
+    ``view_feats``: also the view features that ``gen`` stored (``vfeat``), where present."""
+    view_feats = view_feats and "vfeat" in data
     rng = np.random.default_rng(seed)
     hands = np.unique(data["hand"])
     n_val = round(len(hands) * val_share) if len(hands) > 1 else 0
@@ -252,7 +272,7 @@ def fit(
     is_val = np.array([h in val_hands for h in data["hand"].tolist()], dtype=bool)
     tr = np.flatnonzero(~is_val)
     va = np.flatnonzero(is_val)
-    scale = _scale(features, mask_input)
+    scale = _scale(features, mask_input, view_feats)
     x_all = data["obs"]
     t_feat = time.process_time()
     # the hand features of bots/neural.py, computed once (float16 halves the memory)
@@ -270,6 +290,8 @@ def fit(
         x = x_all[j].astype(np.float32)
         if features:
             x = np.concatenate([x, feats[j].astype(np.float32)], axis=1)
+        if view_feats:
+            x = np.concatenate([x, data["vfeat"][j].astype(np.float32)], axis=1)
         if mask_input:
             x = np.concatenate([x, mask_all[j].astype(np.float32)], axis=1)
         return x * scale
@@ -345,6 +367,7 @@ def fit(
         + f" ReLU; heads {N_ACTIONS} logits + 1 value",
         "hidden": list(hidden),
         "features": features,
+        "view_features": view_feats,
         "mask_input": mask_input,
         "data": src,
         "decisions": len(x_all),
@@ -418,6 +441,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--profile", default="fuzhou-tcy")
     g.add_argument("--players", type=int, default=4)
     g.add_argument("--batch", type=int, default=16)
+    g.add_argument(
+        "--player",
+        default=None,
+        help="weights: the network plays every seat and the teacher only labels (DAgger)",
+    )
     g.add_argument("--out", required=True)
     f = sub.add_parser("fit", help="train the network on imitation data -> weights (.npz)")
     f.add_argument("--data", required=True, nargs="+")
@@ -439,6 +467,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_false",
         help="do not feed the legal mask to the network (it only masks the logits)",
     )
+    f.add_argument(
+        "--no-view-features",
+        dest="view_feats",
+        action="store_false",
+        help="without the view features of bots/neural.py (the teacher's danger and values)",
+    )
     f.add_argument("--out", required=True)
     e = sub.add_parser("eval", help="duplicate 1 v 3 against three bots of a kind")
     e.add_argument("--weights", default=None, help="default: the shipped weights")
@@ -454,7 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     if a.cmd == "gen":
-        d = generate(a.teacher, a.hands, a.seed, a.profile, a.players, a.batch, log)
+        d = generate(a.teacher, a.hands, a.seed, a.profile, a.players, a.batch, log, a.player)
         arrays: dict[str, Any] = dict(d)
         np.savez_compressed(a.out, **arrays)
         print(f"wrote {a.out}: {len(d['action']):,} decisions from {a.hands:,} hands")
@@ -463,10 +497,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in a.data:
             with np.load(path, allow_pickle=False) as z:
                 parts.append({k: z[k] for k in z.files})
-        data = {
-            k: np.concatenate([pt[k] for pt in parts])
-            for k in ("obs", "mask", "action", "seat", "value")
-        }
+        keys = ["obs", "mask", "action", "seat", "value"]
+        if all("vfeat" in pt for pt in parts):
+            keys.append("vfeat")
+        data = {k: np.concatenate([pt[k] for pt in parts]) for k in keys}
         offs = np.cumsum(
             [0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts]
         )
@@ -484,6 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             features=a.features,
             mask_input=a.mask_input,
             log=log,
+            view_feats=a.view_feats,
         )
         save_weights(p, meta, a.out)
         print(
