@@ -1,5 +1,5 @@
 """Worker processes never outlive the process that started them (fujian_mahjong/procs.py):
-the review and search pools of ``fjmj serve`` (spawned workers) after their server is
+the worker pool of ``fjmj serve`` (server/workers.py: spawned workers) after its server is
 killed by SIGKILL. A real parent process and its real worker; the test waits for the worker
 to go, up to a bound, never for a fixed time."""
 
@@ -16,12 +16,15 @@ from pathlib import Path
 from tests.test_cli_faults import _alive
 
 PARENT = """
-import os, sys, time
-from fujian_mahjong.server import scheduler, web_api
+import asyncio, os, sys, time
+from fujian_mahjong.server.workers import WorkerPool
+
+async def main(pool):
+    return await asyncio.gather(*(pool.run(os.getpid, timeout=60) for _ in range(2)))
+
 if __name__ == "__main__":
-    pools = [scheduler._search_pool(), web_api._review_pool()]
-    pids = [p.submit(os.getpid).result(timeout=60) for p in pools]
-    print(" ".join(map(str, pids)), flush=True)
+    pool = WorkerPool(2)  # two jobs at once: two processes
+    print(" ".join(map(str, asyncio.run(main(pool)))), flush=True)
     time.sleep(3600)
 """
 

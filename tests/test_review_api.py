@@ -3,13 +3,14 @@ limited per client address (429 ``rate_limited``, cached ones free), the queue o
 reviews is bounded (503 ``busy``), each app keeps its own reviews, and a review worker
 that died or is stuck is replaced. In-process (tests/inproc.py: the real app over httpx's ASGI
 transport, a fake clock); the worker is the real spawned process, running a stand-in for
-``build_review`` from this module (the real review is tested in tests/test_review.py and
+``build_review`` from tests/workerjobs.py (the real review is tested in tests/test_review.py and
 tests/test_web_api.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -21,23 +22,7 @@ from fujian_mahjong.server import web_api
 from fujian_mahjong.server.deals import FixedDeals
 from tests.inproc import Client, Harness, running
 from tests.test_hardening_rest import _play_to_end
-
-
-def quick_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
-    """Stands in for ``build_review`` in the worker: instant, and says which log and which
-    worker process it saw."""
-    return {"seat": seat, "bot": bot, "head": events[0], "pid": os.getpid(), "decisions": []}
-
-
-def dying_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
-    """A review that kills its worker (as the OOM killer would)."""
-    os._exit(1)
-
-
-def stuck_review(events: list[dict[str, Any]], seat: int, bot: str) -> dict[str, Any]:
-    """A review whose worker never answers (a bug, or a result half sent)."""
-    time.sleep(3600)
-    return {}
+from tests.workerjobs import dying_review, quick_review, stuck_review
 
 
 @pytest.fixture
@@ -170,15 +155,13 @@ def test_a_dead_review_worker_is_replaced(
             assert r.status_code == 200
             first = r.json()["pid"]
             # the worker is killed between reviews: the next one starts a new worker
-            pool = web_api._pool
-            assert pool is not None
-            for proc in list(pool._processes.values()):
-                proc.kill()
-                proc.join()
+            pool = h.app.state.workers
+            assert pool.pids() == [first]
+            os.kill(first, signal.SIGKILL)
             r = await h.http.get(url, params={"seat": 1})
             assert r.status_code == 200, r.text
             assert r.json()["pid"] != first
-            assert web_api._pool is not pool
+            assert first not in pool.pids()
             # a review that kills every worker it runs in: 503 busy, not a 500 for ever
             monkeypatch.setattr(web_api, "build_review", dying_review)
             _error(await h.http.get(url, params={"seat": 2}), 503, "busy")
@@ -201,8 +184,8 @@ def test_a_stuck_review_worker_is_stopped_and_replaced(
             monkeypatch.setattr(web_api, "build_review", stuck_review)
             r = await h.http.get(url, params={"seat": 0})
             _error(r, 503, "busy")
-            pool = web_api._pool
-            assert pool is None  # dropped: its worker was killed
+            pool = h.app.state.workers
+            assert pool.pids() == [] and pool.stats.timeouts == 1  # its worker was killed
             assert not h.app.state.reviews.running
             # the queue is free again and the next review runs in a new worker (which takes
             # a while to start: the usual timeout again)

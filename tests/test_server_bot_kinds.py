@@ -6,9 +6,9 @@ and decides the bot's plays. Everything in-process on a fake clock (tests/inproc
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import os
+import signal
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,11 @@ from sqlalchemy import select
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import Action, Game, replay
 from fujian_mahjong.server import scheduler
+from fujian_mahjong.server.clock import FakeClock
 from fujian_mahjong.server.scheduler import SEARCH_SHOWN_AFTER_S
 from fujian_mahjong.server.store import HandRow
 from fujian_mahjong.server.store.models import SeatRow
+from fujian_mahjong.server.workers import WorkerPool
 from tests.inproc import StackedDeals, running
 from tests.test_audit_server import FIVE_P, PAUSE, wall
 
@@ -147,19 +149,18 @@ def test_a_strong_bot_thinks_while_its_delay_runs(tmp_path: Path) -> None:
 
 
 def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path) -> None:
-    """The search worker process dies (killed, out of memory): the 高手 due to move plays
-    the fast bot's move in the server's process (never the store-failure path), and the
-    next search starts a new worker. A 高手's answer to a discard is never sent to the
+    """The search worker process dies (killed, out of memory) during a 高手's search: the
+    move is made on time (the search tried again in a new process, or the fast bot's move
+    made in the server's process; never the store-failure path), and the game goes on with
+    a new worker (server/workers.py). A 高手's answer to a discard is never sent to the
     worker (it does not search claims): a busy worker cannot hold a claim window open."""
 
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
         async with running(tmp_path, deals=deals, bot_delay_ms=300) as h:
             a, actor, g = await _with_three_strong_bots(h)
-            # the worker is up and busy with something long, so the bot's search queues
-            # behind it; then the worker dies: every queued future fails
-            pool = scheduler._search_pool()
-            busy = pool.submit(time.sleep, 60)
+            pool = h.app.state.workers
+            assert actor.sched.workers is pool
             await a.act(FIVE_P)
             # the claim window after our discard: the bots answer without the worker
             assert not any(k[1] == len(g.events) for k in actor.sched.thinking)
@@ -167,17 +168,18 @@ def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path)
             seat = next(s for s in g.to_act() if actor.seats[s].bot)
             key = len(g.events)
             assert (seat, key) in actor.sched.thinking
-            for proc in list(pool._processes.values()):  # type: ignore[attr-defined]
-                proc.kill()
-            with contextlib.suppress(BrokenProcessPool):
-                await asyncio.wrap_future(busy)
+            start = time.monotonic()
+            while not pool.pids():  # the search's worker is starting (a real process)
+                assert time.monotonic() - start < 60, "no worker started"
+                await asyncio.sleep(0.005)
+            for pid in pool.pids():
+                os.kill(pid, signal.SIGKILL)
             await h.advance(SEARCH_SHOWN_AFTER_S)
             assert len(g.events) > key, "the move was not made"
             assert a.errors() == [] and not a.of_type("status")
-            assert scheduler._pool is not pool
             # the game goes on, with a new worker for the next search
             await h.advance(60.0)
-            assert scheduler._pool is not None and scheduler._pool is not pool
+            assert pool.stats.started >= 2
 
     asyncio.run(main())
 
@@ -185,28 +187,27 @@ def test_a_lost_search_worker_is_replaced_and_its_move_made_here(tmp_path: Path)
 def test_a_stuck_search_worker_is_replaced_and_the_fast_bot_answers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A worker that never answers (a bug, or a result half sent): past SEARCH_TIMEOUT_S the
-    hint is the fast bot's and the pool is stopped (its worker killed); the next search
-    starts a new worker."""
-    monkeypatch.setattr(scheduler, "SEARCH_TIMEOUT_S", 1.0)
+    """A search not answered within SEARCH_TIMEOUT_S (here 0 s: none can be): the hint is
+    the fast bot's and the pool has killed the worker (server/workers.py); the next search
+    starts a new one."""
+    monkeypatch.setattr(scheduler, "SEARCH_TIMEOUT_S", 0.0)
 
     async def main() -> None:
         g = Game.new("fuzhou-tcy", seed="stuck", players=4, dealer=0)
         seat = g.to_act()[0]
-        pool = scheduler._search_pool()
-        busy = pool.submit(time.sleep, 3600)  # the worker is taken: the hint queues behind
-        workers = list(pool._processes.values())  # type: ignore[attr-defined]
-        sched = scheduler.Scheduler.__new__(scheduler.Scheduler)
-        out = await sched.advise(list(g.events), g.seed, seat)
-        fast = make_bot(scheduler.FALLBACK_KIND, 0).act(g.seat_view(seat))
-        assert out["action"] == fast.action.to_json()
-        assert scheduler._pool is None  # stopped; the next search starts a new worker
-        for w in workers:
-            w.join(10)
-            assert not w.is_alive()
-        with contextlib.suppress(Exception):
-            busy.result(timeout=5)
-        assert scheduler._search_pool() is not pool
+        pool = WorkerPool(1)
+        try:
+            sched = scheduler.Scheduler(FakeClock(), lambda fn: None, workers=pool)
+            out = await sched.advise(list(g.events), g.seed, seat)
+            fast = make_bot(scheduler.FALLBACK_KIND, 0).act(g.seat_view(seat))
+            assert out["action"] == fast.action.to_json()
+            assert pool.stats.timeouts == 1 and pool.pids() == []
+            monkeypatch.setattr(scheduler, "SEARCH_TIMEOUT_S", 60.0)
+            out = await sched.advise(list(g.events), g.seed, seat)
+            assert out["action"] in [x.to_json() for x in g.legal_actions(seat)]
+            assert pool.stats.jobs == 1 and pool.stats.started == 2
+        finally:
+            await pool.close()
 
     asyncio.run(main())
 
