@@ -166,6 +166,10 @@ def test_pipeline_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
     js = train.evaluate(str(weights), "random", 2, seed="tiny")
     assert js["deals"] == 2 and js["hands"] == 8
     assert "neural" in js["by_kind"]
+    st = train.match_stats(str(weights), "random", 2, seed="tiny")
+    k = js["by_kind"]["neural"]  # the same deals and seatings as simulate's
+    assert st["hands"] == 8 and st["points_per_hand"] == pytest.approx(k["points_per_hand"])
+    assert 0 <= st["call_rate"] <= 1 and st["placement"] == pytest.approx(k["placement"])
     # DAgger: the network plays every seat, the teacher labels its decisions
     dag = tmp_path / "dag.npz"
     assert train.main(["gen", "--teacher", "heuristic", "--hands", "4", "--batch", "2",

@@ -428,6 +428,129 @@ def evaluate(
     return sm.to_json()
 
 
+def _stats_deal(args: tuple[str, str, int, str, str | None]) -> list[dict[str, Any]]:
+    """Deal k played once per seating of 1 v 3 (the neural bot at each seat in turn), as
+    ``fjmj simulate --duplicate`` plays it (the same hand seed, bots and seeds, seat 0
+    deals); per hand the neural seat's figures."""
+    from fujian_mahjong.bots.base import play_out
+    from fujian_mahjong.engine import Game
+    from fujian_mahjong.sim.simulate import DEALER, derive_seed, duplicate_seatings, placements2
+
+    profile, seed, k, opponent, weights = args
+    if weights is not None:
+        from fujian_mahjong.bots.neural import WEIGHTS_ENV
+
+        os.environ[WEIGHTS_ENV] = weights
+    hand_seed = derive_seed(seed, k)
+    rows = []
+    for rot in duplicate_seatings(("neural", opponent, opponent, opponent)):
+        me = rot.index("neural")
+        bots = [make_bot(kind, f"{hand_seed}:{s}") for s, kind in enumerate(rot)]
+        g = Game.new(profile, seed=hand_seed, players=len(rot), dealer=DEALER)
+        play_out(g, bots, 5000)
+        sc = g.score()
+        assert sc is not None
+        pay = list(sc.payments)
+        win = g.win or {}
+        claims = sum(1 for e in g.events if e["type"] == "claim" and e["seat"] == me)
+        rows.append(
+            {
+                "deal": k,
+                "dealer": me == DEALER,
+                "points": pay[me],
+                "opp_points": (sum(pay) - pay[me]) / (len(pay) - 1),
+                "placement": placements2(pay)[me] / 2,
+                "won": win.get("winner") == me,
+                "self_draw": win.get("winner") == me and win.get("discarder") is None,
+                "dealt_in": win.get("discarder") == me,
+                "called": claims > 0,
+                "specials": list(sc.specials) if win.get("winner") == me else [],
+            }
+        )
+    return rows
+
+
+def _mean_ci(per_deal: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% interval over independent deals (clustered)."""
+    n = len(per_deal)
+    m = sum(per_deal) / n
+    if n < 2:
+        return m, float("nan")
+    var = sum((x - m) ** 2 for x in per_deal) / (n - 1)
+    return m, 1.96 * math.sqrt(var / n)
+
+
+def match_stats(
+    weights: str | None,
+    opponent: str,
+    deals: int,
+    seed: str = "eval",
+    profile: str = "fuzhou-tcy",
+    workers: int = 1,
+    start: int = 0,
+) -> dict[str, Any]:
+    """Mortal-style figures of the neural bot, 1 v 3 duplicate against three ``opponent``
+    (the deals and seatings of ``fjmj simulate --duplicate``, so the same points): points a
+    hand with a 95% CI clustered by deal, placement, win / deal-in / call rates, average win
+    value, dealer and non-dealer points, specials made."""
+    w = os.path.abspath(weights) if weights is not None else None
+    jobs = [(profile, seed, k, opponent, w) for k in range(start, start + deals)]
+    t0 = time.perf_counter()
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            out = pool.map(_stats_deal, jobs, chunksize=max(1, deals // (workers * 8)))
+    else:
+        out = [_stats_deal(j) for j in jobs]
+    hands = [h for d in out for h in d]
+    n = len(hands)
+
+    def rate(key: str) -> float:
+        return sum(1 for h in hands if h[key]) / n
+
+    by_deal: dict[int, list[dict[str, Any]]] = {}
+    for h in hands:
+        by_deal.setdefault(h["deal"], []).append(h)
+    pts, pts_ci = _mean_ci([sum(h["points"] for h in d) / len(d) for d in by_deal.values()])
+    diff, diff_ci = _mean_ci(
+        [sum(h["points"] - h["opp_points"] for h in d) / len(d) for d in by_deal.values()]
+    )
+    wins = [h["points"] for h in hands if h["won"]]
+    specials: dict[str, int] = {}
+    for h in hands:
+        for sp in h["specials"]:
+            specials[sp] = specials.get(sp, 0) + 1
+
+    def split(dealer: bool) -> float:
+        xs = [h["points"] for h in hands if h["dealer"] == dealer]
+        return sum(xs) / len(xs) if xs else float("nan")
+
+    return {
+        "opponent": opponent,
+        "profile": profile,
+        "seed": seed,
+        "deals": deals,
+        "start": start,
+        "hands": n,
+        "points_per_hand": round(pts, 3),
+        "ci95": [round(pts - pts_ci, 3), round(pts + pts_ci, 3)],
+        "opp_points_per_hand": round(sum(h["opp_points"] for h in hands) / n, 3),
+        "vs_field": round(diff, 3),
+        "vs_field_ci95": [round(diff - diff_ci, 3), round(diff + diff_ci, 3)],
+        "placement": round(sum(h["placement"] for h in hands) / n, 3),
+        "win_rate": round(rate("won"), 4),
+        "self_draw_rate": round(rate("self_draw"), 4),
+        "deal_in_rate": round(rate("dealt_in"), 4),
+        "call_rate": round(rate("called"), 4),
+        "avg_win_points": round(sum(wins) / len(wins), 2) if wins else None,
+        "dealer_points": round(split(True), 3),
+        "non_dealer_points": round(split(False), 3),
+        "specials": dict(sorted(specials.items())),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
 # ------------------------------------------------------------------------------- CLI
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
@@ -482,6 +605,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--profile", default="fuzhou-tcy")
     e.add_argument("--workers", type=int, default=1)
     e.add_argument("--json", action="store_true")
+    e.add_argument(
+        "--stats",
+        action="store_true",
+        help="Mortal-style figures (placement, call rate, win value, dealer split, specials)",
+    )
+    e.add_argument("--start", type=int, default=0, help="with --stats: the first deal")
     a = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -525,6 +654,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"wrote {a.out}: {os.path.getsize(a.out):,} bytes; "
             f"validation accuracy {meta['curves'][-1]['val_acc']}"
         )
+    elif a.stats:
+        st = match_stats(a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers, a.start)
+        print(json.dumps(st))
     else:
         js = evaluate(a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers)
         if a.json:
