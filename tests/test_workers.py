@@ -244,6 +244,9 @@ def test_a_hint_is_the_strong_bots_search_in_the_apps_pool(tmp_path: Path) -> No
             assert pool.stats.jobs == 1 and pool.stats.timeouts == pool.stats.lost == 0
             pids = pool.pids()
             assert len(pids) == 1
+            page = h.app.state.metrics.render().decode()
+            assert f'fjmj_worker_jobs_total{{pid="{os.getpid()}"}} 1.0' in page
+            assert f'fjmj_worker_timeouts_total{{pid="{os.getpid()}"}} 0.0' in page
         assert pool.closed
         await _until(lambda: not any(_alive(p) for p in pids), "a worker outlived the app")
 

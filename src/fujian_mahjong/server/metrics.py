@@ -143,6 +143,16 @@ class _Collector(Collector):
             "New reviews waiting or running",
             len(reviews.running) if reviews is not None else 0,
         )
+        workers = getattr(getattr(st, "workers", None), "stats", None)  # server/workers.py
+        if workers is not None:
+            yield counter("fjmj_worker_jobs", "Jobs answered by worker processes", workers.jobs)
+            yield counter(
+                "fjmj_worker_timeouts",
+                "Worker jobs not answered in time (their process killed)",
+                workers.timeouts,
+            )
+            yield counter("fjmj_worker_lost", "Worker processes that died", workers.lost)
+            yield counter("fjmj_worker_started", "Worker processes started", workers.started)
         lag = getattr(st, "looplag", None)
         if lag is not None:
             yield from _looplag(lag, pid)
