@@ -434,7 +434,8 @@ def _stats_deal(args: tuple[str, str, int, str, str | None]) -> list[dict[str, A
     deals); per hand the neural seat's figures."""
     from fujian_mahjong.bots.base import play_out
     from fujian_mahjong.engine import Game
-    from fujian_mahjong.sim.simulate import DEALER, derive_seed, duplicate_seatings, placements2
+    from fujian_mahjong.engine.match import hand_seed as derive_seed
+    from fujian_mahjong.sim.simulate import DEALER, duplicate_seatings, placements2
 
     profile, seed, k, opponent, weights = args
     if weights is not None:
