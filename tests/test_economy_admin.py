@@ -1,28 +1,45 @@
 """``fjmj admin`` (docs/economy.md, "Operators") as a real command on a real database:
 create, grant, remove (refused below zero, with a reason), list, ledger, and ``audit`` (exit
-0 when clean, exit 1 naming the mismatch after tampering)."""
+0 when clean, exit 1 naming the mismatch after tampering).
+
+The commands run in-process through ``fjmj``'s own entry point (``cli.main.main``: the same
+parser, exit statuses and output as the installed command, without paying the interpreter's
+and the server's imports once per command); the last audit runs as a real ``fjmj`` process,
+so that its exit status is seen from outside."""
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from fujian_mahjong.cli.main import main
 from tests.test_economy_support import FJMJ
 
-
-def fjmj(data: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [FJMJ, "admin", *args, "--data-dir", str(data)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+Admin = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def test_admin_commands_and_audit(tmp_path: Path) -> None:
+@pytest.fixture
+def fjmj(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Admin:
+    """``fjmj admin ARGS --data-dir DATA`` in-process: (exit status, stdout, stderr)."""
+
+    def run(data: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        argv = ["admin", *args, "--data-dir", str(data)]
+        capsys.readouterr()  # nothing of an earlier command
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin or ""))
+        code = main(argv)
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out, err)
+
+    return run
+
+
+def test_admin_commands_and_audit(tmp_path: Path, fjmj: Admin) -> None:
     r = fjmj(tmp_path, "create", "Opal", "--password-stdin", "--json", stdin="opal-password\n")
     assert r.returncode == 0, r.stderr
     made = json.loads(r.stdout)
@@ -64,8 +81,13 @@ def test_admin_commands_and_audit(tmp_path: Path) -> None:
             "UPDATE accounts SET silver = silver + 1000 WHERE player_id = ?", (made["player_id"],)
         )
     db.close()
-    r = fjmj(tmp_path, "audit", "--json")
-    assert r.returncode == 1
+    r = subprocess.run(
+        [FJMJ, "admin", "audit", "--json", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 1, r.stderr
     rep = json.loads(r.stdout)
     assert not rep["ok"] and any("ledger sums to 10250" in p for p in rep["problems"])
     assert any("created or lost" in p for p in rep["problems"])
