@@ -433,20 +433,23 @@ def _stats_deal(args: tuple[str, str, int, str, str | None]) -> list[dict[str, A
     ``fjmj simulate --duplicate`` plays it (the same hand seed, bots and seeds, seat 0
     deals); per hand the neural seat's figures."""
     from fujian_mahjong.bots.base import play_out
+    from fujian_mahjong.bots.neural import NeuralBot, load_policy
     from fujian_mahjong.engine import Game
     from fujian_mahjong.engine.match import hand_seed as derive_seed
     from fujian_mahjong.sim.simulate import DEALER, duplicate_seatings, placements2
 
     profile, seed, k, opponent, weights = args
-    if weights is not None:
-        from fujian_mahjong.bots.neural import WEIGHTS_ENV
-
-        os.environ[WEIGHTS_ENV] = weights
+    policy = load_policy(weights)  # None: the shipped weights (or $FJMJ_NEURAL_WEIGHTS)
     hand_seed = derive_seed(seed, k)
     rows = []
     for rot in duplicate_seatings(("neural", opponent, opponent, opponent)):
         me = rot.index("neural")
-        bots = [make_bot(kind, f"{hand_seed}:{s}") for s, kind in enumerate(rot)]
+        bots = [
+            NeuralBot(f"{hand_seed}:{s}", policy)
+            if kind == "neural"
+            else teacher_factory(kind)(f"{hand_seed}:{s}")
+            for s, kind in enumerate(rot)
+        ]
         g = Game.new(profile, seed=hand_seed, players=len(rot), dealer=DEALER)
         play_out(g, bots, 5000)
         sc = g.score()
@@ -493,7 +496,8 @@ def match_stats(
     """Mortal-style figures of the neural bot, 1 v 3 duplicate against three ``opponent``
     (the deals and seatings of ``fjmj simulate --duplicate``, so the same points): points a
     hand with a 95% CI clustered by deal, placement, win / deal-in / call rates, average win
-    value, dealer and non-dealer points, specials made."""
+    value, dealer and non-dealer points, specials made. ``opponent`` may also be
+    ``strong-fast`` (the 高手's rules without its search, as in ``gen``)."""
     w = os.path.abspath(weights) if weights is not None else None
     jobs = [(profile, seed, k, opponent, w) for k in range(start, start + deals)]
     t0 = time.perf_counter()
