@@ -74,7 +74,7 @@ def test_a_flood_of_reviews_from_four_players_does_not_deny_a_fifth(
     served: list[tuple[int, int]] = []
     gate: asyncio.Queue[None] = asyncio.Queue()
 
-    async def stub_worker(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    async def stub_worker(workers: Any, events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
         """Stands in for the review worker: one review per ``gate`` item."""
         await gate.get()
         return {"seat": seat, "decisions": []}
@@ -318,7 +318,7 @@ def test_optional_tokens_and_guest_names_are_declared_as_they_are(
         missing_required_header,
     ]
 
-    async def stub_worker(events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    async def stub_worker(workers: Any, events: list[dict[str, Any]], seat: int) -> dict[str, Any]:
         return {"seat": seat, "decisions": []}
 
     monkeypatch.setattr(web_api, "_in_worker", stub_worker)

@@ -241,14 +241,16 @@ class Scheduler:
             return
         # in a worker process (a search is pure Python: in a thread it would hold the GIL
         # against the event loop), on the game rebuilt there from its log
-        self.thinking[(seat, key)] = asyncio.ensure_future(
+        task = asyncio.ensure_future(
             self._in_worker(_think, list(g.events), g.seed, seat, kind or "")
         )
+        task.add_done_callback(_retrieved)  # a search given up on may still fail
+        self.thinking[(seat, key)] = task
 
     async def decide(self, g: Game, seat: int, bot: bool, kind: str | None = None) -> Action:
         """:meth:`auto_action`; a search bot (``strong``: up to ~1 s a decision) thinks in
-        the search worker process (started by :meth:`prethink` when its act was planned) so the
-        event loop keeps serving the other tables."""
+        a worker process (server/workers.py; started by :meth:`prethink` when its act was
+        planned) so the event loop keeps serving the other tables."""
         if bot and kind in SLOW_KINDS and in_window(g.phase):
             # an answer to a discard is not searched (the bot's claim screen, bots/strong.py):
             # in this process at once, so a busy worker never holds a claim window open
@@ -304,6 +306,11 @@ class Scheduler:
         if self.workers is None:
             raise WorkerClosed("no worker pool")
         return await self.workers.run(fn, *args, timeout=SEARCH_TIMEOUT_S)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _rebuilt(events: list[dict[str, Any]], seed: str) -> Game:

@@ -271,6 +271,8 @@ class WorkerPool:
     ) -> tuple[bool, Any]:
         """One try of a job on one process; holds one of the pool's slots throughout."""
         try:
+            if self._closed:
+                raise _Lost
             w = await self._worker()
             loop = asyncio.get_running_loop()
             answer: asyncio.Future[tuple[bool, Any]] = loop.create_future()
