@@ -58,6 +58,7 @@ from tests.conftest import (
     fresh_pg_database,
     unavailable,
 )
+from tests.serving import wait_serving
 from tests.test_cli_faults import _alive
 from tests.test_server_support import (
     FJMJ,
@@ -93,17 +94,12 @@ class Blind(Server):
         with open(self.log, "a") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, text=True)
         atexit.register(self.kill)
-        _wait(lambda: self._up(), 60, "tests.cluster_server answers")
-        return self
-
-    def _up(self) -> bool:
-        assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise RuntimeError("cluster_server exited:\n" + self.log.read_text()[-2000:])
         try:
-            return self.get("/api/tables").status_code == 200
-        except httpx.HTTPError:
-            return False
+            wait_serving(self.proc, self.base, self.log, what="tests.cluster_server")
+        except BaseException:
+            self.kill()
+            raise
+        return self
 
 
 @dataclass

@@ -40,6 +40,7 @@ from fujian_mahjong.server.store.models import (
     utcnow,
 )
 from tests.conftest import free_port
+from tests.serving import wait_serving
 
 FJMJ = str(Path(sys.executable).with_name("fjmj"))
 
@@ -201,17 +202,14 @@ class EconServer:
             cmd += ["--db", self.db]
         full_env = {**os.environ, **self.env}
         full_env.update(env or {})
-        log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, env=full_env)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {(self.data_dir / 'server.log').read_text()}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.1)
-        raise RuntimeError("server did not start")
+        log = self.data_dir / "server.log"
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=out, env=full_env)
+        try:
+            wait_serving(self.proc, self.base, log)
+        except BaseException:
+            self.kill()
+            raise
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

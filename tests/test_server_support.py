@@ -25,6 +25,7 @@ from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.server.protocol import server_message
 from fujian_mahjong.server.table import WINDOW_PHASES, public_view
 from tests.conftest import free_port
+from tests.serving import wait_serving
 
 FJMJ = str(Path(sys.executable).with_name("fjmj"))
 
@@ -75,18 +76,12 @@ class Server:
             )
         # a failing test must not leave its server running
         atexit.register(self.kill)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("fjmj serve exited:\n" + self.log.read_text()[-2000:])
-            try:
-                if httpx.get(self.base + "/api/tables", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        self.kill()
-        raise RuntimeError("fjmj serve did not answer in 60 s:\n" + self.log.read_text()[-2000:])
+        try:
+            wait_serving(self.proc, self.base, self.log)
+        except BaseException:
+            self.kill()
+            raise
+        return self
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.proc is not None and self.proc.poll() is None:

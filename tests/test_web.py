@@ -37,6 +37,7 @@ from fujian_mahjong.engine import Action, Game
 from fujian_mahjong.engine.wall import build_wall
 from fujian_mahjong.tiles import kind_str, parse
 from tests.conftest import free_port
+from tests.serving import wait_serving
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,17 +150,12 @@ class Server:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # the process starting up, not the browser
-            if self.proc.poll() is not None:
-                pytest.fail(f"the test server exited: {self.log.read_text()[-800:]}")
-            try:
-                self.http("GET", "/api/tables")
-                return self
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail(f"the test server did not answer in 60 s: {self.log.read_text()[-800:]}")
+        try:  # the process starting up, not the browser
+            wait_serving(self.proc, self.base, self.log, what="tests.serve_test_server")
+        except RuntimeError as e:
+            self.stop()
+            pytest.fail(str(e))
+        return self
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
