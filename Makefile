@@ -57,12 +57,16 @@ PURE := tests/test_determinism.py tests/test_compiled.py tests/test_views.py
 
 # Each stage prints its time (.ci/stage).
 STAGE := bash .ci/stage
+# A command run just before the serial stage: CI (.ci/run) waits there for the newcomer's
+# path it runs beside the first stages, so that nothing runs beside the serial stage.
+BEFORE_SERIAL ?= true
 
 test: $(DEV)
 	@$(STAGE) lint $(MAKE) --no-print-directory lint
 	@$(STAGE) js node --test tests/js/
 	@$(STAGE) parallel $(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
 	@$(STAGE) pure env FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
+	@$(BEFORE_SERIAL)
 	@$(STAGE) serial $(BIN)/pytest $(SERIAL)
 
 # browser screenshots of the table (desktop and phone) into docs/screenshots/ (not run by test)
