@@ -142,6 +142,26 @@ def _nodes(addr: str, env: dict[str, str]) -> int:
     return sum(1 for line in r.stdout.splitlines() if line.strip().startswith("1 node_"))
 
 
+STARTED = "Ray runtime started."  # what `ray start` prints once its node is up
+START_CEILING_S = 300.0  # far above a real start-up: only a hung one reaches it
+
+
+def _wait_started(
+    p: subprocess.Popen[bytes], log: Path, addr: str, env: dict[str, str], nodes: int
+) -> None:
+    """Until the node of ``p`` says it started, then until the cluster counts ``nodes``.
+    The node's own line is the signal (each `ray status` is a whole Ray client process:
+    polled while the node starts, they would take the CPU the node needs)."""
+    end = time.monotonic() + START_CEILING_S
+    while STARTED not in log.read_text(errors="replace"):
+        assert p.poll() is None, f"ray start exited {p.returncode}: {log.read_text()[-2000:]}"
+        assert time.monotonic() < end, f"no {STARTED!r}: {log.read_text()[-2000:]}"
+        time.sleep(0.1)
+    while _nodes(addr, env) < nodes:
+        assert time.monotonic() < end, f"not {nodes} nodes: {log.read_text()[-2000:]}"
+        time.sleep(1)
+
+
 def test_two_node_cluster_on_loopback(tmp_path: Path) -> None:
     """`ray start --head` plus a second `ray start --address` node (own temp dir), then
     `fjmj simulate --backend ray --address HOST:PORT`: the local summary again."""
@@ -157,15 +177,10 @@ def test_two_node_cluster_on_loopback(tmp_path: Path) -> None:
         nodes.append(
             _start_node([*head, *common, "--temp-dir", f"{short}/head"], tmp_path / "head.log", env)
         )
-        deadline = time.monotonic() + 60
-        while _nodes(addr, env) < 1:
-            assert time.monotonic() < deadline, (tmp_path / "head.log").read_text()[-2000:]
-            time.sleep(0.5)
+        _wait_started(nodes[-1], tmp_path / "head.log", addr, env, 1)
         second = ["--address", addr, *common, "--temp-dir", f"{short}/worker"]
         nodes.append(_start_node(second, tmp_path / "worker.log", env))
-        while _nodes(addr, env) < 2:
-            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-2000:]
-            time.sleep(0.5)
+        _wait_started(nodes[-1], tmp_path / "worker.log", addr, env, 2)
         args = ["simulate", "--hands", "40", "--seed", "cluster", "--json"]
         args += ["--players", ",".join(KINDS)]
         r = subprocess.run(
