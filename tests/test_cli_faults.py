@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from fujian_mahjong.cli.replay import parse_log, verify
+from tests.serving import START_CEILING_S
 
 EXE = [sys.executable, "-m", "fujian_mahjong"]
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -59,7 +60,7 @@ def _start_simulate(*extra: str) -> tuple[subprocess.Popen[bytes], list[int]]:
         # keeps it ignored — Ctrl-C would not reach the simulator at all
         preexec_fn=_sigint_default,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_CEILING_S  # bounds a hung start-up only
     kids: list[int] = []
     while time.monotonic() < deadline:
         kids = _children(p.pid)
@@ -137,7 +138,7 @@ def test_log_dir_removed_mid_run(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         env=ENV,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_CEILING_S  # bounds a hung start-up only
     while time.monotonic() < deadline and len(list(logs.glob("*.jsonl"))) < 3:
         time.sleep(0.05)
     assert len(list(logs.glob("*.jsonl"))) >= 3, "the simulator wrote no logs"
