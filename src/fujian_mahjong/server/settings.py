@@ -1,12 +1,13 @@
-"""Server settings (one frozen dataclass; the CLI and the tests fill it in)."""
+"""Server settings (one frozen dataclass; the CLI and the tests fill it in), and the rooms
+by stake they list (``Room``, docs/economy.md "Rooms and quick match"; the quick match
+itself is server/rooms.py's, the configuration file's reader server/config.py)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from fujian_mahjong.server.rooms import Room, default_rooms
+from typing import Any
 
 
 def default_data_dir() -> Path:
@@ -20,6 +21,138 @@ def default_data_dir() -> Path:
 def sqlite_url(data_dir: Path) -> str:
     """The embedded default database inside the data dir."""
     return f"sqlite+aiosqlite:///{data_dir / 'fjmj.sqlite3'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """One tier of one profile: its stakes (R11) and the balances that may enter."""
+
+    id: str
+    tier: str
+    name_zh: str
+    name_en: str
+    profile: str
+    stake: int
+    base: int
+    fee: int
+    cap: int
+    min_balance: int
+    max_balance: int | None = None
+    hands: int = 8
+    players: int = 4
+
+    def stakes(self) -> dict[str, int]:
+        """The table stakes of this room (``economy.Stakes`` as a dict)."""
+        return {
+            "stake": self.stake,
+            "base": self.base,
+            "fee": self.fee,
+            "cap": self.cap,
+            "min_balance": self.min_balance,
+        }
+
+    @property
+    def escape_penalty(self) -> int:
+        """R11 逃跑: 8 × base × stake plus the fee."""
+        return 8 * self.base * self.stake + self.fee
+
+    def admits(self, balance: int) -> bool:
+        return balance >= self.min_balance and (
+            self.max_balance is None or balance <= self.max_balance
+        )
+
+    def json(self, playing: int) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tier": self.tier,
+            "name_zh": self.name_zh,
+            "name_en": self.name_en,
+            "profile": self.profile,
+            "stake": self.stake,
+            "base": self.base,
+            "fee": self.fee,
+            "cap": self.cap,
+            "min_balance": self.min_balance,
+            "max_balance": self.max_balance,
+            "escape_penalty": self.escape_penalty,
+            "hands": self.hands,
+            "players": self.players,
+            "playing": playing,
+        }
+
+
+# The default tiers (the same for every profile). Each minimum balance covers what one hand
+# can cost there (economy.min_balance_floor: stake × max(cap, 8 × base) + fee).
+DEFAULT_TIERS: tuple[dict[str, Any], ...] = (
+    {
+        "tier": "novice",
+        "name_zh": "新手场",
+        "name_en": "Novice",
+        "stake": 1,
+        "base": 1,
+        "fee": 0,
+        "cap": 100,
+        "min_balance": 100,
+        "max_balance": 20_000,
+    },
+    {
+        "tier": "junior",
+        "name_zh": "初级场",
+        "name_en": "Junior",
+        "stake": 5,
+        "base": 1,
+        "fee": 2,
+        "cap": 200,
+        "min_balance": 2_000,
+        "max_balance": 200_000,
+    },
+    {
+        "tier": "middle",
+        "name_zh": "中级场",
+        "name_en": "Intermediate",
+        "stake": 20,
+        "base": 2,
+        "fee": 10,
+        "cap": 300,
+        "min_balance": 10_000,
+        "max_balance": 1_000_000,
+    },
+    {
+        "tier": "senior",
+        "name_zh": "高级场",
+        "name_en": "Senior",
+        "stake": 100,
+        "base": 5,
+        "fee": 50,
+        "cap": 500,
+        "min_balance": 60_000,
+        "max_balance": None,
+    },
+)
+
+
+def _profiles() -> tuple[str, ...]:
+    from fujian_mahjong.rules import BUILTIN
+
+    return tuple(BUILTIN)
+
+
+def _players(profile: str) -> int:
+    from fujian_mahjong.rules import get_profile
+
+    return int(get_profile(profile).players_max)
+
+
+def default_rooms() -> tuple[Room, ...]:
+    """The default tiers, each in every built-in profile."""
+    return tuple(
+        Room(id=f"{p}:{t['tier']}", profile=p, players=_players(p), **t)
+        for t in DEFAULT_TIERS
+        for p in _profiles()
+    )
+
+
+# ---------------------------------------------------------------------------- config
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +206,7 @@ class Settings:
     table_misses_per_minute: int = 60
     # tables with nobody connected commit their events in batches of at most this many
     max_unflushed_events: int = 256
-    # rooms by stake (server/rooms.py; ``fjmj serve --config FILE``, [[rooms]]): the tiers of
+    # rooms by stake (Room above; ``fjmj serve --config FILE``, [[rooms]]): the tiers of
     # every profile, and how long a quick-match table waits for humans before bots fill it
     rooms: tuple[Room, ...] = field(default_factory=default_rooms)
     quickmatch_wait_s: float = 10.0
