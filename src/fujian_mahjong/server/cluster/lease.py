@@ -222,11 +222,3 @@ class Leases:
                 self.valid_until = self._local_deadline(sent)
             self.held[table_id] = int(epoch)
             return int(epoch)
-
-
-FENCE_SQL = text(
-    "SELECT h.id, l.table_id, l.epoch FROM hands h JOIN table_leases l "
-    "ON l.table_id = h.table_id WHERE h.id = ANY(:hands) ORDER BY l.table_id "
-    "FOR SHARE OF l"
-)
-FENCE_TABLE_SQL = text("SELECT table_id, epoch FROM table_leases WHERE table_id = :t FOR SHARE")

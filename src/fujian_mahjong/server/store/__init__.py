@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import delete, event, insert, select, update
+from sqlalchemy import delete, event, insert, select, text, update
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -218,6 +218,16 @@ class LeaseLost(StoreUnavailable):
         self.table_id = table_id
 
 
+# the fencing reads (server/cluster/lease.py's ``table_leases``, migration 0004): the lease row
+# of each hand's table, or of one table, read FOR SHARE inside the writing transaction
+FENCE_SQL = text(
+    "SELECT h.id, l.table_id, l.epoch FROM hands h JOIN table_leases l "
+    "ON l.table_id = h.table_id WHERE h.id = ANY(:hands) ORDER BY l.table_id "
+    "FOR SHARE OF l"
+)
+FENCE_TABLE_SQL = text("SELECT table_id, epoch FROM table_leases WHERE table_id = :t FOR SHARE")
+
+
 # what a failing database raises (full disk, lost connection, locked file)
 STORE_FAULTS: tuple[type[BaseException], ...] = (
     OperationalError,
@@ -310,8 +320,6 @@ class Store:
         no longer holds (server/cluster/lease.py). Nothing with one process."""
         if self.fences is None:
             return
-        from fujian_mahjong.server.cluster.lease import FENCE_TABLE_SQL
-
         if table_id is None:
             table_id = (
                 await s.execute(select(MatchRow.table_id).where(MatchRow.id == match_id))
@@ -328,8 +336,6 @@ class Store:
         process no longer holds (their events must not be written)."""
         if self.fences is None or not hand_ids:
             return {}
-        from fujian_mahjong.server.cluster.lease import FENCE_SQL
-
         rows = (await s.execute(FENCE_SQL, {"hands": sorted(set(hand_ids))})).all()
         seen = {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
         bad: dict[int, int] = {}
