@@ -25,7 +25,7 @@ import orjson
 from fujian_mahjong.server.protocol import server_message
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.table import TableActor
+    from fujian_mahjong.server.ports import TableRef
 
 _validate = server_message.validate_python
 
@@ -129,7 +129,7 @@ class Conn:
         self.token: str | None = None  # checked again at every join (revoked: refused)
         self.addr = "?"  # the client's address (table lookups are rate limited per address)
         self.name = ""
-        self.table: TableActor | None = None
+        self.table: TableRef | None = None
         self.seat: int | None = None  # None: spectator (or not at a table)
         self.spectator = False
         self.seq = 0  # the table stream: +1 per message

@@ -7,17 +7,60 @@ recorded once, voided once, and a match left once."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.table import HandState, TableActor
+    from fujian_mahjong.engine import Action, Match
+    from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.scheduler import Scheduler
+    from fujian_mahjong.server.store import Store
+    from fujian_mahjong.server.table import HandState, Seat, TableConfig
+
+
+class FinisherTable(Protocol):
+    """What the finisher needs of its table (server/table.py's ``TableActor``, which sits
+    above it: docs/architecture.md, "Layers")."""
+
+    hand: HandState | None
+    status: str
+    pending_leave: int | None
+    seats_dirty: bool
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def cfg(self) -> TableConfig: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def sched(self) -> Scheduler: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def match_id(self) -> int | None: ...
+    @property
+    def seats(self) -> list[Seat]: ...
+    @property
+    def spectators(self) -> set[Conn]: ...
+    @property
+    def on_close(self) -> Callable[[Any], object] | None: ...
+    @property
+    def has_humans(self) -> bool: ...
+
+    def conns(self) -> list[Conn]: ...
+    def broadcast(self, msg: dict[str, Any]) -> None: ...
+    def broadcast_seats(self) -> None: ...
+    async def flush(self, h: HandState) -> None: ...
+    async def start_hand(self) -> None: ...
+    async def apply_for(self, seat: int, a: Action) -> None: ...
 
 
 class Finisher:
-    def __init__(self, table: TableActor) -> None:
+    def __init__(self, table: FinisherTable) -> None:
         self.t = table
 
     async def can_sit(self, player_id: int) -> str | None:

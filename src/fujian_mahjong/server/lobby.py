@@ -20,7 +20,7 @@ from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableErro
 from fujian_mahjong.server.workers import WorkerPool
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.cluster import Cluster
+    from fujian_mahjong.server.ports import ClusterPort
 
 log = logging.getLogger("fjmj.lobby")
 
@@ -54,7 +54,7 @@ class Lobby:
         self.closed_actions = 0  # decisions applied at tables that have closed since
         self._wall: tuple[float, float] | None = None  # (wall time, clock time) at first use
         # several processes (``--redis``): leases, the shared table list (server/cluster/)
-        self.cluster: Cluster | None = None
+        self.cluster: ClusterPort | None = None
 
     def wall_time(self) -> float:
         """Seconds since the epoch, moved by the injected clock: the wall time when first

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.server.config import ConfigError, load_config, parse_config
-from fujian_mahjong.server.settings import DEFAULT_TIERS, Room, default_rooms
+from fujian_mahjong.server.settings import DEFAULT_TIERS, Room, Settings, default_rooms
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.clock import Timer
-    from fujian_mahjong.server.lobby import Lobby
+    from fujian_mahjong.server.clock import Clock, Timer
+    from fujian_mahjong.server.ports import ClusterPort
     from fujian_mahjong.server.table import TableActor
 
 __all__ = [
@@ -60,10 +60,42 @@ class RoomError(Exception):
         self.message = message
 
 
+class LobbyLike(Protocol):
+    """What quick match needs of the lobby that owns it (server/lobby.py's ``Lobby``, which
+    sits above the rooms: docs/architecture.md, "Layers")."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def tables(self) -> dict[int, TableActor]: ...
+    @property
+    def table_rooms(self) -> dict[int, str]: ...
+    @property
+    def cluster(self) -> ClusterPort | None: ...
+
+    async def create(
+        self,
+        creator_id: int,
+        profile: str = ...,
+        players: int = ...,
+        bots: int = ...,
+        turn_seconds: float | None = ...,
+        hands: int = ...,
+        private: bool = ...,
+        stakes: dict[str, int] | None = ...,
+        room: str | None = ...,
+        max_balance: int | None = ...,
+        claim_window: str | None = ...,
+        bot_kind: str | None = ...,
+    ) -> TableActor: ...
+
+
 class RoomService:
     """The rooms of this server and their quick match (one per lobby)."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: LobbyLike) -> None:
         self.lobby = lobby
         self._lock: asyncio.Lock | None = None
         self.timers: dict[int, Timer] = {}

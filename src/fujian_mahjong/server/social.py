@@ -15,15 +15,20 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Timer
 
 if TYPE_CHECKING:
+    from fujian_mahjong.engine import Action, Match
+    from fujian_mahjong.server.clock import Clock
     from fujian_mahjong.server.conn import Conn
-    from fujian_mahjong.server.table import TableActor
+    from fujian_mahjong.server.finisher import Finisher
+    from fujian_mahjong.server.scheduler import Command, Scheduler
+    from fujian_mahjong.server.store import Store
+    from fujian_mahjong.server.table import HandState, Seat, TableConfig
 
 __all__ = [
     "CHAT_LIMIT",
@@ -100,10 +105,43 @@ class Vote:
     token: int
 
 
+class SocialTable(Protocol):
+    """What chat and the dissolve vote need of their table (server/table.py's
+    ``TableActor``, which sits above them: docs/architecture.md, "Layers")."""
+
+    hand: HandState | None
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def cfg(self) -> TableConfig: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def sched(self) -> Scheduler: ...
+    @property
+    def finisher(self) -> Finisher: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def match_id(self) -> int | None: ...
+    @property
+    def seats(self) -> list[Seat]: ...
+
+    def post(self, fn: Command) -> None: ...
+    def broadcast(self, msg: dict[str, Any]) -> None: ...
+    async def flush(self, h: HandState) -> None: ...
+    async def apply_for(self, seat: int, a: Action) -> None: ...
+
+
 class Social:
     """Chat and the dissolve vote of one table (commands run inside its actor)."""
 
-    def __init__(self, table: TableActor) -> None:
+    def __init__(self, table: SocialTable) -> None:
         self.t = table
         self.chats: dict[int, deque[float]] = {}  # player id -> times of recent phrases
         self.vote: Vote | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.conn import Conn
@@ -18,7 +18,6 @@ from fujian_mahjong.server.table import TableActor, TableError
 log = logging.getLogger("fjmj.server")
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.cluster import Cluster
     from fujian_mahjong.server.lobby import Lobby
     from fujian_mahjong.server.ratelimit import RateLimiter
     from fujian_mahjong.server.store import Store
@@ -29,6 +28,26 @@ MAX_TEXT = 8192
 CLOSE_LOGGED_OUT = 4001
 # hints being prepared per player at a time, over all its tables
 HINTS_PER_PLAYER = 1
+
+
+class SocketCluster(Protocol):
+    """What the dispatcher asks of the cluster (server/cluster/'s ``Cluster``, which sits
+    above it: docs/architecture.md, "Layers")."""
+
+    def broadcast_logout(
+        self, player_id: int, code: int, reason: str, token: str | None
+    ) -> None: ...
+    def remote_table(self, ref: Any, addr: str) -> object | None: ...
+    def unbind(self, conn: Conn) -> None: ...
+    async def intercept(self, conn: Conn, text: str) -> bool: ...
+    def is_proxy(self, conn: Conn) -> bool: ...
+
+
+def actor_of(conn: Conn) -> TableActor | None:
+    """The table actor ``conn`` has joined. ``Conn.table`` names it only as the layers below
+    the table may (``ports.TableRef``); a ``TableActor`` is all that ever binds itself there
+    (``TableActor.join``), so the cast is exact."""
+    return cast("TableActor | None", conn.table)
 
 
 class Dispatcher:
@@ -44,7 +63,7 @@ class Dispatcher:
         self.by_player: dict[int, set[Conn]] = {}
         # several processes (``--redis``): frames of a table owned by another process go
         # there (server/cluster/); None: one process
-        self.cluster: Cluster | None = None
+        self.cluster: SocketCluster | None = None
         # hints being prepared (each a task of its own: see ``_hint``), and how many per
         # player: one at a time, whatever the tables (they share the search worker with
         # every bot of the process; docs/deploy.md, "Fair under load")
@@ -124,8 +143,8 @@ class Dispatcher:
         """The client is gone: its table keeps the seat for the grace period (R11)."""
         if self.cluster is not None:
             self.cluster.unbind(conn)  # its table's owner is told, if another process
-        if conn.table is not None:
-            t = conn.table
+        t = actor_of(conn)
+        if t is not None:
             t.post(lambda: t.disconnected(conn))
         conn.close("disconnected")
         self._forget(conn)
@@ -237,7 +256,7 @@ class Dispatcher:
 
             await t.call(join)
             return
-        joined = conn.table
+        joined = actor_of(conn)
         if joined is None:
             raise P.ProtocolError("not_joined", "join a table first")
         t = joined

@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.server.cluster import bus as B
 from fujian_mahjong.server.conn import Conn
@@ -20,7 +20,6 @@ from fujian_mahjong.server.conn import Conn
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from fujian_mahjong.server.cluster import Cluster
     from fujian_mahjong.server.cluster.lease import Leases
     from fujian_mahjong.server.lobby import Lobby
     from fujian_mahjong.server.settings import Settings
@@ -40,7 +39,7 @@ class RemoteTransport:
     """The owner's side of a socket held by another process: every message goes back over
     Redis to that process, which writes it to the socket."""
 
-    def __init__(self, cluster: Cluster, node: str, cid: int) -> None:
+    def __init__(self, cluster: Sockets, node: str, cid: int) -> None:
         self.cluster = cluster
         self.node = node
         self.cid = cid
@@ -65,7 +64,7 @@ class RemoteTable:
     """A table run by another process, as REST's bot calls use it (``Dispatcher.find``):
     ``add_bot`` / ``remove_bot`` run there, through the bus."""
 
-    def __init__(self, cluster: Cluster, node: str, ref: Any, addr: str) -> None:
+    def __init__(self, cluster: Sockets, node: str, ref: Any, addr: str) -> None:
         self.cluster = cluster
         self.node = node
         self.ref = ref
@@ -132,6 +131,9 @@ class Sockets:
 
         def post(self, node: str, msg: B.Message) -> bool: ...
         def alive_key(self, node: str) -> str: ...
+        async def call_remote(
+            self, node: str, op: str, ref: Any, pid: int, addr: str, args: list[Any]
+        ) -> Any: ...
         async def _restore(self, got: dict[int, int]) -> None: ...
 
     async def _serve_proxy(self, key: tuple[str, int], p: Proxy) -> None:
@@ -160,7 +162,7 @@ class Sockets:
         node = self.remote_owner.get(tid) if tid is not None else None
         if node is None:
             return None
-        return RemoteTable(cast("Cluster", self), node, ref, addr)
+        return RemoteTable(self, node, ref, addr)
 
     def proxy_closed(self, node: str, cid: int) -> None:
         p = self.proxies.pop((node, cid), None)
