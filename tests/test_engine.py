@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fujian_mahjong.engine import Action, Game, Match, from_jsonl, replay, to_jsonl
+from fujian_mahjong.engine import Action, Game, Match, Phase, from_jsonl, replay, to_jsonl
 from fujian_mahjong.errors import IllegalAction, MahjongError, ReplayError
 from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import level_for
@@ -255,7 +255,7 @@ def test_match_dealer_rotation_and_streaks_r9(
 
     def finish(winner: int | None) -> None:
         g = m.next_hand()
-        g.phase = "over"
+        g.phase = Phase.OVER
         if winner is None:
             g._draw_game()
         else:

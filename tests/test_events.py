@@ -148,18 +148,21 @@ def test_the_corpus_uses_every_event_type_and_nothing_else(corpus: Corpus) -> No
 def test_every_event_type_the_engine_source_writes_is_defined() -> None:
     """The same check on the source: every ``self._ev(type="…")`` in engine/game.py."""
     src = GAME_PY.read_text(encoding="utf-8")
-    written = set(re.findall(r"_ev\(\s*type=\"(\w+)\"", src))
+    written = set(re.findall(r"_ev\(\s*\{\s*\"type\": \"(\w+)\"", src))
     assert written == set(EVENT_TYPES)
     assert src.count("events.append(") == 1, "events are appended only by Game._ev"
 
 
 def test_phases(corpus: Corpus) -> None:
-    phases = set(get_args(Phase))
+    phases = set(Phase)
     src = GAME_PY.read_text(encoding="utf-8")
-    assigned = set(re.findall(r"self\.phase = \"(\w+)\"", src))
-    compared = set(re.findall(r"self\.phase == \"(\w+)\"", src))
-    assert assigned == phases, f"game.py sets {sorted(assigned)}"
-    assert compared <= phases
+    # game.py names the members by module constants (_TURN = Phase.TURN: see its comment)
+    consts = dict(re.findall(r"^(_[A-Z_]+): Final = Phase\.([A-Z_]+)$", src, re.M))
+    assert {Phase[m] for m in consts.values()} == phases
+    assert all(k == "_" + m for k, m in consts.items()), consts
+    assigned = set(re.findall(r"self\.phase(?:: Phase)? = (_[A-Z_]+)\b", src))
+    assert {Phase[consts[c]] for c in assigned} == phases, f"game.py sets {sorted(assigned)}"
+    assert not re.search(r"phase (?:==|!=|in) ", src), "game.py compares phases by identity"
     assert set(corpus.phases) <= phases, corpus.phases
     assert set(corpus.phases) >= VISIBLE_PHASES, corpus.phases
 
@@ -315,7 +318,7 @@ def test_server_messages_of_a_hand_validate_and_round_trip(tmp_path: Path) -> No
         assert types[want], (want, types)
     for want in ("pong", "error", "hint", "left"):
         assert types[want], (want, types)
-    phases = set(get_args(Phase))
+    phases = set(Phase)
     for m in messages:
         server_message.validate_python(m)
         back = json.loads(json.dumps(m))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from fujian_mahjong.engine import ACTION_TYPES, Action, Game, build_wall
+from fujian_mahjong.engine import ACTION_TYPES, Action, Game, Phase, build_wall
 from fujian_mahjong.engine.game import MAX_STREAK as ENGINE_MAX_STREAK
 from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
 from fujian_mahjong.rules import get_profile
@@ -394,7 +394,7 @@ def _fingerprint(g: Game) -> str:
 
 def _auto_moment(g: Game) -> bool:
     """A moment where several seats may answer (claims, windows) or a last-group kong choice."""
-    return g.phase in ("claims", "window_a") or (g.phase == "turn" and g.last_group)
+    return g.phase in (Phase.CLAIMS, Phase.WINDOW_A) or (g.phase is Phase.TURN and g.last_group)
 
 
 # Actions that only ever answer a discard / opening window; ``win`` and ``three_golds`` may
@@ -407,7 +407,7 @@ def _is_answer(g: Game, seat: int, a: dict[str, Any]) -> bool:
     if seat not in g.to_act():
         return False
     do = a.get("do", a.get("type"))
-    if g.phase == "turn":  # last-group kong choice: the seat's own decision
+    if g.phase is Phase.TURN:  # last-group kong choice: the seat's own decision
         return True
     if do in _ANSWERS and not (do == "rob_gold" and a.get("tile")):
         return True
@@ -600,7 +600,7 @@ def run_scenario(sc: Scenario) -> Outcome:
         if _auto_moment(g) and not _is_answer(g, seat, a):
             _auto_pass_one(g)
             continue
-        if g.phase == "turn" and seat != g.turn:
+        if g.phase is Phase.TURN and seat != g.turn:
             out.checks.append(
                 _step_failed(n, f"seat {seat} acts ({_fmt_pat(a)}) but it is seat {g.turn}'s turn")
             )

@@ -23,6 +23,7 @@ from fujian_mahjong.analysis import shanten_keys
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots.base import Decision, _below
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.tiles import is_honour, name
 
@@ -97,7 +98,7 @@ class GreedyBot:
         ):
             if key in by:
                 return Decision(by[key][0], en, zh)
-        if view.phase == "claims":
+        if view.phase is Phase.CLAIMS:
             return self._claim(view, by)
         if "discard" in by:
             return self._discard(view, by["discard"])

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Final
 
 from fujian_mahjong.analysis import need_keys, shanten_keys, split_keys34, tables, waits_keys
 from fujian_mahjong.analysis.core import (
@@ -62,11 +63,13 @@ from fujian_mahjong.analysis.core import (
 from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.i18n import tile_name
 from fujian_mahjong.tiles import flower_sets, is_honour
 
 LATE = 24
+_CLAIMS: Final = Phase.CLAIMS  # compiled, a Final is a C static (see engine/game.py)
 _SUIT4 = tuple(min(k // 9, 3) for k in range(42))  # suit index, honours (and above) as 3
 HONOUR_SLOT = 3  # index of the honour key in a [k0, k1, k2, kh] list
 
@@ -493,7 +496,7 @@ class HeuristicBot:
             d = self._three_golds(view, by_type["three_golds"][0])
             if d is not None:
                 return d
-        if view.phase == "claims":
+        if view.phase is _CLAIMS:
             return self._claim(view, by_type)
         if "jin_kan" in by_type:
             return Decision(
@@ -514,7 +517,7 @@ class HeuristicBot:
         """Holding three golds, a win on a discard pays less than 三金倒 declared on the next
         own draw (a self-draw: every other seat pays): pass it while that draw is likely."""
         gold = view.gold
-        if view.phase != "claims" or gold < 0 or view.counts[gold] != 3:
+        if view.phase is not _CLAIMS or gold < 0 or view.counts[gold] != 3:
             return None
         if "san_jin_dao" not in view.has_special or view.live * 4 < view.players * 12:
             return None
@@ -557,7 +560,7 @@ class HeuristicBot:
         flush = _flush_suit(view, c, gold)
         if not jq and flush < 0:
             return None
-        claims = view.phase == "claims"
+        claims = view.phase is _CLAIMS
         tile = view.claim[1] if claims else -1
         keys = [view.keys[0], view.keys[1], view.keys[2], view.kh]
         if claims:
@@ -652,7 +655,7 @@ class HeuristicBot:
         """Declare 三金倒, or play on for 金龙 while the hand is ready for it (the three golds
         as a pong of the gold kind) and one more draw is worth the risk."""
         has = view.has_special
-        if "jin_long" not in has or view.phase == "claims":
+        if "jin_long" not in has or view.phase is _CLAIMS:
             return Decision(act, "declare Three golds (三金倒)", "三金倒")
         if view.live * 4 < view.players * 12:
             return Decision(act, "declare Three golds (三金倒)", "三金倒")

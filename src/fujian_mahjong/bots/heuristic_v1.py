@@ -29,6 +29,7 @@ pair can only grow by a pong.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from fujian_mahjong.analysis import shanten_keys, split_keys34, tables, waits_keys
 from fujian_mahjong.analysis.core import (
@@ -42,10 +43,12 @@ from fujian_mahjong.analysis.core import (
 from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.tiles import is_honour, name
 
 LATE = 24
+_CLAIMS: Final = Phase.CLAIMS  # compiled, a Final is a C static (see engine/game.py)
 _SUIT4 = tuple(min(k // 9, 3) for k in range(42))  # suit index, honours (and above) as 3
 HONOUR_SLOT = 3  # index of the honour key in a [k0, k1, k2, kh] list
 
@@ -111,7 +114,7 @@ class HeuristicV1Bot:
             d = self._three_golds(view, by_type["three_golds"][0])
             if d is not None:
                 return d
-        if view.phase == "claims":
+        if view.phase is _CLAIMS:
             return self._claim(view, by_type)
         if "jin_kan" in by_type:
             return Decision(
@@ -130,7 +133,7 @@ class HeuristicV1Bot:
         if view.special_value("jin_long") > view.special_value("san_jin_dao") and view.live >= 16:
             melds = 5 - view.exposed(view.seat)
             c = view.counts
-            if view.phase != "claims" and _shanten(c, view.gold, melds) <= 0:
+            if view.phase is not _CLAIMS and _shanten(c, view.gold, melds) <= 0:
                 return None  # play on for 金龙
         return Decision(act, "declare 三金倒 (three golds)", "三金倒")
 

@@ -52,6 +52,7 @@ from fujian_mahjong.bots.heuristic import (
 )
 from fujian_mahjong.bots.heuristic_v1 import HeuristicV1Bot
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.game import Game, Meld
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError
@@ -117,7 +118,7 @@ class _Public:
     dice: tuple[int, int]
     gold: int
     indicator: int
-    phase: str
+    phase: Phase
     turn: int
     wall_left: int
     last_group: bool
@@ -145,7 +146,7 @@ def public_state(view: SeatView) -> _Public | None:
     search does not apply (an opening window, a robbed kong, the last group)."""
     js = view.to_json()
     phase = view.phase
-    if phase not in ("turn", "claims") or js["last_group"]:
+    if phase not in (Phase.TURN, Phase.CLAIMS) or js["last_group"]:
         return None
     n = view.players
     seat = view.seat
@@ -169,7 +170,7 @@ def public_state(view: SeatView) -> _Public | None:
     n_disc = sum(len(d) for d in discards)
     first_pending = n_disc == 0 and not claimed
     claim_kind = ""
-    if phase == "claims":
+    if phase is Phase.CLAIMS:
         if not discards[claim_from] or discards[claim_from][-1] != claim_tile:
             return None  # a kong being robbed (sanming), not a discard
         if claim_from == view.dealer and n_disc == 1 and not claimed:
@@ -189,7 +190,7 @@ def public_state(view: SeatView) -> _Public | None:
         gold=gold,
         indicator=gold,
         phase=phase,
-        turn=seat if phase == "turn" else claim_from,
+        turn=seat if phase is Phase.TURN else claim_from,
         wall_left=int(js["wall"]),
         last_group=bool(js["last_group"]),
         own=own,
@@ -433,13 +434,13 @@ def determinize(
     g.turn = pub.turn
     g.claim_from = pub.claim_from
     g.claim_tile = pub.claim_tile
-    if pub.phase == "turn":
-        g.phase = "turn"
+    if pub.phase is Phase.TURN:
+        g.phase = Phase.TURN
         g.drew_this_turn = pub.drawn >= 0
         g.pending = {}
         g.answers = {}
     else:
-        g.phase = "claims"
+        g.phase = Phase.CLAIMS
         g.claim_kind = "discard"
         g.drew_this_turn = False
         d, k = pub.claim_from, pub.claim_tile
@@ -768,16 +769,16 @@ class StrongBot:
     def act(self, view: SeatView) -> Decision:
         self.last = None
         d0 = self.base.act(view)
-        if self.self_draw > 0 and view.phase == "claims" and d0.action.type == "win":
+        if self.self_draw > 0 and view.phase is Phase.CLAIMS and d0.action.type == "win":
             d1 = self._wait_for_self_draw(view)
             if d1 is not None:
                 return d1
         ready = self.ready_fold > 0 or self.stay_ready > 0
-        if ready and view.phase == "turn" and d0.action.type == "discard":
+        if ready and view.phase is Phase.TURN and d0.action.type == "discard":
             d1 = self._ready_discard(view, d0.action.tile)
             if d1 is not None:
                 return d1
-        turn = view.phase == "turn" and d0.action.type == "discard"
+        turn = view.phase is Phase.TURN and d0.action.type == "discard"
         opts = _options(view) if turn else None
         fast = self.defend(view, d0, opts)
         cands = self.candidates(view, fast.action, opts)
@@ -917,9 +918,9 @@ class StrongBot:
         legal = view.legal
         if len(legal) < 2:
             return []
-        if view.phase == "claims":
+        if view.phase is Phase.CLAIMS:
             return self._claim_candidates(view, base)
-        if view.phase != "turn" or base.type != "discard":
+        if view.phase is not Phase.TURN or base.type != "discard":
             return []
         if opts is None:
             opts = _options(view)
@@ -1339,7 +1340,7 @@ def wait_value(view: SeatView) -> WaitValue | None:
     self-draw costs the seat its X). Every X is R10's exact score of the seat's hand. None
     where it does not apply (not a discard win; ``sanming``, whose 拦胡 and 闲金 change the
     offers)."""
-    if view.phase != "claims" or Action("win") not in view.legal:
+    if view.phase is not Phase.CLAIMS or Action("win") not in view.legal:
         return None
     prof = view.profile
     if _other_offers(prof):
@@ -1478,7 +1479,7 @@ def ready_choices(view: SeatView, fold: int = -1) -> dict[int, ReadyChoice] | No
     first, dealing in with the drawn tiles) for a ready hand, for the safest one a folded
     hand (no win of its own; only the other seats' self-draws and its safest discards cost
     it), and so ``fold`` too when it breaks the hand. None where it does not apply (not a turn, no ready discard, ``sanming``)."""
-    if view.phase != "turn":
+    if view.phase is not Phase.TURN:
         return None
     prof = view.profile
     if _other_offers(prof):

@@ -1,15 +1,15 @@
 """R12: the engine's phases and events as types (docs/engine.md, "Events").
 
-``Game.events`` is a list of plain JSON-ready dicts; this module says exactly what each one
-holds. Every event type is a :class:`~typing_extensions.TypedDict` whose keys and value types
-are the ones the engine writes — the TypedDict *is* the JSON form (tiles are notation:
-``"3p"`` for one tile, ``"123m45p"`` for several, as ``tiles.fmt`` writes them). ``Event`` is
-their union, ``EVENT_TYPES`` maps each ``type`` string to its definition, and
-:func:`validate_event` checks one event (from the engine or from a JSON Lines log) against its
-definition with pydantic, strictly: the type is known, every required key is there, no other
-key is, and every value has the right JSON type (an int is not a bool or a string) and, for
-tiles, the right notation. ``Phase`` lists every value of ``Game.phase`` (and so of a view's
-``"phase"``).
+``Game.events`` is a list of plain JSON-ready dicts, typed ``list[Event]``; this module says
+exactly what each one holds. Every event type is a :class:`~typing_extensions.TypedDict`
+whose keys and value types are the ones the engine writes — the TypedDict *is* the JSON form
+(tiles are notation: ``"3p"`` for one tile, ``"123m45p"`` for several, as ``tiles.fmt``
+writes them). ``Event`` is their union, ``EVENT_TYPES`` maps each ``type`` string to its
+definition, and :func:`validate_event` checks one event (from the engine or from a JSON Lines
+log) against its definition with pydantic, strictly: the type is known, every required key is
+there, no other key is, and every value has the right JSON type (an int is not a bool or a
+string) and, for tiles, the right notation. ``Phase``, a string enum, lists every value of
+``Game.phase`` (and so of a view's ``"phase"``).
 
 The TypedDicts come from ``typing_extensions`` (pydantic needs that form before Python
 3.12); pydantic itself is imported on the first validation only (it costs start-up).
@@ -18,6 +18,7 @@ The TypedDicts come from ``typing_extensions`` (pydantic needs that form before 
 from __future__ import annotations
 
 import functools
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
@@ -40,11 +41,24 @@ __all__ = [
 
 # ---------------------------------------------------------------------- value types
 
-Phase = Literal["deal", "window_a", "turn", "claims", "last_group", "over"]
-"""``Game.phase``: ``deal`` only while the hand is being dealt (``Game.new`` returns after
-it), ``window_a`` (opening window A, R8.1), ``turn`` (a seat decides), ``claims`` (answers to
-a discard, window B or an added kong), ``last_group`` (only inside the last-group draws,
-R5) and ``over``."""
+
+class Phase(StrEnum):
+    """``Game.phase``: ``DEAL`` only while the hand is being dealt (``Game.new`` returns after
+    it), ``WINDOW_A`` (opening window A, R8.1), ``TURN`` (a seat decides), ``CLAIMS`` (answers
+    to a discard, window B or an added kong), ``LAST_GROUP`` (only inside the last-group draws,
+    R5) and ``OVER``.
+
+    A :class:`~enum.StrEnum`: each member *is* its string (``Phase.TURN == "turn"``), so a
+    view's ``"phase"`` and a log serialize exactly as the plain strings did. Compare members
+    by identity or equality (``g.phase is Phase.TURN``)."""
+
+    DEAL = "deal"
+    WINDOW_A = "window_a"
+    TURN = "turn"
+    CLAIMS = "claims"
+    LAST_GROUP = "last_group"
+    OVER = "over"
+
 
 ActionType = Literal[
     "discard",

@@ -14,8 +14,8 @@ import hashlib
 import json
 import random
 import secrets
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal, cast
 
 from fujian_mahjong.analysis import (
     decompositions,
@@ -33,6 +33,7 @@ from fujian_mahjong.engine.actions import (
     Action,
     _short,
 )
+from fujian_mahjong.engine.events import ActionJSON, Event, Phase, WinKind
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction, MahjongError
 from fujian_mahjong.rules import Profile, get_profile
@@ -52,6 +53,15 @@ EVENT_VERSION = 2
 MAX_STREAK = 100  # a sane bound for a streak counter (R9); more is an input error
 _K = KIND_STR
 _NK = 34  # per-seat counts cover the 34 suited and honour kinds in every profile (R1)
+# The phases as module constants: compiled, a Final is a C static and ``phase is _TURN`` a
+# pointer comparison; ``Phase.TURN`` would look the class up and read its attribute at
+# every use (Phase is defined in events.py, which is not compiled)
+_DEAL: Final = Phase.DEAL
+_WINDOW_A: Final = Phase.WINDOW_A
+_TURN: Final = Phase.TURN
+_CLAIMS: Final = Phase.CLAIMS
+_LAST_GROUP: Final = Phase.LAST_GROUP
+_OVER: Final = Phase.OVER
 # Shared action values (hot path: legal actions are rebuilt at every decision)
 _DISCARD = tuple(Action("discard", k) for k in range(_NK))
 _CONCEALED_KONG = tuple(Action("concealed_kong", k) for k in range(_NK))
@@ -217,7 +227,7 @@ class Game:
         self.n = players
         self.dealer = dealer
         self.streak = streak
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.seed = ""
         self.stacked: list[int] | None = None
         self.dice: tuple[int, int] = (1, 1)
@@ -240,7 +250,7 @@ class Game:
         self.indicator = -1
         self.exposed_kongs = 0
         self.concealed_kongs = 0
-        self.phase = "deal"
+        self.phase: Phase = _DEAL
         self.turn = dealer
         self.first_discard_pending = True
         self.last_group = False
@@ -336,7 +346,7 @@ class Game:
         return g
 
     @staticmethod
-    def replay(events: Sequence[dict[str, Any]]) -> Game:
+    def replay(events: Sequence[Mapping[str, Any]]) -> Game:
         """Rebuild a hand from its event log and verify it (R12); raises ReplayError."""
         from fujian_mahjong.engine.replay import replay
 
@@ -344,7 +354,7 @@ class Game:
 
     # ------------------------------------------------------------------ small helpers
 
-    def _ev(self, **e: Any) -> None:
+    def _ev(self, e: Event) -> None:
         self.events.append(e)
 
     def _add(self, s: int, k: int) -> None:
@@ -445,23 +455,22 @@ class Game:
         self.head = 0
         self.tail = len(wall) - 1
         self.dice = dice
-        self._ev(
-            type="start",
-            version=EVENT_VERSION,
-            profile=p.name,
-            players=self.n,
-            dealer=self.dealer,
-            streak=self.streak,
-            seed_sha256=seed_commitment(
-                self.seed,
-                profile=p.name,
-                players=self.n,
-                dealer=self.dealer,
-                streak=self.streak,
-            ),
-            stacked=self.stacked is not None,
+        commitment = seed_commitment(
+            self.seed, profile=p.name, players=self.n, dealer=self.dealer, streak=self.streak
         )
-        self._ev(type="dice", dice=list(dice))
+        self._ev(
+            {
+                "type": "start",
+                "version": EVENT_VERSION,
+                "profile": p.name,
+                "players": self.n,
+                "dealer": self.dealer,
+                "streak": self.streak,
+                "seed_sha256": commitment,
+                "stacked": self.stacked is not None,
+            }
+        )
+        self._ev({"type": "dice", "dice": list(dice)})
         # R3: dealer first, 4 tiles each, four rounds; then the dealer's 17th (坎门)
         hands: list[list[int]] = [[] for _ in range(self.n)]
         for _ in range(4):
@@ -472,7 +481,7 @@ class Game:
         hands[self.dealer].append(wall[self.head])
         self.head += 1
         self.last_drawn = hands[self.dealer][-1]
-        self._ev(type="deal", hands={str(s): fmt(h) for s, h in enumerate(hands)})
+        self._ev({"type": "deal", "hands": {str(s): fmt(h) for s, h in enumerate(hands)}})
         # R4 initial flower replacement, in rounds from the dealer in play order
         fl_kind = self._fl
         in_hand_flowers = [[k for k in h if fl_kind[k]] for h in hands]
@@ -496,7 +505,15 @@ class Game:
                 for _ in fl:
                     drawn.append(self._take_tail())
                 self.flowers[s].extend(fl)
-                self._ev(type="flower", seat=s, round=rnd, flowers=fmt(fl), drawn=fmt(drawn))
+                self._ev(
+                    {
+                        "type": "flower",
+                        "seat": s,
+                        "round": rnd,
+                        "flowers": fmt(fl),
+                        "drawn": fmt(drawn),
+                    }
+                )
                 for k in drawn:
                     if fl_kind[k]:
                         in_hand_flowers[s].append(k)
@@ -552,7 +569,7 @@ class Game:
             if c:
                 self.keys[s][k // 9] -= c * POW5[k % 9]
         self._ready = [-1] * self.n
-        self._ev(type="gold", indicator=_K[k], gold=_K[k], to_dealer=fmt(to_dealer))
+        self._ev({"type": "gold", "indicator": _K[k], "gold": _K[k], "to_dealer": fmt(to_dealer)})
 
     def _window_a(self) -> None:
         """R8.1 opening window A: 天胡 (dealer) and 三金倒 (anyone with three golds)."""
@@ -564,7 +581,7 @@ class Game:
             if self.golds(s) == 3:
                 opts.setdefault(s, []).append(THREE_GOLDS)
         if opts:
-            self.phase = "window_a"
+            self.phase = _WINDOW_A
             self.claim_kind = "window_a"
             self.pending = {s: [*a, PASS] for s, a in opts.items()}
             self.answers = {}
@@ -575,14 +592,14 @@ class Game:
 
     def to_act(self) -> list[int]:
         """The seats that must answer now (empty when the hand is over)."""
-        if self.phase == "turn":
+        if self.phase is _TURN:
             return [self.turn]
-        if self.phase in ("claims", "window_a"):
+        if self.phase is _CLAIMS or self.phase is _WINDOW_A:
             return [s for s in sorted(self.pending) if s not in self.answers]
         return []
 
     def is_over(self) -> bool:
-        return self.phase == "over"
+        return self.phase is _OVER
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Everything ``seat`` may do now (R5–R8); empty if it need not act."""
@@ -590,7 +607,7 @@ class Game:
 
     def _legal(self, seat: int) -> list[Action]:
         """The legal actions, built once per decision and shared (never mutate)."""
-        if self.phase == "turn":
+        if self.phase is _TURN:
             if seat != self.turn:
                 return []
             stamp = len(self.events)
@@ -598,7 +615,7 @@ class Game:
                 self._legal_cache = self._turn_actions(seat)
                 self._legal_stamp = stamp
             return self._legal_cache
-        if self.phase in ("claims", "window_a"):
+        if self.phase is _CLAIMS or self.phase is _WINDOW_A:
             if seat in self.pending and seat not in self.answers:
                 return self.pending[seat]
         return []
@@ -608,7 +625,7 @@ class Game:
 
         ``seat`` is a seat number and ``action`` an :class:`Action` (typed ``object``: both
         are checked here, with IllegalAction, also when compiled)."""
-        if self.phase == "over":
+        if self.phase is _OVER:
             raise IllegalAction(f"seat {_short(seat)}: the hand is over")
         s = self._check_seat(seat)
         if not isinstance(action, Action):
@@ -631,8 +648,8 @@ class Game:
                     f"seat {s}: {action} is not legal now; legal: "
                     + ", ".join(str(a) for a in legal)
                 )
-        self._ev(type="act", seat=s, action=action.to_json())
-        if self.phase == "turn":
+        self._ev({"type": "act", "seat": s, "action": cast(ActionJSON, action.to_json())})
+        if self.phase is _TURN:
             self._do_turn(s, action)
         else:
             self.answers[s] = action
@@ -642,7 +659,7 @@ class Game:
     # ------------------------------------------------------------------ turns
 
     def _begin_turn(self, s: int, drew: bool) -> None:
-        self.phase = "turn"
+        self.phase = _TURN
         self.turn = s
         self.drew_this_turn = drew
         self.pending = {}
@@ -777,7 +794,7 @@ class Game:
                 self._remove(s, k)
             self.melds[s].append(Meld("kong_concealed", (k,) * 4, None))
             self.concealed_kongs += 1
-            self._ev(type="kong", seat=s, kind="concealed", tile=_K[k])
+            self._ev({"type": "kong", "seat": s, "kind": "concealed", "tile": _K[k]})
             self._replacement(s)
             return
         # added kong (加杠): R6 rob-the-kong window first (sanming)
@@ -789,8 +806,8 @@ class Game:
                     opts[o] = [WIN, PASS]
             if opts:
                 self._remove(s, k)
-                self._ev(type="add_kong_declared", seat=s, tile=_K[k])
-                self.phase = "claims"
+                self._ev({"type": "add_kong_declared", "seat": s, "tile": _K[k]})
+                self.phase = _CLAIMS
                 self.claim_kind = "rob_kong"
                 self.claim_tile = k
                 self.claim_from = s
@@ -809,7 +826,7 @@ class Game:
                 m.tiles = (k,) * 4
                 break
         self.exposed_kongs += 1
-        self._ev(type="kong", seat=s, kind="added", tile=_K[k])
+        self._ev({"type": "kong", "seat": s, "kind": "added", "tile": _K[k]})
         self._replacement(s)
 
     def _replacement(self, s: int) -> None:
@@ -837,7 +854,7 @@ class Game:
         """Draw for seat s (R4: flowers set aside and replaced from the tail).
 
         Returns the kind kept, or -1 if the hand ended (wall exhausted)."""
-        from_ = "tail" if tail else "head"
+        from_: Literal["head", "tail"] = "tail" if tail else "head"
         while True:
             if self.wall_left <= 0:
                 self._draw_game()
@@ -847,12 +864,12 @@ class Game:
             else:
                 k = self.wall[self.head]
                 self.head += 1
-            self._ev(type="draw", seat=s, tile=_K[k], source=from_)
+            self._ev({"type": "draw", "seat": s, "tile": _K[k], "source": from_})
             if not self._fl[k]:
                 break
             self.flowers[s].append(k)
             self.sets[s] = flower_sets(self.flowers[s], self._hon)
-            self._ev(type="flower", seat=s, flowers=_K[k])
+            self._ev({"type": "flower", "seat": s, "flowers": _K[k]})
             if self.last_group:
                 return -2  # R4/D-2: in the last group the draw is spent
             tail = True
@@ -866,9 +883,9 @@ class Game:
     def _discard(self, s: int, k: int, rob: bool, jin_kan: bool = False) -> None:
         self._remove(s, k)
         self.discards[s].append(k)
-        self._ev(type="discard", seat=s, tile=_K[k], rob_gold=rob)
+        self._ev({"type": "discard", "seat": s, "tile": _K[k], "rob_gold": rob})
         if jin_kan:
-            self._ev(type="jin_kan", seat=s, shown=fmt(self.jin_kan_tiles[s]))
+            self._ev({"type": "jin_kan", "seat": s, "shown": fmt(self.jin_kan_tiles[s])})
         if k == self.gold:
             self.gold_discarded[s] = True  # R5/D-4: from now on only self-draw
         window_b = self.first_discard_pending and s == self.dealer
@@ -903,7 +920,7 @@ class Game:
         if not opts:
             self._next_draw((s + 1) % self.n)
             return
-        self.phase = "claims"
+        self.phase = _CLAIMS
         self.claim_kind = "window_b" if window_b else "discard"
         self.pending = opts
         self.answers = {}
@@ -915,10 +932,10 @@ class Game:
         if any_ready and not self.xian_jin[s]:
             self.xian_jin[s] = True
             self.xian_jin_draws[s] = 0
-            self._ev(type="xian_jin", seat=s)
+            self._ev({"type": "xian_jin", "seat": s})
         elif not any_ready and self.xian_jin[s]:
             self.xian_jin[s] = False
-            self._ev(type="xian_jin_end", seat=s)
+            self._ev({"type": "xian_jin_end", "seat": s})
 
     def _may_win_on(self, s: int, k: int, discard: bool) -> bool:
         """May seat s win on tile k given by another seat (R5, R6, R8 bars)?"""
@@ -1085,20 +1102,24 @@ class Game:
                 self._remove(s, t)
             tiles = tuple(sorted((*a.tiles, k)))
             self.melds[s].append(Meld("chow", tiles, d))
-            self._ev(type="claim", seat=s, meld="chow", tiles=fmt(tiles), **{"from": d})
+            self._ev({"type": "claim", "seat": s, "meld": "chow", "tiles": fmt(tiles), "from": d})
             self._begin_turn(s, drew=False)
         elif a.type == "pong":
             self._remove(s, k)
             self._remove(s, k)
             self.melds[s].append(Meld("pong", (k,) * 3, d))
-            self._ev(type="claim", seat=s, meld="pong", tiles=fmt((k,) * 3), **{"from": d})
+            self._ev(
+                {"type": "claim", "seat": s, "meld": "pong", "tiles": fmt((k,) * 3), "from": d}
+            )
             self._begin_turn(s, drew=False)
         else:
             for _ in range(3):
                 self._remove(s, k)
             self.melds[s].append(Meld("kong_exposed", (k,) * 4, d))
             self.exposed_kongs += 1
-            self._ev(type="claim", seat=s, meld="kong", tiles=fmt((k,) * 4), **{"from": d})
+            self._ev(
+                {"type": "claim", "seat": s, "meld": "kong", "tiles": fmt((k,) * 4), "from": d}
+            )
             self._replacement(s)
 
     # ------------------------------------------------------------------ draws, last group
@@ -1108,7 +1129,7 @@ class Game:
         if self.live <= self.n:
             if not self.last_group:
                 self.last_group = True
-                self._ev(type="last_group", live=self.live)
+                self._ev({"type": "last_group", "live": self.live})
             self._last_group_draw(s)
             return
         k = self._draw(s, tail=False)
@@ -1141,17 +1162,17 @@ class Game:
             s = (s + 1) % self.n
 
     def _next_last_group(self, s: int) -> None:
-        self.phase = "last_group"
+        self.phase = _LAST_GROUP
         self._last_group_draw((s + 1) % self.n)
 
     def _draw_game(self) -> None:
-        self.phase = "over"
+        self.phase = _OVER
         self.win = None
         self._situation = Situation(
             profile=self.profile, seats=self.n, dealer=self.dealer, win="draw", streak=self.streak
         )
         self._score = score(self._situation)
-        self._ev(type="draw_game", payments=list(self._score.payments))
+        self._ev({"type": "draw_game", "payments": list(self._score.payments)})
         self._end()
 
     # ------------------------------------------------------------------ end of hand
@@ -1179,7 +1200,7 @@ class Game:
             jinkan_declared=self.jin_kan[s],
         )
 
-    def _finish(self, s: int, win: str, discarder: int | None, tile: int | None) -> None:
+    def _finish(self, s: int, win: WinKind, discarder: int | None, tile: int | None) -> None:
         sit = self._situation_for(s, win, discarder, tile)
         if win == "discard" and tile is not None and discarder is not None:
             self.discards[discarder].pop()
@@ -1191,24 +1212,28 @@ class Game:
         self._situation = sit
         self._score = score(sit)
         self.win = {"winner": s, "win": win, "discarder": discarder}
-        self.phase = "over"
+        self.phase = _OVER
         self._ev(
-            type="win",
-            seat=s,
-            win=win,
-            discarder=discarder,
-            tile=_K[tile] if tile is not None and tile >= 0 else None,
-            points=self._score.points,
-            payments=list(self._score.payments),
-            specials=list(self._score.specials),
+            {
+                "type": "win",
+                "seat": s,
+                "win": win,
+                "discarder": discarder,
+                "tile": _K[tile] if tile is not None and tile >= 0 else None,
+                "points": self._score.points,
+                "payments": list(self._score.payments),
+                "specials": list(self._score.specials),
+            }
         )
         self._end()
 
     def _end(self) -> None:
         self._ev(
-            type="end",
-            seed=self.seed,
-            hands={str(s): fmt(self.hand(s)) for s in range(self.n)},
+            {
+                "type": "end",
+                "seed": self.seed,
+                "hands": {str(s): fmt(self.hand(s)) for s in range(self.n)},
+            }
         )
 
     def result(self) -> Situation | None:
@@ -1239,7 +1264,7 @@ class Game:
         answered, is private (R12, revision 2). ``phase`` ("claims", "window_a", "turn",
         "over") is public. The referee's :meth:`to_act` still lists every seat."""
         seat = self._check_seat(seat)
-        over = self.phase == "over"
+        over = self.phase is _OVER
         v: dict[str, Any] = {
             "seat": seat,
             "profile": self.profile.name,
@@ -1276,7 +1301,7 @@ class Game:
             "gold_discarded": [s for s in range(self.n) if self.gold_discarded[s]],
             "legal_actions": [a.to_json() for a in self.legal_actions(seat)],
             "drawn": _K[self.last_drawn]
-            if self.phase == "turn"
+            if self.phase is _TURN
             and self.turn == seat
             and self.drew_this_turn
             and self.last_drawn >= 0
@@ -1295,7 +1320,7 @@ class Game:
         c = [0] * 42
         for k in self.wall[self.head : self.tail + 1]:
             c[k] += 1
-        if self.phase == "claims" and self.claim_kind == "rob_kong":
+        if self.phase is _CLAIMS and self.claim_kind == "rob_kong":
             c[self.claim_tile] += 1  # R6: the added tile, offered to rob, is in no hand yet
         for s in range(self.n):
             for k in range(_NK):

@@ -23,7 +23,7 @@ holds every answer (``act``) of a window and then its one outcome (a ``claim`` o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fujian_mahjong.i18n import has, msg
@@ -84,7 +84,7 @@ def payments_text(
 
 
 def describe(
-    e: dict[str, Any],
+    e: Mapping[str, Any],
     lang: str = "zh",
     viewer: int | None = None,
     hand_over: bool = False,
@@ -185,7 +185,7 @@ def describe(
     return None
 
 
-def lost_claims(events: Sequence[dict[str, Any]], i: int) -> list[tuple[int, str]]:
+def lost_claims(events: Sequence[Mapping[str, Any]], i: int) -> list[tuple[int, str]]:
     """The answers that lost to the outcome ``events[i]``: ``(seat, action type)`` of every
     claiming ``act`` in the run of answers just before it, by a seat other than the one
     the outcome is for (R6: one outcome per window, the highest claim)."""
@@ -203,7 +203,7 @@ def lost_claims(events: Sequence[dict[str, Any]], i: int) -> list[tuple[int, str
     return out
 
 
-def outcome_word(e: dict[str, Any], lang: str) -> str:
+def outcome_word(e: Mapping[str, Any], lang: str) -> str:
     """What an outcome event took: 吃/碰/杠 (a claim), 胡 (a win)…"""
     t = e.get("type")
     if t == "claim":
@@ -217,7 +217,7 @@ def outcome_word(e: dict[str, Any], lang: str) -> str:
 
 
 def narrate(
-    events: Sequence[dict[str, Any]],
+    events: Sequence[Mapping[str, Any]],
     lang: str = "zh",
     viewer: int | None = None,
     names: Sequence[str | None] | None = None,

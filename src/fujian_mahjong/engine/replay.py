@@ -14,7 +14,7 @@ its web replay endpoints):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from fujian_mahjong.engine.actions import Action
@@ -23,7 +23,7 @@ from fujian_mahjong.errors import MahjongError, ReplayError
 from fujian_mahjong.tiles import parse
 
 
-def to_jsonl(events: Iterable[dict[str, Any]]) -> str:
+def to_jsonl(events: Iterable[Mapping[str, Any]]) -> str:
     """One compact JSON object per line (tiles as ``"3p"``)."""
     return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
 
@@ -44,7 +44,7 @@ def from_jsonl(text: str) -> list[dict[str, Any]]:
     return out
 
 
-def replay(events: Sequence[dict[str, Any]]) -> Game:
+def replay(events: Sequence[Mapping[str, Any]]) -> Game:
     """Rebuild a finished hand from its log and verify every event (R12).
 
     The commitment in the first event must be the SHA-256 of the hand's start — version,
@@ -55,7 +55,7 @@ def replay(events: Sequence[dict[str, Any]]) -> Game:
     return apply_decisions(fresh_game(events), events)
 
 
-def fresh_game(events: Sequence[dict[str, Any]], *, seed: str | None = None) -> Game:
+def fresh_game(events: Sequence[Mapping[str, Any]], *, seed: str | None = None) -> Game:
     """The hand of a log as dealt, before its first decision (R3–R5, R12).
 
     It starts from the ``start`` event (profile, players, dealer, streak) and the hand's seed:
@@ -140,7 +140,7 @@ def _line(i: int) -> str:
 
 def apply_decisions(
     game: Game,
-    events: Sequence[dict[str, Any]],
+    events: Sequence[Mapping[str, Any]],
     *,
     where: Callable[[int], str] = _line,
     on_decision: Callable[[Game, int], None] | None = None,
@@ -184,6 +184,6 @@ def apply_decisions(
     return g
 
 
-def _short(e: dict[str, Any]) -> str:
+def _short(e: Mapping[str, Any]) -> str:
     s = json.dumps(e, ensure_ascii=False, separators=(",", ":"))
     return s if len(s) <= 120 else s[:117] + "..."

@@ -8,13 +8,19 @@ counts, dice and public declarations, and its own legal actions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine.game import Game
     from fujian_mahjong.rules import Profile
+
+# Compiled, a Final is a C static (see engine/game.py)
+_TURN: Final = Phase.TURN
+_CLAIMS: Final = Phase.CLAIMS
+_OVER: Final = Phase.OVER
 
 
 class SeatView:
@@ -59,9 +65,7 @@ class SeatView:
     def drawn(self) -> int:
         """The tile just drawn by this seat at its own turn, else -1."""
         g = self._g
-        return (
-            g.last_drawn if g.phase == "turn" and g.turn == self.seat and g.drew_this_turn else -1
-        )
+        return g.last_drawn if g.phase is _TURN and g.turn == self.seat and g.drew_this_turn else -1
 
     # public information
     @property
@@ -91,21 +95,21 @@ class SeatView:
         return self._g.live
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self._g.phase
 
     @property
     def claim(self) -> tuple[int, int]:
         """(discarder, tile) of the discard being answered, or (-1, -1)."""
         g = self._g
-        if g.phase == "claims":
+        if g.phase is _CLAIMS:
             return g.claim_from, g.claim_tile
         return -1, -1
 
     def melds(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
         """Each meld of ``seat`` as (type, tiles); another seat's concealed kong has no tiles
         until the hand is over (R12, as ``Game.view``)."""
-        hide = seat != self.seat and self._g.phase != "over"
+        hide = seat != self.seat and self._g.phase is not _OVER
         out: list[tuple[str, tuple[int, ...]]] = []
         for m in self._g.melds[seat]:
             if hide and m.type == "kong_concealed":

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from fujian_mahjong.bots import HeuristicBot, make_bot
-from fujian_mahjong.engine import Action, Game, Match, to_jsonl
+from fujian_mahjong.engine import Action, Game, Match, Phase, to_jsonl
 from fujian_mahjong.engine.narrate import narrate
 from fujian_mahjong.tiles import parse, parse_kind
 from fujian_mahjong.tui.render import (
@@ -69,6 +69,14 @@ WIN_KINDS = (
 
 def win_word(kind: str, lang: str) -> str:
     return tr("win." + kind, lang) if kind in WIN_KINDS else kind
+
+
+def _win_tile(g: Game) -> int:
+    """The winning tile of the finished hand (-1 for none: 三金倒, a draw)."""
+    for e in reversed(g.events):
+        if e["type"] == "win":
+            return parse_kind(e["tile"]) if e["tile"] else -1
+    return -1
 
 
 class Panel(Static):
@@ -243,7 +251,7 @@ class PlayApp(App[None]):
         """At the start of each of the human's turns: on the drawn tile, else the first
         non-gold (R5: a gold is never discarded by a stray Enter)."""
         g = self.game
-        if g.is_over() or g.phase != "turn" or g.turn != HUMAN:
+        if g.is_over() or g.phase is not Phase.TURN or g.turn != HUMAN:
             return
         key = (self.match.hands_played, len(g.events))
         if key != self._cursor_key:
@@ -272,7 +280,7 @@ class PlayApp(App[None]):
         if g.is_over() or HUMAN not in g.to_act():
             return []
         legal = g.legal_actions(HUMAN)
-        if g.phase != "turn" or g.last_group:
+        if g.phase is not Phase.TURN or g.last_group:
             return list(legal)  # a claim prompt: exactly the engine's legal actions
         out: list[Option] = []
         grouped: set[str] = set()
@@ -331,7 +339,7 @@ class PlayApp(App[None]):
 
     def discard_selected(self) -> None:
         g = self.game
-        if g.is_over() or g.phase != "turn" or g.turn != HUMAN:
+        if g.is_over() or g.phase is not Phase.TURN or g.turn != HUMAN:
             return
         a = Action("discard", self.selected_tile())
         if a not in g.legal_actions(HUMAN):
@@ -457,9 +465,8 @@ class PlayApp(App[None]):
         w = g.win
         if not w:
             return tr("draw_nobody_won", lang)
-        ev = next(e for e in reversed(g.events) if e["type"] == "win")
         winner = int(w["winner"])
-        tile_k = parse_kind(ev["tile"]) if ev.get("tile") else -1
+        tile_k = _win_tile(g)
         line = f"{self.who(winner)} {win_word(str(w['win']), lang)}"
         if tile_k >= 0:
             line += f" {tile(tile_k, lang)}"
@@ -480,8 +487,7 @@ class PlayApp(App[None]):
         w = g.win
         win_tile = -1
         if w:
-            ev = next(e for e in reversed(g.events) if e["type"] == "win")
-            win_tile = parse_kind(ev["tile"]) if ev.get("tile") else -1
+            win_tile = _win_tile(g)
         for s in range(g.n):
             ks = sorted(parse(hands.get(str(s), "")), key=lambda k: (k != gold, k))
             words = [f"{self.who(s)}:"]
@@ -603,22 +609,22 @@ class PlayApp(App[None]):
     def last_discarder(self) -> int | None:
         """The seat whose river holds the most recent discard (public events only)."""
         for e in reversed(self.game.events):
-            if e.get("type") == "claim":
+            if e["type"] == "claim":
                 return None  # the last discard was taken
-            if e.get("type") == "discard":
-                return int(e["seat"])
+            if e["type"] == "discard":
+                return e["seat"]
         return None
 
     def prompt_prefix(self, v: dict[str, Any]) -> str:
         """``上家3号 打 5饼: `` — a claim prompt names the tile and who discarded it."""
         g = self.game
         lang = self.lang
-        if g.phase == "window_a":
+        if g.phase is Phase.WINDOW_A:
             return tr("prompt.opening", lang)
         ld = v.get("last_discard")
-        if g.phase == "claims" and ld:
+        if g.phase is Phase.CLAIMS and ld:
             t = tile(parse_kind(ld["tile"]), lang)
-            robbing = any(e.get("type") == "add_kong_declared" for e in g.events[-3:])
+            robbing = any(e["type"] == "add_kong_declared" for e in g.events[-3:])
             key = "prompt.added_kong" if robbing else "prompt.discard"
             return tr(key, lang, seat=self.who(int(ld["seat"])), tile=t)
         return tr("prompt.choose", lang)
@@ -675,7 +681,7 @@ class PlayApp(App[None]):
             msg = tr("match_over_keys" if self.match_over else "hand_over_keys", lang)
             text.append(msg, style="bold")
         else:
-            if g.phase == "turn" and g.turn == HUMAN and not g.last_group:
+            if g.phase is Phase.TURN and g.turn == HUMAN and not g.last_group:
                 text.append(tr("prompt.turn", lang), style="dim")
             elif HUMAN in g.to_act():
                 text.append(self.prompt_prefix(v), style="bold")

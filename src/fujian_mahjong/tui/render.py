@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.narrate import profile_title
 from fujian_mahjong.i18n import msg
 from fujian_mahjong.tiles import name, parse, parse_kind
@@ -332,11 +333,11 @@ class OnSelected:
 Option = Action | OnSelected
 
 
-def option_label(a: Option, lang: str, phase: str = "") -> str:
+def option_label(a: Option, lang: str, phase: Phase | None = None) -> str:
     t = a.type
     if isinstance(a, OnSelected):
         return tr("option." + t, lang) + tr("option.discards_selected", lang)
-    if t == "win" and phase == "window_a":
+    if t == "win" and phase is Phase.WINDOW_A:
         return tr("option.heavenly", lang)
     if t == "chow":
         return tr("option.chow", lang) + " " + "".join(tile(k, lang) for k in a.tiles)
