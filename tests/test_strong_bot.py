@@ -26,7 +26,7 @@ from fujian_mahjong.bots.strong import (
     public_state,
     tile_risk,
 )
-from fujian_mahjong.engine import Action, Game, to_jsonl
+from fujian_mahjong.engine import Action, Game, Phase, to_jsonl
 from fujian_mahjong.engine.game import Meld
 from fujian_mahjong.review import review
 from fujian_mahjong.tiles import parse, physical_set
@@ -252,7 +252,7 @@ def _position() -> Game:
     wall = [k for k in range(42) for _ in range(left[k])]
     random.Random(3).shuffle(wall)
     g.wall, g.head, g.tail = wall, 0, len(wall) - 1
-    g.phase, g.turn, g.first_discard_pending = "turn", 0, False
+    g.phase, g.turn, g.first_discard_pending = Phase.TURN, 0, False
     g.drew_this_turn, g.last_drawn = True, parse("9p")[0]
     g.pending, g.answers, g._legal_stamp = {}, {}, -1
     return g
