@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import Any
+from functools import cache, lru_cache
+from typing import Any, Final
 
 from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.analysis.tables import (
@@ -101,9 +101,11 @@ def is_win_keys(k0: int, k1: int, k2: int, w: int, kh: int = 0) -> bool:
     return (a >> 2) + (b >> 2) + (c >> 2) + d - 1 <= w
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _need_generic(digits: tuple[int, ...]) -> tuple[int, int]:
-    """(f, fp) for one suit with any counts (used only when a count would reach 5)."""
+    """(f, fp) for one suit with any counts (used only when a count would reach 5).
+    Memoised for the recursion, boundedly: a memo of every key ever met grew with every
+    new hand a long-running server saw (docs/architecture.md, "Memory")."""
     if not any(digits):
         return 0, 2
     i = next(j for j, x in enumerate(digits) if x)
@@ -206,8 +208,10 @@ def waits_keys(
 
 
 # Combined kept vectors, memoised per pair of interned vector ids (see tables.kept_id).
+# Bounded (docs/architecture.md, "Memory"): emptied when it passes COMBINED_MAX entries.
 _COMBINED: dict[int, tuple[int, ...]] = {}
 _ID_SHIFT = 1 << 24
+COMBINED_MAX: Final = 400_000
 
 
 def _combined(ia: int, ib: int) -> tuple[int, ...]:
@@ -215,7 +219,7 @@ def _combined(ia: int, ib: int) -> tuple[int, ...]:
     v = _COMBINED.get(key)
     if v is None:
         v = combine_kept(KEPT_VECTORS[ia], KEPT_VECTORS[ib])
-        if len(_COMBINED) > 400_000:
+        if len(_COMBINED) >= COMBINED_MAX:
             _COMBINED.clear()
         _COMBINED[key] = v
     return v
@@ -252,6 +256,7 @@ def shanten_keys(k0: int, k1: int, k2: int, w: int, melds: int, kh: int = 0) -> 
 # are combined once (``others_id``) and each candidate only combines that with the changed
 # suit's vector (``shanten_split``) — the same max-plus convolution, so the same numbers.
 _CID: dict[int, int] = {}
+CID_MAX: Final = 100_000  # emptied when full, as _COMBINED
 
 
 def combined_id(ia: int, ib: int) -> int:
@@ -259,7 +264,7 @@ def combined_id(ia: int, ib: int) -> int:
     key = ia * _ID_SHIFT + ib
     v = _CID.get(key)
     if v is None:
-        if len(_CID) > 100_000:
+        if len(_CID) >= CID_MAX:
             _CID.clear()
         v = _CID[key] = _intern(_combined(ia, ib))
     return v

@@ -26,6 +26,7 @@ import sys
 import time
 from functools import cache
 from pathlib import Path
+from typing import Final
 
 POW5 = tuple(5**i for i in range(10))
 NKEYS = 5**9
@@ -418,6 +419,49 @@ def kept_id(key: int) -> int:
 def kept(key: int) -> tuple[int, ...]:
     """The kept vector of a suit key (see above)."""
     return KEPT_VECTORS[kept_id(key)]
+
+
+# Which ranks of a suit key hold a tile depends only on the 9-bit mask of its non-zero
+# digits: a fixed table per half of the key (ranks 0-4: 3,125 keys; ranks 5-8: 625) and
+# one tuple per mask, instead of a memo per key (docs/architecture.md, "Memory": a memo
+# per suit key grew with every new hand a long-running server saw).
+_LO: Final = 5**5
+_NKEYS: Final = 5**9  # NKEYS as a compiled constant
+
+
+def _mask(key: int, ranks: int) -> int:
+    m = 0
+    for r in range(ranks):
+        if key // POW5[r] % 5:
+            m |= 1 << r
+    return m
+
+
+def _ranks_of(mask: int, reach: int) -> tuple[int, ...]:
+    return tuple(
+        r for r in range(9) if any(mask >> h & 1 and abs(r - h) <= reach for h in range(9))
+    )
+
+
+_LO_MASK: Final[tuple[int, ...]] = tuple(_mask(k, 5) for k in range(_LO))
+_HI_MASK: Final[tuple[int, ...]] = tuple(_mask(k, 4) << 5 for k in range(POW5[4]))
+_HELD: Final[tuple[tuple[int, ...], ...]] = tuple(_ranks_of(m, 0) for m in range(512))
+_NEAR: Final[tuple[tuple[int, ...], ...]] = tuple(_ranks_of(m, 2) for m in range(512))
+
+
+def held_ranks(key: int) -> tuple[int, ...]:
+    """The ranks (0-8) with a tile in a suit key."""
+    if 0 <= key < _NKEYS:
+        return _HELD[_LO_MASK[key % _LO] | _HI_MASK[key // _LO]]
+    return tuple(r for r in range(9) if key // POW5[r] % 5)  # not a suit key: as computed
+
+
+def near_ranks(key: int) -> tuple[int, ...]:
+    """The ranks within two of a rank with a tile in a suit key (the draws that may help)."""
+    if 0 <= key < _NKEYS:
+        return _NEAR[_LO_MASK[key % _LO] | _HI_MASK[key // _LO]]
+    held = held_ranks(key)
+    return tuple(r for r in range(9) if any(abs(r - h) <= 2 for h in held))
 
 
 @cache

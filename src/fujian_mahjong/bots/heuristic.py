@@ -47,7 +47,6 @@ pair can only grow by a pong.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Final
 
 from fujian_mahjong.analysis import need_keys, shanten_keys, split_keys34, tables, waits_keys
@@ -60,7 +59,7 @@ from fujian_mahjong.analysis.core import (
     shanten_split,
     suit_ids,
 )
-from fujian_mahjong.analysis.tables import POW5, kept_honours_id, kept_id
+from fujian_mahjong.analysis.tables import POW5, held_ranks, kept_honours_id, kept_id, near_ranks
 from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.events import Phase
@@ -126,19 +125,6 @@ def _slot(k: int) -> tuple[int, int]:
     if k < 27:
         return k // 9, POW5[k % 9]
     return HONOUR_SLOT, POW5[k - 27]
-
-
-@lru_cache(maxsize=1 << 16)
-def _held_ranks(key: int) -> tuple[int, ...]:
-    """Ranks with a tile in a (base-5) suit key."""
-    return tuple(r for r in range(9) if key // POW5[r] % 5)
-
-
-@lru_cache(maxsize=1 << 16)
-def _near_ranks(key: int) -> tuple[int, ...]:
-    """Ranks within two of a held rank of a suit key (the draws that may help)."""
-    held = _held_ranks(key)
-    return tuple(r for r in range(9) if any(abs(r - h) <= 2 for h in held))
 
 
 def _keys_of(c: list[int], gold: int) -> tuple[list[int], int]:
@@ -1225,7 +1211,7 @@ class HeuristicBot:
                 oid = others_id(ids, i)
                 base = 9 * i
                 if i == HONOUR_SLOT:
-                    for r in _held_ranks(key):  # R7: no honour chows, so no neighbours
+                    for r in held_ranks(key):  # R7: no honour chows, so no neighbours
                         k = 27 + r
                         if c[k] < 4 and k != gold:
                             vid = kept_honours_id(key + POW5[r])
@@ -1239,7 +1225,7 @@ class HeuristicBot:
                 shift = oid * _ID_SHIFT
                 at = 6 + melds
                 above = 3 * melds + 1 - w - s
-                for r in _near_ranks(key):
+                for r in near_ranks(key):
                     k = base + r
                     if c[k] < 4 and k != gold:
                         vid = kid(key + POW5[r])
