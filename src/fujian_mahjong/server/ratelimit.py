@@ -39,8 +39,11 @@ def apply_remote(name: str, op: str, key: str) -> None:
 class RateLimiter:
     """At most ``limit`` hits per key within ``window_s`` seconds.
 
-    Memory is bounded: at most ``max_keys`` keys are remembered (the least recently used
-    are forgotten first), so a flood of distinct names cannot exhaust the server."""
+    Memory is bounded: a key whose hits have all left the window is forgotten at the next
+    hit of any key (the keys are kept in the order of their last hit, so the expired ones
+    are at the front: docs/architecture.md, "Memory"), and at most ``max_keys`` keys are
+    remembered (the least recently used are forgotten first), so a flood of distinct names
+    cannot exhaust the server."""
 
     def __init__(
         self,
@@ -88,10 +91,22 @@ class RateLimiter:
         q = self._live(key)
         if q is None:
             q = self._hits[key] = deque()
-        q.append(self.clock())
+        now = self.clock()
+        q.append(now)
         self._hits.move_to_end(key)
+        # the keys whose last hit has left the window (the oldest first) say nothing any more
+        cutoff = now - self.window_s
+        while self._hits:
+            first = next(iter(self._hits))
+            if self._hits[first][-1] > cutoff:
+                break
+            del self._hits[first]
         while len(self._hits) > self.max_keys:
             self._hits.popitem(last=False)
+
+    def __len__(self) -> int:
+        """Keys remembered now (bounded: see the class's docstring)."""
+        return len(self._hits)
 
     def reset(self, key: str) -> None:
         self._hits.pop(key, None)
