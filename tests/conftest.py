@@ -15,6 +15,10 @@ from contextlib import contextmanager
 
 import pytest
 
+# every message the server sends is checked against its model (server/conn.py), here and in
+# the server processes the tests start (they inherit the environment)
+os.environ.setdefault("FJMJ_CHECK_MESSAGES", "1")
+
 PG_ADMIN_URL = os.environ.get("FJMJ_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 

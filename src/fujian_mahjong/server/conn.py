@@ -9,12 +9,14 @@ Messages are encoded with ``orjson`` (compact, UTF-8, the same text ``json.dumps
 ensure_ascii=False, separators=(",", ":"))`` writes but for a float's exponent, ``1e-7`` for
 ``1e-07``; about ten times faster). One message for several connections (``send_all``: a
 table's public notices and broadcasts) is validated and encoded once, each connection's
-``seq`` spliced onto the encoded text."""
+``seq`` spliced onto the encoded text. Where ``FJMJ_CHECK_MESSAGES`` is set (the tests), each
+message is first checked against its model in server/protocol.py."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections import deque
 from collections.abc import Iterable
@@ -28,6 +30,12 @@ if TYPE_CHECKING:
     from fujian_mahjong.server.ports import TableRef
 
 _validate = server_message.validate_python
+
+# Every outgoing message is checked against its model in server/protocol.py (the contract of
+# docs/protocol.md) where ``FJMJ_CHECK_MESSAGES`` is set: the test suite (tests/conftest.py)
+# and a debugging server; a message of the wrong shape is a bug, raised there. A production
+# server skips the check on its hot path (docs/architecture.md, "CPU per decision").
+CHECK = os.environ.get("FJMJ_CHECK_MESSAGES", "") not in ("", "0")
 
 # a client that does not read its messages is dropped rather than buffered without bound
 MAX_QUEUED = 2_000
@@ -51,7 +59,8 @@ def send_all(conns: Iterable[Conn], msg: dict[str, Any]) -> None:
         for c in targets:
             c.send(dict(msg))
         return
-    _validate({**msg, "seq": 0})
+    if CHECK:
+        _validate({**msg, "seq": 0})
     body = encode(msg)
     head = body[:-1] + ',"seq":'  # body is a JSON object: "{…}"
     state = msg.get("type") == "state"

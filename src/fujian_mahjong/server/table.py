@@ -931,8 +931,11 @@ class TableActor:
             if not held and not window:
                 h.notices.clear()
                 h.notices_sent = 0
-            for c in self.conns():
-                self._send_state(c, h, held, window, force=c is fresh)
+            conns = self.conns()
+            if conns:
+                common = self._common(h)  # the same for every connection (public)
+                for c in conns:
+                    self._send_state(c, h, held, window, force=c is fresh, common=common)
             if fresh is not None:
                 for n in pending:
                     fresh.send(dict(n))
@@ -989,8 +992,23 @@ class TableActor:
             "deadline_ms": deadline,
         }
 
+    def _common(self, h: HandState) -> dict[str, Any]:
+        """What every state of this moment carries alike (all of it public)."""
+        return {
+            "seats": self.seats_json(),
+            "practice": self.practice,
+            "number": h.number,
+            "seed_sha256": h.game.events[0].get("seed_sha256"),
+        }
+
     def _send_state(
-        self, c: Conn, h: HandState, held: bool, window: bool, force: bool = False
+        self,
+        c: Conn,
+        h: HandState,
+        held: bool,
+        window: bool,
+        force: bool = False,
+        common: dict[str, Any] | None = None,
     ) -> None:
         g = h.game
         seat = c.seat
@@ -1024,6 +1042,9 @@ class TableActor:
                     self.cfg.turn_seconds,
                     self._not_before(h),
                 )
+            if not force and holder.last_view is not None and holder.last_key == key:
+                c.state_key = key  # the view of a decision point already shown: the same
+                return
             msg = self._state_for(c, h)
             if not force and msg["view"] == holder.last_view:
                 c.state_key = key
@@ -1031,8 +1052,10 @@ class TableActor:
             holder.last_view = msg["view"]
             holder.last_key = shown = key
             c.state_key = key
-        msg["seats"] = self.seats_json(seat)
-        msg["practice"] = self.practice
+        if common is None:
+            common = self._common(h)
+        msg["seats"] = common["seats"]
+        msg["practice"] = common["practice"]
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
         v = msg["view"]
@@ -1044,8 +1067,8 @@ class TableActor:
                 # (docs/protocol.md, "The opening")
                 left = h.opening_until - self.clock.now() if self._fresh(g) else 0.0
                 msg["opening_ms"] = max(0, round(left * 1000))
-        msg["number"] = h.number
-        msg["seed_sha256"] = g.events[0].get("seed_sha256")
+        msg["number"] = common["number"]
+        msg["seed_sha256"] = common["seed_sha256"]
         if c.history_due:
             # a client that (re)joins: the hand's public actions up to what this state shows
             # (R12: server/visibility.py ``history``), so its action log comes back

@@ -11,6 +11,7 @@ claim. The table actor (server/table.py) asks these functions and does what they
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 from fujian_mahjong.analysis import waits
@@ -257,17 +258,28 @@ def _lost(
 def seat_waits(view: dict[str, Any]) -> list[str] | None:
     """The waits of this seat's concealed hand when it is ready (from its own tiles only)."""
     try:
-        hand = parse(view.get("hand") or "")
+        exposed = len(view["melds"][view["seat"]])
+        w = _waits(view.get("hand") or "", view.get("gold") or "", str(view["profile"]), exposed)
+    except (KeyError, TypeError, IndexError):
+        return None
+    return list(w) if w else None
+
+
+@lru_cache(maxsize=8192)
+def _waits(hand_text: str, gold_text: str, profile: str, exposed: int) -> tuple[str, ...]:
+    """:func:`seat_waits` of one hand (a pure function of its text, so kept: a state is sent
+    to every seat after every decision, and most of them leave the seat's hand as it was)."""
+    try:
+        hand = parse(hand_text)
         if len(hand) % 3 != 1:
-            return None
-        gold = parse_kind(view["gold"]) if view.get("gold") else None
+            return ()
+        gold = parse_kind(gold_text) if gold_text else None
         # R1 rev 2: fuzhou-doudou plays the honours (34 kinds); elsewhere they are flowers
-        honours = get_profile(view["profile"]).honours == "playable"
+        honours = get_profile(profile).honours == "playable"
         size = 34 if honours else 27
         if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
-            return None
-        exposed = len(view["melds"][view["seat"]])
+            return ()
         w = waits(counts_of(hand, size), gold, exposed, honours=honours)
     except (MahjongError, KeyError, TypeError, IndexError):
-        return None
-    return [KIND_STR[k] for k in w] or None
+        return ()
+    return tuple(KIND_STR[k] for k in w)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import secrets
 from collections import deque
@@ -18,9 +19,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import delete, event, insert, select, text, update
+import orjson
+from sqlalchemy import Table, delete, event, insert, select, text, update
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -63,9 +65,23 @@ __all__ = [
 ]
 
 
+# the hot write: each batch of events (group commit) as one executemany
+_EVENTS_INSERT = insert(cast(Table, EventRow.__table__))
+
+
 def hash_token(token: str) -> str:
     """Tokens are stored only as their SHA-256."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _json_text(value: Any) -> str:
+    """JSON columns as compact text, encoded by orjson (the server's encoder, server/conn.py):
+    every event of every hand is written through this, and the standard library's encoder
+    cost more CPU than the rest of a commit (docs/architecture.md, "CPU per decision")."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # what orjson refuses (an int past 64 bits)
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def make_engine(url: str) -> AsyncEngine:
@@ -74,7 +90,7 @@ def make_engine(url: str) -> AsyncEngine:
     if u.get_backend_name() == "sqlite":
         if u.database and u.database != ":memory:":
             Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        engine = create_async_engine(url, connect_args={"timeout": 30}, json_serializer=_json_text)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -85,7 +101,7 @@ def make_engine(url: str) -> AsyncEngine:
             cur.close()
 
         return engine
-    engine = create_async_engine(url, pool_size=10, max_overflow=20)
+    engine = create_async_engine(url, pool_size=10, max_overflow=20, json_serializer=_json_text)
     event.listen(engine.sync_engine, "handle_error", _connection_lost_is_a_store_fault)
     return engine
 
@@ -689,7 +705,10 @@ class Store:
                         batch = [b for b in batch if b not in lost]
                 rows = [r for b in batch for r in b[0]]
                 if rows:
-                    await s.execute(insert(EventRow), rows)
+                    # a Core insert of the table (executemany): the ORM's bulk path built
+                    # every row again and cost more than the write (docs/architecture.md)
+                    conn = await s.connection()
+                    await conn.execute(_EVENTS_INSERT, rows)
                 for _rows, fin, _fut in batch:
                     if fin is not None:
                         await s.execute(
