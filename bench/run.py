@@ -1,4 +1,8 @@
-"""`make bench`: runs every benchmark in bench/ and prints the figures (one core)."""
+"""`make bench`: runs every benchmark in bench/ and prints the figures (one core).
+
+Each module's ``run()`` returns rows ``(label, value, unit, target)``: a target of 0 is
+none, a positive one a lower bound (``>= target``), a negative one an upper bound
+(``<= -target``: a growth, a latency)."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ MODULES = [
     "bench.bench_server",
     "bench.bench_cluster",
     "bench.bench_claims",
+    "bench.bench_soak",
 ]
 
 
@@ -37,8 +42,12 @@ def main() -> int:
                 continue
             raise
         for label, value, unit, target in mod.run():
-            tgt = f">= {target:,.0f}{unit}" if target else ""
-            mark = "" if not target else ("  ok" if value >= target else "  BELOW TARGET")
+            if target >= 0:
+                tgt = f">= {target:,.0f}{unit}" if target else ""
+                mark = "" if not target else ("  ok" if value >= target else "  BELOW TARGET")
+            else:
+                tgt = f"<= {-target:,.0f}{unit}"
+                mark = "  ok" if value <= -target else "  ABOVE TARGET"
             print(f"{label:<58} {value:>14,.2f}  {tgt}{mark}", flush=True)
     print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     return 0
