@@ -16,11 +16,11 @@ import hmac
 import logging
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
-from fujian_mahjong.engine import Action, Game, apply_decisions, fresh_game
+from fujian_mahjong.engine import Action, Game, Phase, apply_decisions, fresh_game
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.visibility import in_window
 from fujian_mahjong.server.workers import WorkerClosed, WorkerError, WorkerPool
@@ -125,7 +125,7 @@ class Scheduler:
         seat: int,
         s: SeatLike,
         key: int,
-        phase: str,
+        phase: Phase,
         window_key: int,
         turn_seconds: float,
         not_before: float = 0.0,
@@ -149,7 +149,7 @@ class Scheduler:
         to_act: Iterable[int],
         seats: list[Any],
         key: int,
-        phase: str,
+        phase: Phase,
         window_key: int,
         window_asked: frozenset[int],
         held: bool,
@@ -288,7 +288,9 @@ class Scheduler:
             return make_bot(kind or "", secret).act(g.seat_view(seat)).action
         return self.auto_action(g, seat, bot, kind)
 
-    async def advise(self, events: list[dict[str, Any]], seed: str, seat: int) -> dict[str, Any]:
+    async def advise(
+        self, events: Sequence[Mapping[str, Any]], seed: str, seat: int
+    ) -> dict[str, Any]:
         """The hint: the strongest bot that fits a hint's time (docs/bots.md), in the search
         worker process on the hand rebuilt from a copy of its log (``TableActor.hint``): the
         table's actor does not wait for it, and a search in the server's own process would
@@ -313,17 +315,19 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-def _rebuilt(events: list[dict[str, Any]], seed: str) -> Game:
+def _rebuilt(events: Sequence[Mapping[str, Any]], seed: str) -> Game:
     return apply_decisions(fresh_game(events, seed=seed), events)
 
 
-def _think(events: list[dict[str, Any]], seed: str, seat: int, kind: str) -> dict[str, Any]:
+def _think(events: Sequence[Mapping[str, Any]], seed: str, seat: int, kind: str) -> dict[str, Any]:
     """In the search worker: the hand rebuilt from its log and seed (engine.replay's API),
     the bot's choice for ``seat`` as an action's JSON."""
     return make_bot(kind, 0).act(_rebuilt(events, seed).seat_view(seat)).action.to_json()
 
 
-def _advise(events: list[dict[str, Any]], seed: str, seat: int, kind: str = "") -> dict[str, Any]:
+def _advise(
+    events: Sequence[Mapping[str, Any]], seed: str, seat: int, kind: str = ""
+) -> dict[str, Any]:
     """In the search worker: the hint bot's choice for ``seat``, with its reasons."""
     d: Decision = make_bot(kind or HINT_KIND, 0).act(_rebuilt(events, seed).seat_view(seat))
     return {"action": d.action.to_json(), "reason": d.reason, "reason_zh": d.reason_zh or d.reason}

@@ -19,11 +19,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.engine import Action, Game, Match, apply_decisions, spectator_view
+from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions, spectator_view
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
@@ -689,7 +689,7 @@ class TableActor:
             game = m.current  # dealt already, but its row was not stored (a store fault)
         else:
             game = self.deals.next_hand(m)  # its seed's SHA-256 goes out now (R12)
-        start = game.events[0]
+        start: Mapping[str, Any] = game.events[0]  # the start event (R12: its seed's hash)
         hand_id = await self.store.create_hand(
             match_id=self.match_id,
             table_id=self.id,
@@ -830,7 +830,7 @@ class TableActor:
             self._hinting.discard(seat)
         await self.call(lambda: self._hint_end(conn, seat, legal, d))
 
-    async def _hint_begin(self, conn: Conn) -> tuple[int, list[dict[str, Any]], str, Any]:
+    async def _hint_begin(self, conn: Conn) -> tuple[int, list[Mapping[str, Any]], str, Any]:
         seat = self._seat_for(conn)
         h = self.hand
         if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
@@ -949,7 +949,7 @@ class TableActor:
         elif fresh is not None:
             # no hand: the seat list (and the last hand's end) is all there is to show
             fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)})
-        phase = h.game.phase if h is not None else ""
+        phase = h.game.phase if h is not None else Phase.DEAL
         hold = h.hold_until if h is not None else 0.0
         if self.seats_dirty and not vis.quiet(
             h is not None and self.status == "playing", now, hold, phase
@@ -978,7 +978,7 @@ class TableActor:
             turn = view.get("turn")
             deadline = (
                 self.sched.deadline_ms(turn, key)
-                if g.phase == "turn" and isinstance(turn, int)
+                if g.phase is Phase.TURN and isinstance(turn, int)
                 else None
             )
         else:
@@ -1200,7 +1200,7 @@ class TableActor:
         return lambda: self._grace_over(seat)
 
 
-def rebuild(g: Game, events: list[dict[str, Any]], hand_id: int = 0) -> Game:
+def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> Game:
     """A hand from its stored events, on the fresh game the match deals for it: the
     decisions are applied again and every stored event must be reproduced (R12). The
     ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""

@@ -10,16 +10,17 @@ claim. The table actor (server/table.py) asks these functions and does what they
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
 from fujian_mahjong.analysis import waits
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import get_profile
 from fujian_mahjong.tiles import KIND_STR, counts_of, parse, parse_kind
 
-WINDOW_PHASES = ("claims", "window_a")
+WINDOW_PHASES = (Phase.CLAIMS, Phase.WINDOW_A)
 # the actions after which a claim window may open (R6 claims, R8 window B, sanming 抢杠)
 WINDOW_EVENTS = ("discard", "add_kong_declared")
 
@@ -29,13 +30,13 @@ WIN_ANSWERS = ("win", "three_golds", "rob_gold")
 Show = Literal["new", "last", "nothing"]
 
 
-def in_window(phase: str) -> bool:
+def in_window(phase: Phase) -> bool:
     """A claim window (R6) or the opening's window A (R8) is open."""
     return phase in WINDOW_PHASES
 
 
 def still_asked(
-    seat: int | None, phase: str, window_asked: frozenset[int], has_legal: bool
+    seat: int | None, phase: Phase, window_asked: frozenset[int], has_legal: bool
 ) -> bool:
     """The seat was asked in the open window and has not answered yet: it alone may see the
     window. A seat that has answered hears nothing more until the window closes and the
@@ -59,12 +60,12 @@ def may_refresh(seat: int | None, asked: bool, held: bool, window: bool) -> bool
     return seat is not None and (asked or not (held or window))
 
 
-def quiet(playing: bool, now: float, hold_until: float, phase: str) -> bool:
+def quiet(playing: bool, now: float, hold_until: float, phase: Phase) -> bool:
     """The seat list must not change for others now (a pause or an open window)."""
     return playing and (now < hold_until or in_window(phase))
 
 
-def window_start(events: Sequence[dict[str, Any]]) -> int:
+def window_start(events: Sequence[Mapping[str, Any]]) -> int:
     """Where the open window began: after the last event that is not an answer (``act``)
     — its discard, added kong or deal (a restored table's window)."""
     i = len(events)
@@ -73,7 +74,7 @@ def window_start(events: Sequence[dict[str, Any]]) -> int:
     return i
 
 
-def win_declared(answers: Sequence[dict[str, Any]]) -> bool:
+def win_declared(answers: Sequence[Mapping[str, Any]]) -> bool:
     """Some seat has answered the open window with a win (R6: one answer each, binding):
     the hand's end is decided whatever the others answer (D-24). ``answers``: the window's
     events so far (``act`` events, the engine's log)."""
@@ -83,12 +84,12 @@ def win_declared(answers: Sequence[dict[str, Any]]) -> bool:
     )
 
 
-def opens_window(events: Sequence[dict[str, Any]]) -> bool:
+def opens_window(events: Sequence[Mapping[str, Any]]) -> bool:
     """These new events may open a claim window (a discard, an added kong in sanming)."""
     return any(e.get("type") in WINDOW_EVENTS for e in events)
 
 
-def notices(events: Sequence[dict[str, Any]], table: int, hand: int) -> list[dict[str, Any]]:
+def notices(events: Sequence[Mapping[str, Any]], table: int, hand: int) -> list[dict[str, Any]]:
     """The public notices of these events, sent to everyone at once."""
     out: list[dict[str, Any]] = []
     for e in events:
@@ -116,7 +117,7 @@ def notices(events: Sequence[dict[str, Any]], table: int, hand: int) -> list[dic
     return out
 
 
-def opening(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+def opening(events: Sequence[Mapping[str, Any]], seat: int | None) -> list[dict[str, Any]]:
     """The hand's opening as ``seat`` may see it (R4, R5, R12): each 补花 of the deal in
     order, ``{"seat", "round", "flowers"}``, with ``"drawn"`` (the tiles that replaced the
     flowers, now in that hand) for the seat's own 补花 only, then the 开金
@@ -142,7 +143,7 @@ def opening(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str
 _CLAIM_ANSWERS = ("chow", "pong", "kong", "win")
 
 
-def history(events: Sequence[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+def history(events: Sequence[Mapping[str, Any]], seat: int | None) -> list[dict[str, Any]]:
     """The hand's public actions so far, as ``seat`` may know them (R12), in order — what a
     client that was watching has in its action log, for one that (re)joins
     (docs/protocol.md, ``state``'s ``history``). An allow-list: each 补花 (the deal's with

@@ -15,7 +15,7 @@ import json
 import os
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -642,7 +642,7 @@ class Store:
         self,
         hand_id: int,
         start: int,
-        events: list[dict[str, Any]],
+        events: Sequence[Mapping[str, Any]],
         finish: dict[str, Any] | None = None,
     ) -> None:
         """Store events ``start…`` of a hand (and, with ``finish``, mark it over with its
