@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from fujian_mahjong.server.conn import Conn
     from fujian_mahjong.server.scheduler import Scheduler
     from fujian_mahjong.server.store import Store
-    from fujian_mahjong.server.table import HandState, Seat, TableConfig
+    from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
 
 
 class FinisherTable(Protocol):

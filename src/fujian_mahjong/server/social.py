@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Timer
+from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Match
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from fujian_mahjong.server.finisher import Finisher
     from fujian_mahjong.server.scheduler import Command, Scheduler
     from fujian_mahjong.server.store import Store
-    from fujian_mahjong.server.table import HandState, Seat, TableConfig
+    from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
 
 __all__ = [
     "CHAT_LIMIT",
@@ -155,7 +156,6 @@ class Social:
 
     async def chat(self, conn: Conn, phrase: str) -> None:
         """WS ``chat``: relay a preset phrase from a seated player to every viewer."""
-        from fujian_mahjong.server.table import TableError
 
         t = self.t
         if conn.seat is None or conn.table is not t or not t.seats[conn.seat].human:
@@ -214,7 +214,6 @@ class Social:
         """WS ``dissolve``: propose (the first accept), accept or refuse (R11: an agreed
         dissolution voids the hand in progress without any escape penalty or fee). A vote
         needs two or more seated humans; a repeated accept is answered to its sender only."""
-        from fujian_mahjong.server.table import TableError
 
         t = self.t
         if conn.seat is None or conn.table is not t or not t.seats[conn.seat].human:

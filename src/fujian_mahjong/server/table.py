@@ -20,7 +20,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions, spectator_view
@@ -40,6 +39,7 @@ from fujian_mahjong.server.scheduler import (
     claim_window_mode,
 )
 from fujian_mahjong.server.social import Social
+from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
 if TYPE_CHECKING:
@@ -67,82 +67,6 @@ Command = Callable[[], Awaitable[None]]
 # ``claim_window`` field (the product default there is "auto": fixed with two or more
 # humans; test harnesses that time the pause exactly set "fast")
 DEFAULT_CLAIM_WINDOW = "auto"
-
-
-class TableError(Exception):
-    """A request the table refuses: ``code`` and a one-line message for the client."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass
-class Seat:
-    """A seat: a human (``player_id``) or a bot; a human's connection and flags."""
-
-    player_id: int | None = None
-    name: str = ""
-    bot: bool = False
-    bot_kind: str | None = None  # fujian_mahjong.bots.BOT_KINDS; None: the server's default
-    ready: bool = False
-    # 托管: the server plays this seat (set by the player, or by a missed own turn; a missed
-    # claim prompt is only a pass, docs/protocol.md "Acting"), public to everyone
-    auto: bool = False
-    conn: Conn | None = None
-    disconnected_at: float | None = None
-    last_view: dict[str, Any] | None = None  # the last view this seat was sent
-    last_key: int = 0  # the decision point (len of the hand's log) that view showed
-
-    @property
-    def taken(self) -> bool:
-        return self.bot or self.player_id is not None
-
-    @property
-    def human(self) -> bool:
-        return self.player_id is not None and not self.bot
-
-
-@dataclass
-class TableConfig:
-    id: int
-    code: str
-    creator_id: int
-    profile: str
-    players: int
-    turn_seconds: float
-    hands: int
-    private: bool
-    # "fast" | "fixed" | "auto" (fixed with two or more humans); None: the server's default
-    # (Settings.claim_window). docs/architecture.md, "How long the claim pause lasts"
-    claim_window: str | None = None
-
-
-@dataclass
-class HandState:
-    """The hand being played and what has been persisted and shown of it."""
-
-    id: int
-    number: int
-    game: Game
-    persisted: int = 0
-    hold_until: float = 0.0
-    hold_from_send: bool = False  # start the pause when the notice is sent
-    pause_start: float = 0.0  # when the current pause began (its notice went out)
-    # a fixed claim window someone was asked in: its jitter, until the window closes and
-    # the pause's length is known (ClaimPace.end); None otherwise
-    pause_jitter: float | None = None
-    window_key: int = -1  # len(events) when the current window opened
-    window_asked: frozenset[int] = frozenset()
-    notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
-    notices_sent: int = 0
-    end_sent: bool = False
-    voided: bool = False
-    # the opening (docs/protocol.md, "The opening"): when it ends on the table's clock (0:
-    # none), and whether the hand has been shown to every seat yet (the deal's pause over)
-    opening_until: float = 0.0
-    shown: bool = False
 
 
 class TableActor:
