@@ -814,70 +814,89 @@ class TableActor:
         """Persist, then send whatever each connection may now see, then schedule the
         automatic actions (bots, 托管, deadlines) and the end of the claim pause."""
         h = self.hand
-        now = self.clock.now()
-        if h is not None:
-            g = h.game
-            over = g.is_over()
-            unflushed = len(g.events) - h.persisted
-            if unflushed and (
-                over
-                or self._recipients()
-                or unflushed >= self.settings.max_unflushed_events
-                or self.degraded
-            ):
-                await self.flush(h)  # raises on a store fault: nothing below is sent
-                now = self.clock.now()
-            if h.hold_from_send:
-                # the pause runs from the moment the notice goes out (after the commit)
-                h.hold_from_send = False
-                h.pause_start = now
-                asked = vis.in_window(g.phase) and bool(h.window_asked)
-                hold, h.pause_jitter = self._claim_pace().begin(asked)
-                h.hold_until = now + hold
-            if h.pause_jitter is not None and not vis.in_window(g.phase):
-                # a fixed window closed: its pause lasts max(pause, the answers) + jitter
-                h.hold_until = h.pause_start + self._claim_pace().end(
-                    now - h.pause_start, h.pause_jitter
-                )
-                h.pause_jitter = None
-            held = now < h.hold_until
-            window = vis.in_window(g.phase)
-            self._opening_begins(h, now, held, window)
-            if h.notices_sent < len(h.notices):
-                # public notices (a discard, a hand start) go out at once, to everyone
-                others = [c for c in self.conns() if c is not fresh]
-                for n in h.notices[h.notices_sent :]:
-                    send_all(others, n)
-                h.notices_sent = len(h.notices)
-            # a (re)joining client inside a pause: the last state it may see, then the
-            # pending notices (docs/protocol.md, "Reconnecting")
-            pending = list(h.notices) if fresh is not None and (held or window) else []
-            if not held and not window:
-                h.notices.clear()
-                h.notices_sent = 0
-            conns = self.conns()
-            if conns:
-                common = self._common(h)  # the same for every connection (public)
-                for c in conns:
-                    self._send_state(c, h, held, window, force=c is fresh, common=common)
+        if h is None:
             if fresh is not None:
-                for n in pending:
-                    fresh.send(dict(n))
-            if held:
-                self.sched.later("hold", h.hold_until - now, self._pump)
-            if over and not held and not h.end_sent:
+                # no hand: the seat list (and the last hand's end) is all there is to show
+                fresh.send(
+                    {"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)}
+                )
+            self._seats_if_quiet(None, self.clock.now())
+            return
+        await self._persist(h)  # raises on a store fault: nothing below is sent
+        now = self.clock.now()
+        self._time_the_pause(h, now)
+        held = now < h.hold_until
+        window = vis.in_window(h.game.phase)
+        self._opening_begins(h, now, held, window)
+        self._show(h, fresh, held, window)
+        if held:
+            self.sched.later("hold", h.hold_until - now, self._pump)
+        if h.game.is_over():
+            if not held and not h.end_sent:
                 await self.finisher.hand_over(h)
                 return
-            if not over:
-                self._plan(h, held)
-        elif fresh is not None:
-            # no hand: the seat list (and the last hand's end) is all there is to show
-            fresh.send({"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)})
-        phase = h.game.phase if h is not None else Phase.DEAL
-        hold = h.hold_until if h is not None else 0.0
-        if self.seats_dirty and not vis.quiet(
-            h is not None and self.status == "playing", now, hold, phase
+        else:
+            self._plan(h, held)
+        self._seats_if_quiet(h, now)
+
+    async def _persist(self, h: HandState) -> None:
+        """Commit the hand's new events before anything about them is sent (a table nobody
+        watches batches them, up to ``max_unflushed_events``)."""
+        g = h.game
+        unflushed = len(g.events) - h.persisted
+        if unflushed and (
+            g.is_over()
+            or self._recipients()
+            or unflushed >= self.settings.max_unflushed_events
+            or self.degraded
         ):
+            await self.flush(h)
+
+    def _time_the_pause(self, h: HandState, now: float) -> None:
+        """The claim pause's end (R12 rev 2; scheduler.ClaimPace): it runs from the moment
+        its notice goes out, and a fixed window's lasts max(pause, the answers) + jitter."""
+        window = vis.in_window(h.game.phase)
+        if h.hold_from_send:
+            h.hold_from_send = False
+            h.pause_start = now
+            hold, h.pause_jitter = self._claim_pace().begin(window and bool(h.window_asked))
+            h.hold_until = now + hold
+        if h.pause_jitter is not None and not window:
+            h.hold_until = h.pause_start + self._claim_pace().end(
+                now - h.pause_start, h.pause_jitter
+            )
+            h.pause_jitter = None
+
+    def _show(self, h: HandState, fresh: Conn | None, held: bool, window: bool) -> None:
+        """The public notices to everyone at once, then each connection's state as far as
+        it may see it now; a (re)joining client inside a pause gets the last state it may
+        see, then the pending notices (docs/protocol.md, "Reconnecting")."""
+        if h.notices_sent < len(h.notices):
+            others = [c for c in self.conns() if c is not fresh]
+            for n in h.notices[h.notices_sent :]:
+                send_all(others, n)
+            h.notices_sent = len(h.notices)
+        pending = list(h.notices) if fresh is not None and (held or window) else []
+        if not held and not window:
+            h.notices.clear()
+            h.notices_sent = 0
+        conns = self.conns()
+        if conns:
+            common = self._common(h)  # the same for every connection (public)
+            for c in conns:
+                self._send_state(c, h, held, window, force=c is fresh, common=common)
+        if fresh is not None:
+            for n in pending:
+                fresh.send(dict(n))
+
+    def _seats_if_quiet(self, h: HandState | None, now: float) -> None:
+        """A changed seat list goes out, but never inside a claim pause or window (R12: it
+        would tell who was asked)."""
+        if not self.seats_dirty:
+            return
+        playing = h is not None and self.status == "playing"
+        phase = h.game.phase if h is not None else Phase.DEAL
+        if not vis.quiet(playing, now, h.hold_until if h is not None else 0.0, phase):
             self.seats_dirty = False
             self.broadcast_seats()
 
