@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.rules import BUILTIN, get_profile
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.clock import Clock, LoopClock
 from fujian_mahjong.server.deals import DealSource, SecretDeals
 from fujian_mahjong.server.economy import escape_penalty
@@ -218,7 +219,7 @@ class Lobby:
                 bot=True, bot_kind=bot_kind, name=f"Bot {seat + 1}", ready=True
             )
         if bots == players:
-            actor.post(actor._maybe_start)
+            actor.submit(C.MaybeStart())
         return actor
 
     def _spawn(self, cfg: TableConfig) -> TableActor:
@@ -264,10 +265,10 @@ class Lobby:
                 await actor.restore(entry)
             except MahjongError:
                 log.exception("table %s: cannot restore; closing it", t.id)
-                actor.post(lambda a=actor: a.finisher.close("could not be restored"))  # type: ignore[misc]
+                actor.submit(C.Close("could not be restored"))
                 continue
             if all(s.bot for s in actor.seats) and actor.status in ("open", "between"):
-                actor.post(actor._maybe_start)
+                actor.submit(C.MaybeStart())
             if room is not None and actor.status == "open":
                 # a quick-match table still waiting: its bots come after a fresh wait
                 self.rooms.schedule_fill(actor)

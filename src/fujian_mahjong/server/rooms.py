@@ -28,6 +28,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.config import ConfigError, load_config, parse_config
 from fujian_mahjong.server.settings import DEFAULT_TIERS, Room, Settings, default_rooms
 
@@ -238,7 +239,7 @@ class RoomService:
             seated = await self.reserve(t, player_id, name)
         finally:
             if not seated:  # a new table nobody sits at must not linger
-                t.post(lambda: t.finisher.close("nobody sat down"))
+                t.submit(C.Close("nobody sat down"))
         if not seated:
             raise RoomError(409, "table_busy", "the new table could not seat you; try again")
         self.schedule_fill(t)
@@ -262,7 +263,7 @@ class RoomService:
         from fujian_mahjong.server.table import TableError
 
         try:
-            why = await t.call(lambda: t.reserve(player_id, name))
+            why = await t.ask(C.Reserve(player_id, name))
         except TableError:
             return False
         if why == "busy":

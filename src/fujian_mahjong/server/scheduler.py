@@ -22,12 +22,14 @@ from typing import Any, Protocol
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, Phase, apply_decisions, fresh_game
 from fujian_mahjong.server.clock import Clock, Timer
+from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.visibility import in_window
 from fujian_mahjong.server.workers import WorkerClosed, WorkerError, WorkerPool
 
 log = logging.getLogger("fjmj.table")
 
-Command = Callable[[], Awaitable[None]]
+# what a timer or a plan posts to its table: a command (server/commands.py) or a step
+Command = TableCommand | Callable[[], Awaitable[None]]
 
 
 class SeatLike(Protocol):

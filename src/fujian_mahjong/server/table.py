@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions, spectator_view
 from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
+from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import is_practice
@@ -61,7 +63,6 @@ __all__ = [
     "seat_waits",
 ]
 
-Command = Callable[[], Awaitable[None]]
 
 # the claim window of a table that chooses none when the server's Settings has no
 # ``claim_window`` field (the product default there is "auto": fixed with two or more
@@ -94,7 +95,9 @@ class TableActor:
         self.match_id: int | None = None
         self.hand: HandState | None = None
         self.last_hand_id: int | None = None
-        self.queue: asyncio.Queue[Command | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[TableCommand, asyncio.Future[Any] | None] | None] = (
+            asyncio.Queue()
+        )
         self.task: asyncio.Task[None] | None = None
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
@@ -143,13 +146,14 @@ class TableActor:
 
     async def _loop(self) -> None:
         while True:
-            cmd = await self.queue.get()
-            if cmd is None:
+            item = await self.queue.get()
+            if item is None:
                 return
+            cmd, fut = item
             self.busy = True
             try:
                 if self.has_humans:
-                    await cmd()
+                    await self._run_one(cmd, fut)
                 else:
                     # a table of bots waits for its turn on the event loop before each
                     # command, and runs it in one of a few slots (its store writes
@@ -157,7 +161,7 @@ class TableActor:
                     pacer = bot_pacer()
                     await pacer.turn()
                     async with pacer.slots:
-                        await cmd()
+                        await self._run_one(cmd, fut)
             except Exception as e:
                 # no exception may leave the table without a next step: the failed step is
                 # retried (a store fault), and until then nothing about it is shown
@@ -167,31 +171,88 @@ class TableActor:
             if self.status == "closed" and self.queue.empty():
                 return  # nothing else will come: the lobby has forgotten this table
 
-    def post(self, fn: Command) -> None:
-        """Queue a command (fire and forget)."""
-        self.queue.put_nowait(fn)
+    async def _run_one(self, cmd: TableCommand, fut: asyncio.Future[Any] | None) -> None:
+        """One command; an answered one's result (or refusal) goes to its caller. A fault
+        (the store) is raised on as well: the table retries what it was doing."""
+        if fut is None:
+            await self._dispatch(cmd)
+            return
+        try:
+            result = await self._dispatch(cmd)
+            if not fut.done():
+                fut.set_result(result)
+        except Exception as e:  # handed to the caller
+            if not fut.done():
+                fut.set_exception(e)
+            if not isinstance(e, TableError | MahjongError):
+                raise
 
-    async def call(self, fn: Callable[[], Awaitable[Any]]) -> Any:
-        """Run ``fn`` inside the actor and return its result (TableError is re-raised)."""
+    async def _dispatch(self, cmd: TableCommand) -> Any:
+        """The one place a command becomes the actor's work (server/commands.py)."""
+        match cmd:
+            case C.Act(conn, seq, action):
+                return await self.act(conn, seq, action)
+            case C.AutoAct(seat, key):
+                return await self._auto_act(seat, key)
+            case C.Pump():
+                return await self._pump()
+            case C.Ready(conn):
+                return await self.ready(conn)
+            case C.Join(conn, as_):
+                await self.join(conn, as_)
+                self.social.joined(conn)  # an open dissolve vote (server/social.py)
+                return None
+            case C.SetAuto(conn, on):
+                return await self.set_auto(conn, on)
+            case C.Leave(conn):
+                return await self.leave(conn)
+            case C.Chat(conn, phrase):
+                return await self.social.chat(conn, phrase)
+            case C.Dissolve(conn, accept):
+                return await self.social.dissolve(conn, accept)
+            case C.Disconnected(conn):
+                return await self.disconnected(conn)
+            case C.Reserve(player_id, name):
+                return await self.reserve(player_id, name)
+            case C.AddBot(player_id, kind):
+                return await self.add_bot(player_id, kind)
+            case C.RemoveBot(player_id):
+                return await self.remove_bot(player_id)
+            case C.MaybeStart():
+                return await self._maybe_start()
+            case C.GraceOver(seat):
+                return await self._grace_over(seat)
+            case C.Recover():
+                return await self._recover()
+            case C.Close(reason):
+                return await self.finisher.close(reason)
+            case C.FinishMatch():
+                return await self.finisher.finish_match(None)
+            case C.Step(fn):
+                return await fn()
+        raise TypeError(f"not a table command: {cmd!r}")
+
+    def submit(self, cmd: TableCommand) -> None:
+        """Queue a command (fire and forget)."""
+        self.queue.put_nowait((cmd, None))
+
+    def post(self, fn: TableCommand | Callable[[], Awaitable[Any]]) -> None:
+        """Queue a command, or a collaborator's own step (``commands.Step``)."""
+        self.submit(fn if isinstance(fn, C.COMMANDS) else C.Step(fn))
+
+    async def ask(self, cmd: TableCommand) -> Any:
+        """Run a command inside the actor and return its result (TableError is re-raised)."""
         if self.task is None or self.task.done():
             raise TableError("table_closed", f"table {self.id} is closed")
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        async def cmd() -> None:
-            try:
-                result = await fn()
-                if not fut.done():
-                    fut.set_result(result)
-            except Exception as e:  # handed to the caller
-                if not fut.done():
-                    fut.set_exception(e)
-                if not isinstance(e, TableError | MahjongError):
-                    raise  # a fault (the store): the table retries what it was doing
-
         self._calls.add(fut)
         fut.add_done_callback(self._calls.discard)
-        self.queue.put_nowait(cmd)
+        self.queue.put_nowait((cmd, fut))
         return await fut
+
+    async def call(self, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``fn`` inside the actor and return its result (``ask`` of a ``Step``)."""
+        return await self.ask(C.Step(fn))
 
     async def stop(self) -> None:
         self.sched.cancel_all()
@@ -222,7 +283,7 @@ class TableActor:
             self.sched.cancel_all()
             self.sched.scheduled.clear()
             self.broadcast(self._status_msg("failing"))
-        self.sched.later("retry", delay, self._recover)
+        self.sched.later("retry", delay, C.Recover())
 
     def _status_msg(self, store: str) -> dict[str, Any]:
         if store == "failing":
@@ -281,7 +342,7 @@ class TableActor:
         now = self.clock.now()
         for i, s in enumerate(self.seats):
             if s.human and s.conn is None and self.status != "closed":
-                self.sched.later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
+                self.sched.later(("grace", i), self.settings.grace_s, C.GraceOver(i))
                 s.disconnected_at = now
         h = self.hand
         if h is not None and self.status == "playing":
@@ -289,7 +350,7 @@ class TableActor:
             for c in self.conns():
                 self._refresh(c, h)
             if held:
-                self.sched.later("hold", h.hold_until - now, self._pump)
+                self.sched.later("hold", h.hold_until - now, C.Pump())
             if not h.game.is_over():
                 self._plan(h, held)
 
@@ -455,7 +516,7 @@ class TableActor:
             return why
         await self.store.set_seat(self.id, free, player_id, bot=False)  # stored first
         self.seats[free] = Seat(player_id=player_id, name=name, disconnected_at=self.clock.now())
-        self.sched.later(("grace", free), self.settings.grace_s, self._grace_cmd(free))
+        self.sched.later(("grace", free), self.settings.grace_s, C.GraceOver(free))
         self.seats_dirty = True
         await self._pump()
         return None
@@ -512,7 +573,7 @@ class TableActor:
         s = self.seats[seat]
         s.disconnected_at = self.clock.now()
         self.seats_dirty = True
-        self.sched.later(("grace", seat), self.settings.grace_s, self._grace_cmd(seat))
+        self.sched.later(("grace", seat), self.settings.grace_s, C.GraceOver(seat))
         await self._pump()
 
     async def _grace_over(self, seat: int) -> None:
@@ -830,7 +891,7 @@ class TableActor:
         self._opening_begins(h, now, held, window)
         self._show(h, fresh, held, window)
         if held:
-            self.sched.later("hold", h.hold_until - now, self._pump)
+            self.sched.later("hold", h.hold_until - now, C.Pump())
         if h.game.is_over():
             if not held and not h.end_sent:
                 await self.finisher.hand_over(h)
@@ -1033,7 +1094,7 @@ class TableActor:
             held,
             self.settings.bot_delay_ms / 1000.0,
             self.cfg.turn_seconds,
-            self._auto_cmd,
+            C.AutoAct,
             g,
             self._not_before(h),
         )
@@ -1075,23 +1136,22 @@ class TableActor:
         elif window and h.opening_until == 0.0 and length > 0:
             h.opening_until = now + length  # the seats asked in window A see the hand now
 
-    def _auto_cmd(self, seat: int, key: int) -> Command:
-        async def run() -> None:
-            h = self.hand
-            if h is None or self.status != "playing" or len(h.game.events) != key:
-                return
-            if seat not in h.game.to_act():
-                return
-            s = self.seats[seat]
-            if s.human and not s.auto and not vis.in_window(h.game.phase):
-                # a missed own turn: 托管 until the player acts again (docs/protocol.md).
-                # A missed claim prompt is only a pass (auto_action) and sets nothing: it
-                # looks exactly like a human's pass to everyone (R12 rev 2)
-                s.auto = True
-                self.seats_dirty = True
-            await self._apply(seat, await self.sched.decide(h.game, seat, s.bot, s.bot_kind))
-
-        return run
+    async def _auto_act(self, seat: int, key: int) -> None:
+        """``AutoAct``: a bot's, a 托管 seat's or a missed deadline's decision, if the table
+        is still at decision point ``key`` and the seat still to act."""
+        h = self.hand
+        if h is None or self.status != "playing" or len(h.game.events) != key:
+            return
+        if seat not in h.game.to_act():
+            return
+        s = self.seats[seat]
+        if s.human and not s.auto and not vis.in_window(h.game.phase):
+            # a missed own turn: 托管 until the player acts again (docs/protocol.md).
+            # A missed claim prompt is only a pass (auto_action) and sets nothing: it
+            # looks exactly like a human's pass to everyone (R12 rev 2)
+            s.auto = True
+            self.seats_dirty = True
+        await self._apply(seat, await self.sched.decide(h.game, seat, s.bot, s.bot_kind))
 
     # ------------------------------------------------------------------ crash restore
 
@@ -1109,7 +1169,7 @@ class TableActor:
         for i, s in enumerate(self.seats):
             if s.human:
                 s.disconnected_at = now
-                self.sched.later(("grace", i), self.settings.grace_s, self._grace_cmd(i))
+                self.sched.later(("grace", i), self.settings.grace_s, C.GraceOver(i))
         match = rows.get("match")
         if match is None:
             self.status = "open"
@@ -1126,7 +1186,7 @@ class TableActor:
         if hand is None:
             self.status = "between"
             if m.hands_played >= self.cfg.hands:
-                self.post(lambda: self.finisher.finish_match(None))
+                self.submit(C.FinishMatch())
             return
         game = rebuild(self.deals.next_hand(m), hand["events"], hand["id"])
         self.hand = HandState(
@@ -1137,10 +1197,7 @@ class TableActor:
             self.hand.window_key = vis.window_start(game.events)
         self.last_hand_id = hand["id"]
         self.status = "playing"
-        self.post(self._pump)
-
-    def _grace_cmd(self, seat: int) -> Callable[[], Awaitable[None]]:
-        return lambda: self._grace_over(seat)
+        self.submit(C.Pump())
 
 
 def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> Game:

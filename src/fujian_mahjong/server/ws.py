@@ -10,6 +10,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import protocol as P
 from fujian_mahjong.server.conn import Conn
 from fujian_mahjong.server.store import STORE_FAULTS
@@ -145,7 +146,7 @@ class Dispatcher:
             self.cluster.unbind(conn)  # its table's owner is told, if another process
         t = actor_of(conn)
         if t is not None:
-            t.post(lambda: t.disconnected(conn))
+            t.submit(C.Disconnected(conn))
         conn.close("disconnected")
         self._forget(conn)
 
@@ -250,31 +251,23 @@ class Dispatcher:
             t = self.find(msg.table, conn.player_id, conn.addr)
             as_ = msg.as_
 
-            async def join() -> None:
-                await t.join(conn, as_)
-                t.social.joined(conn)  # an open dissolve vote (server/social.py)
-
-            await t.call(join)
+            await t.ask(C.Join(conn, as_))
             return
         joined = actor_of(conn)
         if joined is None:
             raise P.ProtocolError("not_joined", "join a table first")
         t = joined
         if isinstance(msg, P.Ready | P.Next):
-            await t.call(lambda: t.ready(conn))
+            await t.ask(C.Ready(conn))
         elif isinstance(msg, P.Act):
-            seq, action = msg.seq, msg.action
-            await t.call(lambda: t.act(conn, seq, action))
+            await t.ask(C.Act(conn, msg.seq, msg.action))
         elif isinstance(msg, P.Hint):
             self._hint(conn, t)
         elif isinstance(msg, P.Auto):
-            on = msg.on
-            await t.call(lambda: t.set_auto(conn, on))
+            await t.ask(C.SetAuto(conn, msg.on))
         elif isinstance(msg, P.Leave):
-            await t.call(lambda: t.leave(conn))
+            await t.ask(C.Leave(conn))
         elif isinstance(msg, P.Chat):
-            phrase = msg.phrase
-            await t.call(lambda: t.social.chat(conn, phrase))
+            await t.ask(C.Chat(conn, msg.phrase))
         elif isinstance(msg, P.Dissolve):
-            accept = msg.accept
-            await t.call(lambda: t.social.dissolve(conn, accept))
+            await t.ask(C.Dissolve(conn, msg.accept))

@@ -19,6 +19,7 @@ from fastapi import APIRouter, HTTPException, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from fujian_mahjong.rules import BUILTIN
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.auth import bearer_player
 from fujian_mahjong.server.lobby import Lobby
@@ -272,8 +273,8 @@ async def _bots(
                 # this bot would make it a bot-only table, which starts at once
                 _bot_tables_allowed(lobby, me.id)
         if add:
-            return await t.call(lambda: t.add_bot(me.id, kind))  # type: ignore[no-any-return]
-        return await t.call(lambda: t.remove_bot(me.id))  # type: ignore[no-any-return]
+            return await t.ask(C.AddBot(me.id, kind))  # type: ignore[no-any-return]
+        return await t.ask(C.RemoveBot(me.id))  # type: ignore[no-any-return]
     except TableError as e:
         status = {"forbidden": 403, "no_table": 404, "rate_limited": 429}.get(e.code, 409)
         raise ApiError(status, e.message, e.code) from None
