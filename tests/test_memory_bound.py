@@ -30,9 +30,10 @@ ROUNDS = 3
 TABLES = 6  # per round: half of random bots (the fastest), half of the default (heuristic)
 HANDS = 16  # per table: 3 x 6 x 16 = 288 hands
 # the most entries a functools memo over keys met in play may hold: enough for a working
-# set, small enough to fill within a server's first hours (a memo of suit keys capped at
-# 65,536 was still filling after 100,000 hands: docs/architecture.md, "Memory")
-MEMO_MAX = 4096
+# set, small enough to fill within a busy server's first hours (the seats' waits per hand
+# text: 8,192; a memo of suit keys capped at 65,536 was still filling after 100,000 hands:
+# docs/architecture.md, "Memory")
+MEMO_MAX = 8192
 
 # functools caches with no maxsize, each over keys that are few and fixed (not one per
 # hand): their bound is the size of their key space
