@@ -7,10 +7,14 @@ encoded), the store's commits (committed before anything about them is sent) and
 scheduling — without the WebSocket framing and the kernel's sockets, which
 bench/bench_server.py measures with real processes.
 
-    python bench/bench_core.py [--tables 50] [--decisions 20000] [--profile out.prof]
+    python bench/bench_core.py [--tables 200] [--seconds 20] [--profile out.prof]
 
-``make bench`` (run()): 50 tables, 20,000 decisions; CPU ms per decision (process CPU, both
-the event loop's thread and the database's) and decisions per CPU second.
+``make bench`` (run()): 200 tables of 4 clients answering 300 ms after each prompt, 20 s
+measured; CPU ms per decision (the process's CPU, the event loop's thread and the
+database's, less the clients' decoding) and decisions per CPU second; with
+``FJMJ_BENCH_PREV_SRC`` (another build's ``src``) the previous build's figure first, in the
+same run. ``--profile`` writes a cProfile of the event loop's thread (its CPU time, not its
+waits).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import asyncio
 import cProfile
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -164,12 +169,42 @@ def measure(
     return r
 
 
+def _previous() -> dict[str, Any] | None:
+    """The same measurement of another build (``FJMJ_BENCH_PREV_SRC``: the ``src`` folder of
+    a checkout built with ``make venv``, e.g. the commit before a change), in a process of
+    its own, so that one ``make bench`` prints both."""
+    prev = os.environ.get("FJMJ_BENCH_PREV_SRC")
+    if not prev:
+        return None
+    env = {**os.environ, "PYTHONPATH": prev}
+    out = subprocess.run(
+        [sys.executable, __file__, "--tables", str(TABLES), "--seconds", str(SECONDS), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
 def run() -> list[Row]:
+    rows: list[Row] = []
+    prev = _previous()
+    if prev is not None:
+        rows.append(
+            (
+                f"server core in-process, {TABLES} human tables: CPU/decision (previous build)",
+                prev["cpu_ms"],
+                " ms",
+                0,
+            )
+        )
     r = measure()
-    return [
-        (f"server core in-process, {TABLES} human tables: CPU per decision", r["cpu_ms"], " ms", 0),
-        ("server core in-process: decisions per CPU second", r["per_cpu_s"], "/s", 1000),
-    ]
+    rows.append(
+        (f"server core in-process, {TABLES} human tables: CPU per decision", r["cpu_ms"], " ms", 0)
+    )
+    rows.append(("server core in-process: decisions per CPU second", r["per_cpu_s"], "/s", 1000))
+    return rows
 
 
 def main(argv: list[str]) -> int:
@@ -177,8 +212,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--tables", type=int, default=TABLES)
     ap.add_argument("--seconds", type=float, default=SECONDS)
     ap.add_argument("--profile", help="write cProfile stats here")
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON line")
     a = ap.parse_args(argv)
     r = measure(a.tables, a.seconds, a.profile)
+    if a.json:
+        print(json.dumps(r))
+        return 0
     print(
         f"{r['decisions']} decisions at {a.tables} tables ({r['rate']:.0f}/s): "
         f"{r['cpu_ms']:.3f} ms CPU each (event loop {r['loop_ms']:.3f}; "

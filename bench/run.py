@@ -20,6 +20,7 @@ MODULES = [
     "bench.bench_cli",
     "bench.bench_rl",
     "bench.bench_vec",
+    "bench.bench_core",
     "bench.bench_server",
     "bench.bench_cluster",
     "bench.bench_claims",
