@@ -14,7 +14,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.cluster import bus as B
+from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn
 
 if TYPE_CHECKING:
@@ -87,6 +89,21 @@ class RemoteTable:
 
     async def call(self, fn: Any) -> Any:
         return await fn()
+
+    async def ask(self, cmd: TableCommand) -> Any:
+        """A table command (server/commands.py) for a table another process runs: a bot
+        call goes there through the bus; a join is refused (the client joins again, and the
+        socket layer finds where the table now is)."""
+        match cmd:
+            case C.AddBot(player_id, kind):
+                return await self.add_bot(player_id, kind)
+            case C.RemoveBot(player_id):
+                return await self.remove_bot(player_id)
+            case C.Join(conn, as_):
+                return await self.join(conn, as_)
+        from fujian_mahjong.server.table import TableError
+
+        raise TableError("no_table", "that table runs on another process")
 
 
 @dataclass
