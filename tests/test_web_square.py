@@ -219,11 +219,13 @@ def test_the_square_table(
     end.locator("[data-role=breakdown]").wait_for()
     end.locator("[data-role=match-end]").wait_for()
     expect(end.locator("[data-role=open-replay]")).to_be_visible()
-    # measured in one step in the page: the end screen may be drawn again when the table's close
-    # follows the match's end, and a handle taken before that redraw measures nothing
-    box = end.evaluate(
-        "e => { const r = e.getBoundingClientRect();"
-        " return {x: r.x, y: r.y, width: r.width, height: r.height}; }"
+    # found and measured in one step in the page: the end screen may be drawn again when the
+    # table's close follows the match's end, and a locator's evaluate resolves its element in
+    # one step and runs in another (a node replaced between the two measures nothing)
+    box = pg.evaluate(
+        "sel => { const r = document.querySelector(sel).getBoundingClientRect();"
+        " return {x: r.x, y: r.y, width: r.width, height: r.height}; }",
+        HAND_END,
     )
     assert box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
     if landscape:
