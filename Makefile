@@ -44,9 +44,11 @@ lint: $(DEV)
 	$(BIN)/mypy
 
 # The browser journeys, the Ray clusters, the signal-timing CLI tests and the multi-process
-# server tests (real processes on PostgreSQL + Redis) run one at a time
-# after the rest (a browser or a Ray cluster beside another on a 2-core machine starves it);
-# everything else — the server suites run in-process on a fake clock — runs on both cores.
+# server tests (real processes on PostgreSQL + Redis) run after the rest, in two groups side
+# by side (tests/conftest.py, SERIAL_GROUPS): the browsers, Ray and the CLI's signals one at a
+# time (one beside another on a 2-core machine starves it), the multi-process tests, which
+# mostly wait on outages and leases, beside them; everything else — the server suites run
+# in-process on a fake clock — runs on both cores.
 SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_square.py tests/test_web_lobby.py \
 	tests/test_audit_web.py tests/test_ray.py tests/test_cli_faults.py tests/test_cluster.py \
 	tests/test_cluster_drain.py tests/test_cluster_outage.py tests/test_pg_outage.py
@@ -67,7 +69,7 @@ test: $(DEV)
 	@$(STAGE) parallel $(BIN)/pytest -n 2 tests $(addprefix --ignore=,$(SERIAL))
 	@$(STAGE) pure env FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
 	@$(BEFORE_SERIAL)
-	@$(STAGE) serial $(BIN)/pytest $(SERIAL)
+	@$(STAGE) serial $(BIN)/pytest -n 2 --dist loadgroup $(SERIAL)
 
 # browser screenshots of the table (desktop and phone) into docs/screenshots/ (not run by test)
 screenshots: $(DEV)

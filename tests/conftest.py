@@ -103,3 +103,31 @@ def pytest_report_header(config: pytest.Config) -> str:
     from fujian_mahjong import _compiled
 
     return f"fujian_mahjong: {_compiled.status()['reason']}"
+
+
+# The serial stage (Makefile, SERIAL) runs on two workers with ``--dist loadgroup``: each
+# group below runs its modules one after another on one worker, the two groups side by side.
+# "browser" holds what needs a core of its own for seconds at a time (Chromium, a Ray
+# cluster, the signal timing of the CLI's workers); "procs" holds the multi-process server
+# tests, which spend most of their time waiting (a 60 s Redis outage, a 30 s PostgreSQL one,
+# leases running out, drains) and little on the CPU. Never two browsers side by side.
+SERIAL_GROUPS = {
+    "test_web.py": "browser",
+    "test_web_table.py": "browser",
+    "test_web_square.py": "browser",
+    "test_web_lobby.py": "browser",
+    "test_audit_web.py": "browser",
+    "test_ray.py": "browser",
+    "test_cli_faults.py": "browser",
+    "test_cluster.py": "procs",
+    "test_cluster_drain.py": "procs",
+    "test_cluster_outage.py": "procs",
+    "test_pg_outage.py": "procs",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        group = SERIAL_GROUPS.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

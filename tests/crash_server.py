@@ -1,6 +1,7 @@
 """Test-only: the real app under uvicorn with a crash point injected (no tests here).
 
-``python -m tests.crash_server --crash-at NAME --port P --data-dir D [--db URL]`` serves
+``python -m tests.crash_server --crash-at NAME --port P --data-dir D [--db URL]
+[--quickmatch-wait-s S]`` serves
 like ``fjmj serve --claim-pause-ms 0 --bot-delay-ms 0`` but SIGKILLs itself when the economy
 reaches the named point (``settle_before_commit``, ``settle_after_commit``;
 server/economy.py). The command line of ``fjmj serve`` has no such option."""
@@ -38,6 +39,7 @@ def main() -> None:
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--db", default="")
+    ap.add_argument("--quickmatch-wait-s", type=float, default=10.0)
     a = ap.parse_args()
     st = Settings(
         data_dir=a.data_dir,
@@ -46,6 +48,7 @@ def main() -> None:
         claim_pause_ms=0,
         claim_window="fast",
         bot_delay_ms=0,
+        quickmatch_wait_s=a.quickmatch_wait_s,
     )
     a.data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(st, faults=CrashAt(a.crash_at))

@@ -26,7 +26,7 @@ from typing import Any
 
 from tests.test_cluster import Env, _answer_until, _node_of, _start, _wait
 from tests.test_cluster import env as env  # the fixture
-from tests.test_server_support import Client, Server, fetch_log, play, verify_with_cli
+from tests.test_server_support import Client, Server, fetch_log, naive, play, verify_with_cli
 
 # how long a process may take to stop on SIGINT / SIGTERM, whatever it holds
 STOP_WITHIN_S = 10.0
@@ -140,6 +140,10 @@ def test_sigterm_hands_each_table_to_another_process_and_the_hand_goes_on(env: E
             for c in after:
                 await c.hello_join(tid)
                 firsts.append(await c.expect("state"))
+            for c, m in zip(after, firsts, strict=True):  # the pending decision is answered
+                if m["view"]["legal_actions"]:
+                    act = naive(m["view"]["legal_actions"])
+                    await c.send({"type": "act", "seq": m["seq"], "action": act})
             ends = await asyncio.gather(*(play(c) for c in after))
             for c in after:
                 await c.close()
@@ -182,10 +186,13 @@ def test_sigterm_alone_lets_the_hand_finish_and_tells_the_players(tmp_path: Path
             cs = [await Client(s.ws_url, x["token"]).connect() for x in g]
             for c in cs:
                 await c.hello_join(t["id"], ready=True)
-            await _answer_until(cs, 4)
+            asked, state = await _answer_until(cs, 4)
             assert s.proc is not None
             sent = time.monotonic()
             s.proc.send_signal(signal.SIGTERM)
+            # the decision pending at the signal is answered: the hand goes on at once
+            act = naive(state["view"]["legal_actions"])
+            await asked.send({"type": "act", "seq": state["seq"], "action": act})
             ends = await asyncio.gather(*(play(c) for c in cs))
             told = [[r.msg.get("code", "") for r in c.log if r.msg["type"] == "error"] for c in cs]
             for c in cs:

@@ -188,9 +188,15 @@ class EconServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self, env: dict[str, str] | None = None, crash_at: str | None = None) -> None:
+    def start(
+        self,
+        env: dict[str, str] | None = None,
+        crash_at: str | None = None,
+        quickmatch_wait_s: float | None = None,
+    ) -> None:
         """Start ``fjmj serve``; with ``crash_at`` the test-only launcher that SIGKILLs
-        itself at that point of the settlement (tests/crash_server.py)."""
+        itself at that point of the settlement (tests/crash_server.py), its room tables
+        filled with bots after ``quickmatch_wait_s``."""
         self.port = free_port()
         if crash_at is None:
             cmd = [FJMJ, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
@@ -198,6 +204,8 @@ class EconServer:
         else:
             cmd = [sys.executable, "-m", "tests.crash_server", "--crash-at", crash_at]
             cmd += ["--port", str(self.port), "--data-dir", str(self.data_dir)]
+            if quickmatch_wait_s is not None:
+                cmd += ["--quickmatch-wait-s", str(quickmatch_wait_s)]
         if self.db:
             cmd += ["--db", self.db]
         full_env = {**os.environ, **self.env}

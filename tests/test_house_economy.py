@@ -351,9 +351,10 @@ def test_sigkill_around_a_settlement_against_the_house(
     """The server is SIGKILLed inside or right after the transaction that settles a hand at
     a room table (the default 新手场, its bots playing for the house): after a restart the
     house moved exactly the opposite of the player's transfers, once, and the audit is
-    clean. (A real server in a subprocess: the room's wait, 10 s, passes on its clock.)"""
+    clean. (A real server in a subprocess, the process being the point: its room fills the
+    free seats with bots after a short wait, so that the hand starts at once.)"""
     srv = EconServer(tmp_path, db=db_url)
-    srv.start(crash_at=point)
+    srv.start(crash_at=point, quickmatch_wait_s=0.2)
     try:
         a = register(srv.base, "HouseCrash", "crash-secret")
         r = httpx.post(
