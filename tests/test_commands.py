@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from unittest.mock import AsyncMock, MagicMock
+from unittest.mock import AsyncMock, MagicMock, Mock
 
 import pytest
 
@@ -37,8 +37,10 @@ def _fake() -> Any:
         setattr(t, name, AsyncMock(return_value=name))
     t.social.chat = AsyncMock(return_value="chat")
     t.social.dissolve = AsyncMock(return_value="dissolve")
-    t.finisher.close = AsyncMock(return_value="close")
-    t.finisher.finish_match = AsyncMock(return_value="finish_match")
+    # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
+    t.finisher.close = Mock(return_value="close")
+    t.finisher.finish_match = Mock(return_value="finish_match")
+    t.effect = AsyncMock(side_effect=lambda fx: fx)
     return t
 
 
@@ -84,7 +86,12 @@ def test_each_command_reaches_its_method_with_its_arguments(
 ) -> None:
     t = _fake()
     result = asyncio.run(TableActor._dispatch(t, cmd))
-    _method(t, method).assert_awaited_once_with(*args)
+    m = _method(t, method)
+    if isinstance(m, AsyncMock):
+        m.assert_awaited_once_with(*args)
+    else:  # a decision of the finisher's, carried out by the actor
+        m.assert_called_once_with(*args)
+        t.effect.assert_awaited_once_with(m.return_value)
     if isinstance(cmd, C.Join):
         assert result is None
         t.social.joined.assert_called_once_with(CONN)  # an open dissolve vote is shown

@@ -1,35 +1,49 @@
 """How a table's hands and match end (R9, R11): the hand over (recorded, settled, its
 ``hand_end``), a leaver (the hand void, the escape penalty, ``hand_void`` — or, when the
 hand's end was decided before the leave, that end: D-24), the match over (``match_end``)
-and the table closed. Of the table's parts, only this one calls the store's end-of-hand
-writes and the economy. Each step may be run again after a store fault: a hand is
+and the table closed.
+
+The finisher decides and the actor carries out: each step reads the table and the store and
+returns ``Effects`` (server/effects.py) — the end-of-hand writes, the state, the messages,
+the close — which ``TableActor.effect`` applies in one place, writes first. Of the table's
+parts, only this one decides the store's end-of-hand writes and reads the economy. Each step
+may be decided again after a store fault (nothing of a failed step was applied): a hand is
 recorded once, voided once, and a match left once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.effects import (
+    Effects,
+    EndMatch,
+    FinishMatchHand,
+    Flush,
+    Settled,
+    TableStatus,
+    VoidHand,
+)
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Match
-    from fujian_mahjong.server.conn import Conn
-    from fujian_mahjong.server.scheduler import Scheduler
     from fujian_mahjong.server.store import Store
-    from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
+    from fujian_mahjong.server.tablestate import HandState, TableConfig
 
 
 class FinisherTable(Protocol):
-    """What the finisher needs of its table (server/table.py's ``TableActor``, which sits
-    above it: docs/architecture.md, "Layers")."""
+    """What the finisher reads of its table (server/table.py's ``TableActor``, which sits
+    above it: docs/architecture.md, "Layers"); it changes nothing of it but a recorded or
+    left match (once each) and, for D-24, the leaver's pass (``apply_for``)."""
 
-    hand: HandState | None
-    status: str
-    pending_leave: int | None
-    seats_dirty: bool
-
+    @property
+    def hand(self) -> HandState | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def pending_leave(self) -> int | None: ...
     @property
     def id(self) -> int: ...
     @property
@@ -37,25 +51,12 @@ class FinisherTable(Protocol):
     @property
     def store(self) -> Store: ...
     @property
-    def sched(self) -> Scheduler: ...
-    @property
     def match(self) -> Match | None: ...
     @property
     def match_id(self) -> int | None: ...
     @property
-    def seats(self) -> list[Seat]: ...
-    @property
-    def spectators(self) -> set[Conn]: ...
-    @property
-    def on_close(self) -> Callable[[Any], object] | None: ...
-    @property
     def has_humans(self) -> bool: ...
 
-    def conns(self) -> list[Conn]: ...
-    def broadcast(self, msg: dict[str, Any]) -> None: ...
-    def broadcast_seats(self) -> None: ...
-    async def flush(self, h: HandState) -> None: ...
-    async def start_hand(self) -> None: ...
     async def apply_for(self, seat: int, a: Action) -> None: ...
 
 
@@ -68,10 +69,11 @@ class Finisher:
         async with self.t.store.sessions() as db:
             return await economy.can_sit(db, self.t.id, player_id)
 
-    async def _end_fields(self, hand_id: int, kind: str) -> dict[str, Any]:
-        """``economy.hand_end_fields`` of a hand whose settlement has just committed: from
-        the settlement this process wrote (no database read on the table's path), or read
-        back when it has none (a retry that found the hand settled, a restart)."""
+    async def end_fields(self, hand_id: int, kind: str) -> dict[str, Any]:
+        """``economy.hand_end_fields`` of a hand whose settlement has just committed
+        (``Settled``): from the settlement this process wrote (no database read on the
+        table's path), or read back when it has none (a retry that found the hand settled,
+        a restart)."""
         st = self.t.store.settlement
         known = st.take(hand_id) if isinstance(st, economy.EconomySettlement) else None
         if known is not None and known[0] == kind:
@@ -83,19 +85,16 @@ class Finisher:
         async with self.t.store.sessions() as db:
             return await economy.hand_end_fields(db, hand_id)
 
-    async def hand_over(self, h: HandState) -> None:
+    def hand_over(self, h: HandState) -> Effects:
+        """The hand is over (its events and settlement are stored): the match records it,
+        ``hand_end`` goes out, then the match ends (all hands played, or a leave that waited
+        for this hand's end, D-24) or the table is between two hands."""
         t = self.t
         assert t.match is not None
         g = h.game
         if t.match.current is g:  # once, also when a store fault makes this run again
             t.match.record(g)
         match_over = t.match.hands_played >= t.cfg.hands
-        await t.store.finish_match_hand(
-            t.match_id or 0,
-            t.match.hands_played,
-            list(t.match.totals),
-            over=match_over,
-        )
         v = g.view(0)
         end: dict[str, Any] = {
             "type": "hand_end",
@@ -114,49 +113,48 @@ class Finisher:
             "hands_total": t.cfg.hands,
             "match_over": match_over,
         }
-        # R11 (docs/economy.md): each seat's silver change and new balance, level-ups
-        # (settled already, in the transaction that stored the hand's last events)
-        end.update(await self._end_fields(h.id, "hand"))
-        h.end_sent = True
-        t.broadcast(end)
-        t.hand = None
-        t.sched.clear_acts()
+        fx = Effects(
+            writes=[
+                FinishMatchHand(
+                    t.match_id or 0, t.match.hands_played, tuple(t.match.totals), match_over
+                )
+            ],
+            end_sent=h,
+            hand_done=True,
+            # R11 (docs/economy.md): each seat's silver change and new balance, level-ups
+            # (settled already, in the transaction that stored the hand's last events)
+            messages=[Settled(end, h.id, "hand")],
+        )
         if match_over:
-            await self.finish_match(None)
+            fx += self.finish_match(None)
         elif t.pending_leave is not None:
             # D-24: the hand decided before a player left has ended; now the match ends
-            await self.finish_match(t.pending_leave)
+            fx += self.finish_match(t.pending_leave)
         else:
-            t.status = "between"
-            for s in t.seats:
-                s.ready = False
-            t.seats_dirty = True
-            t.broadcast_seats()
-            t.seats_dirty = False
+            fx.between = True
             if not t.has_humans:
-                await t.start_hand()  # a table of bots only plays its match through
+                fx.then.append(C.MaybeStart())  # a table of bots plays its match through
+        return fx
 
-    async def end_match(self, leaver: int | None) -> None:
+    async def end_match(self, leaver: int | None) -> Effects:
         """R9/R11: a leaver voids the hand in progress and ends the match — unless the
         hand's end was decided before the leave (D-24): then it ends as decided, and the
         match after it (``hand_over``)."""
         t = self.t
         h = t.hand
         if h is not None and not h.end_sent and leaver is not None and await self._stands(leaver):
-            return
+            return Effects()
         first = t.pending_leave if t.pending_leave is not None else leaver
+        fx = Effects(hand_done=True)
         if h is not None and not h.game.is_over():
-            await t.flush(h)
+            fx.writes.append(Flush(h))
             if not h.voided:
-                await t.store.void_hand(h.id, first)  # R11: the escape penalty, once
-                h.voided = True
-            extra = await self._end_fields(h.id, "void")
-            t.broadcast(
-                {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": first, **extra}
-            )
-        t.hand = None
-        t.sched.clear_acts()
-        await self.finish_match(first)
+                fx.writes.append(VoidHand(h.id, first))  # R11: the escape penalty, once
+                fx.voided = h
+            msg = {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": first}
+            fx.messages.append(Settled(msg, h.id, "void"))
+        fx += self.finish_match(first)
+        return fx
 
     async def _stands(self, leaver: int) -> bool:
         """D-24 (docs/decisions.md): the hand's end was decided before ``leaver`` left — it
@@ -182,44 +180,39 @@ class Finisher:
         # the pause ends, the pump sends hand_end (hand_over), then the match ends
         return True
 
-    async def finish_match(self, leaver: int | None) -> None:
+    def finish_match(self, leaver: int | None) -> Effects:
+        """The match is over (its hands played, or ``leaver`` left): ``match_end``, then the
+        table closes."""
         t = self.t
         m = t.match
         totals = list(m.totals) if m else [0] * t.cfg.players
         if m is not None and leaver is not None and not m.over:
             m.leave(leaver)
-        await t.store.end_match(t.match_id, totals, leaver)
-        t.pending_leave = None
-        t.broadcast(
-            {
-                "type": "match_end",
-                "table": t.id,
-                "totals": totals,
-                "hands_played": m.hands_played if m else 0,
-                "leaver": leaver,
-                # points only: the library Match's silver/fees come from its in-memory
-                # default balances, not the ledger (the real figures are in each hand_end)
-                "history": [
-                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
-                    for e in (m.history if m else [])
-                ],
-            }
+        fx = Effects(
+            writes=[EndMatch(t.match_id, tuple(totals), leaver)],
+            leave_done=True,
+            messages=[
+                {
+                    "type": "match_end",
+                    "table": t.id,
+                    "totals": totals,
+                    "hands_played": m.hands_played if m else 0,
+                    "leaver": leaver,
+                    # points only: the library Match's silver/fees come from its in-memory
+                    # default balances, not the ledger (the real figures are in each hand_end)
+                    "history": [
+                        {k: v for k, v in e.items() if k not in ("silver", "fees")}
+                        for e in (m.history if m else [])
+                    ],
+                }
+            ],
         )
-        await self.close("match over")
+        fx += self.close("match over")
+        return fx
 
-    async def close(self, why: str) -> None:
-        t = self.t
-        if t.status == "closed":
-            return
-        t.status = "closed"
-        t.sched.cancel_all()
-        await t.store.set_table_status(t.id, "closed")
-        t.broadcast({"type": "table_closed", "table": t.id, "reason": why})
-        for c in t.conns():
-            c.table = None
-            c.seat = None
-        for s in t.seats:
-            s.conn = None
-        t.spectators.clear()
-        if t.on_close is not None:
-            t.on_close(t)
+    def close(self, why: str) -> Effects:
+        """The table closes (``table_closed``, every connection let go); nothing when it
+        is closed already."""
+        if self.t.status == "closed":
+            return Effects()
+        return Effects(writes=[TableStatus("closed")], close=why)

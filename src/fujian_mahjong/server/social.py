@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Match
     from fujian_mahjong.server.clock import Clock
     from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.effects import Effects
     from fujian_mahjong.server.finisher import Finisher
     from fujian_mahjong.server.scheduler import Command, Scheduler
     from fujian_mahjong.server.store import Store
@@ -137,6 +138,7 @@ class SocialTable(Protocol):
     def broadcast(self, msg: dict[str, Any]) -> None: ...
     async def flush(self, h: HandState) -> None: ...
     async def apply_for(self, seat: int, a: Action) -> None: ...
+    async def effect(self, fx: Effects) -> None: ...
 
 
 class Social:
@@ -406,4 +408,4 @@ class Social:
         )
         self.agreed = None
         self.vote = None
-        await t.finisher.close("dissolved")
+        await t.effect(t.finisher.close("dissolved"))

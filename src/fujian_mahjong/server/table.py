@@ -7,7 +7,9 @@ leave, bots), and the pump — and it delegates to three parts with files of the
 * ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock; the
   claim pause's length (``ClaimPace``: ``fast`` or ``fixed``) and bot-only tables' turns on
   the event loop (``BotPacer``: they never hold up a table with humans);
-* ``finisher.py``: the hand over, a leaver, the match over; it alone calls the economy.
+* ``finisher.py``: decides the hand over, a leaver, the match over, the close, and returns
+  its ``Effects`` (``effects.py``), which ``TableActor.effect`` alone carries out: the
+  writes, then the state, the messages and the close; it alone reads the economy.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
 Persistence (docs/architecture.md): every event is committed before any message about it is
@@ -31,6 +33,15 @@ from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import is_practice
+from fujian_mahjong.server.effects import (
+    Effects,
+    EndMatch,
+    FinishMatchHand,
+    Flush,
+    Settled,
+    TableStatus,
+    VoidHand,
+)
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.scheduler import (
@@ -225,9 +236,9 @@ class TableActor:
             case C.Recover():
                 return await self._recover()
             case C.Close(reason):
-                return await self.finisher.close(reason)
+                return await self.effect(self.finisher.close(reason))
             case C.FinishMatch():
-                return await self.finisher.finish_match(None)
+                return await self.effect(self.finisher.finish_match(None))
             case C.Step(fn):
                 return await fn()
         raise TypeError(f"not a table command: {cmd!r}")
@@ -313,7 +324,7 @@ class TableActor:
                 self._recovered()
                 return
         if self.pending_leave is not None:
-            await self.finisher.end_match(leaver=self.pending_leave)
+            await self.effect(await self.finisher.end_match(leaver=self.pending_leave))
             if self.status == "closed":
                 self._recovered()
                 return
@@ -324,7 +335,7 @@ class TableActor:
             if len(h.game.events) > h.persisted:
                 await self.flush(h)
             if self.clock.now() >= h.hold_until:
-                await self.finisher.hand_over(h)
+                await self.effect(self.finisher.hand_over(h))
         await self._pump()
         self._recovered()
 
@@ -588,7 +599,7 @@ class TableActor:
             await self.store.set_seat(self.id, seat, None, bot=False, free=True)
             self.seats_dirty = True
             if not self.has_humans:
-                await self.finisher.close("everyone left")
+                await self.effect(self.finisher.close("everyone left"))
             else:
                 await self._pump()
             return
@@ -604,7 +615,7 @@ class TableActor:
             if self.pending_leave is None:
                 self.pending_leave = seat
             self.seats_dirty = True
-            await self.finisher.end_match(leaver=seat)
+            await self.effect(await self.finisher.end_match(leaver=seat))
 
     async def add_bot(self, player_id: int, kind: str | None = None) -> dict[str, Any]:
         if player_id != self.cfg.creator_id:
@@ -866,6 +877,70 @@ class TableActor:
         await self._pump()
         observe_decision(self.store, time.perf_counter() - t0)
 
+    # ------------------------------------------------------------------ effects
+
+    async def effect(self, fx: Effects) -> None:
+        """Carry out a part's decision (server/effects.py), the one place that does: the
+        store writes, committed before anything about them is sent (a failing one raises
+        and nothing below happens: the recovery decides the step again); the figures the
+        settlement committed; the state; the messages; the seat list; the close; then the
+        commands that follow."""
+        for w in fx.writes:
+            match w:
+                case Flush(h):
+                    await self.flush(h)
+                case FinishMatchHand(match_id, played, totals, over):
+                    await self.store.finish_match_hand(match_id, played, list(totals), over=over)
+                case VoidHand(hand_id, leaver):
+                    await self.store.void_hand(hand_id, leaver)
+                case EndMatch(match_id, totals, leaver):
+                    await self.store.end_match(match_id, list(totals), leaver)
+                case TableStatus(status):
+                    await self.store.set_table_status(self.id, status)
+        messages = [
+            {**m.msg, **await self.finisher.end_fields(m.hand_id, m.kind)}
+            if isinstance(m, Settled)
+            else m
+            for m in fx.messages
+        ]
+        if fx.end_sent is not None:
+            fx.end_sent.end_sent = True
+        if fx.voided is not None:
+            fx.voided.voided = True
+        if fx.hand_done:
+            self.hand = None
+            self.sched.clear_acts()
+        if fx.leave_done:
+            self.pending_leave = None
+        if fx.between:
+            self.status = "between"
+            for s in self.seats:
+                s.ready = False
+        for m in messages:
+            self.broadcast(m)
+        if fx.between:
+            self.seats_dirty = False
+            self.broadcast_seats()
+        if fx.close is not None:
+            self._close(fx.close)
+        for cmd in fx.then:
+            await self._dispatch(cmd)
+
+    def _close(self, why: str) -> None:
+        """The table closed (its status stored): everyone is told and let go, no timer
+        runs, the lobby forgets it."""
+        self.status = "closed"
+        self.sched.cancel_all()
+        self.broadcast({"type": "table_closed", "table": self.id, "reason": why})
+        for c in self.conns():
+            c.table = None
+            c.seat = None
+        for s in self.seats:
+            s.conn = None
+        self.spectators.clear()
+        if self.on_close is not None:
+            self.on_close(self)
+
     # ------------------------------------------------------------------ the pump
 
     def _recipients(self) -> bool:
@@ -894,7 +969,7 @@ class TableActor:
             self.sched.later("hold", h.hold_until - now, C.Pump())
         if h.game.is_over():
             if not held and not h.end_sent:
-                await self.finisher.hand_over(h)
+                await self.effect(self.finisher.hand_over(h))
                 return
         else:
             self._plan(h, held)

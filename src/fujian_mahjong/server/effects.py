@@ -1,0 +1,137 @@
+"""What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
+
+The finisher (server/finisher.py) does not write the end of a hand or a match, send its
+messages, change the table's state or close it: it reads the table and the store and returns
+``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one place, in one
+order:
+
+1. the store writes (``writes``: one frozen dataclass each, run in order) — committed before
+   anything about them is sent, and when one fails nothing below happens: the table's
+   recovery runs the step again, and the part decides again from the unchanged state;
+2. the hand's and the table's state (``end_sent``, ``voided``, ``hand_done``,
+   ``leave_done``, ``between``);
+3. the messages to everyone at the table, in order — a ``Settled`` one completed with the
+   silver its hand's settlement committed (economy.hand_end_fields);
+4. the seat list, when it changed;
+5. the close (``close``: its reason), which also tells everyone;
+6. the commands that follow (``then``), run at once on the actor.
+
+A lila ``RoundAsyncActor`` works the same way: its parts return events, the actor persists
+and publishes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.server import commands as C
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.tablestate import HandState
+
+__all__ = [
+    "Effects",
+    "EndMatch",
+    "FinishMatchHand",
+    "Flush",
+    "Settled",
+    "TableStatus",
+    "VoidHand",
+    "Write",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """The hand's events not yet stored (server/store: ``append_events``)."""
+
+    hand: HandState
+
+
+@dataclass(frozen=True, slots=True)
+class FinishMatchHand:
+    """A hand of the match recorded: the match's totals and hands played."""
+
+    match_id: int
+    hands_played: int
+    totals: tuple[int, ...]
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VoidHand:
+    """R11: the hand voided by a leaver, the escape penalty charged (once)."""
+
+    hand_id: int
+    leaver: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class EndMatch:
+    """The match over: its totals and its leaver."""
+
+    match_id: int | None
+    totals: tuple[int, ...]
+    leaver: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatus:
+    """The table's status stored (``closed``: it is not restored after a restart)."""
+
+    status: str
+
+
+Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A message completed, once the writes have committed, with what the settlement of
+    ``hand_id`` (``kind``: "hand" or "void") moved: each seat's silver and balance, the
+    level-ups (R11, docs/economy.md)."""
+
+    msg: dict[str, Any]
+    hand_id: int
+    kind: str
+
+
+@dataclass(slots=True)
+class Effects:
+    """A part's decision (see the module's docstring for the order they are applied in)."""
+
+    writes: list[Write] = field(default_factory=list)
+    end_sent: HandState | None = None  # its hand_end is among the messages
+    voided: HandState | None = None  # its void is among the writes
+    hand_done: bool = False  # no hand at the table now: no automatic act, no deadline
+    leave_done: bool = False  # the pending leave has been dealt with (the match ended)
+    between: bool = False  # between two hands: every seat's 准备 cleared, the seats sent
+    messages: list[dict[str, Any] | Settled] = field(default_factory=list)
+    close: str | None = None
+    then: list[C.TableCommand] = field(default_factory=list)
+
+    def __iadd__(self, other: Effects) -> Effects:
+        """``other`` after these: its writes, messages and commands follow."""
+        self.writes += other.writes
+        self.end_sent = other.end_sent or self.end_sent
+        self.voided = other.voided or self.voided
+        self.hand_done = self.hand_done or other.hand_done
+        self.leave_done = self.leave_done or other.leave_done
+        self.between = self.between or other.between
+        self.messages += other.messages
+        self.close = other.close or self.close
+        self.then += other.then
+        return self
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.writes
+            or self.end_sent
+            or self.voided
+            or self.hand_done
+            or self.leave_done
+            or self.between
+            or self.messages
+            or self.close
+            or self.then
+        )
