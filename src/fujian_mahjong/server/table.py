@@ -1,9 +1,12 @@
 """One actor per table: an asyncio task draining a command queue, so that no two actions of
 one table ever run concurrently (the lichess model). This file is the actor's shell — the
 queue, the typed commands the socket layer and REST post (join, ready, act, hint, auto,
-leave, bots), and the pump — and it delegates to three parts with files of their own:
+leave, bots), and the pump — and it delegates to parts with files of their own:
 
 * ``visibility.py`` (pure): who may see what now, the claim pause (R12 rev 2);
+* ``presenter.py``: each connection's state and the public notices, as far as it may see
+  them now, and the opening;
+* ``social.py``: chat and the dissolve vote;
 * ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock; the
   claim pause's length (``ClaimPace``: ``fast`` or ``fixed``) and bot-only tables' turns on
   the event loop (``BotPacer``: they never hold up a table with humans);
@@ -24,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions, spectator_view
+from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
@@ -44,8 +47,8 @@ from fujian_mahjong.server.effects import (
 )
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.metrics import observe_decision
+from fujian_mahjong.server.presenter import Presenter, public_view
 from fujian_mahjong.server.scheduler import (
-    OPENING_S,
     ClaimPace,
     Scheduler,
     bot_pacer,
@@ -113,6 +116,7 @@ class TableActor:
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
         self.social = Social(self)  # chat and the dissolve vote (server/social.py)
+        self.presenter = Presenter(self)  # what each connection is shown (server/presenter.py)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
         self.busy = False
@@ -359,7 +363,7 @@ class TableActor:
         if h is not None and self.status == "playing":
             held = now < h.hold_until
             for c in self.conns():
-                self._refresh(c, h)
+                self.presenter.refresh(c, h)
             if held:
                 self.sched.later("hold", h.hold_until - now, C.Pump())
             if not h.game.is_over():
@@ -780,7 +784,7 @@ class TableActor:
                 "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
             )
         if conn.state_key != len(g.events):
-            self._refresh(conn, h)
+            self.presenter.refresh(conn, h)
             raise TableError("stale", "the table has moved on; wait for the next state")
         try:
             a = Action.from_json(action)
@@ -798,19 +802,6 @@ class TableActor:
             self.seats[seat].auto = False  # 托管 ends when the player acts again
             self.seats_dirty = True
         await self._apply(seat, a)
-
-    def _refresh(self, conn: Conn, h: HandState) -> None:
-        """The current state again, if this seat may see it now (after a stale action, so a
-        client that missed a state cannot wait for one forever; after a store fault)."""
-        g = h.game
-        held = self.clock.now() < h.hold_until
-        window = vis.in_window(g.phase)
-        seat = conn.seat
-        asked = vis.still_asked(
-            seat, g.phase, h.window_asked, seat is not None and bool(g.legal_actions(seat))
-        )
-        if vis.may_refresh(seat, asked, held, window):
-            self._send_state(conn, h, held, window, force=True)
 
     async def hint(self, conn: Conn) -> None:
         """WS ``hint``, called outside the actor (server/ws.py). The hand's log up to the
@@ -963,8 +954,8 @@ class TableActor:
         self._time_the_pause(h, now)
         held = now < h.hold_until
         window = vis.in_window(h.game.phase)
-        self._opening_begins(h, now, held, window)
-        self._show(h, fresh, held, window)
+        self.presenter.opening_begins(h, now, held, window)
+        self.presenter.show(h, fresh, held, window)
         if held:
             self.sched.later("hold", h.hold_until - now, C.Pump())
         if h.game.is_over():
@@ -1003,28 +994,6 @@ class TableActor:
             )
             h.pause_jitter = None
 
-    def _show(self, h: HandState, fresh: Conn | None, held: bool, window: bool) -> None:
-        """The public notices to everyone at once, then each connection's state as far as
-        it may see it now; a (re)joining client inside a pause gets the last state it may
-        see, then the pending notices (docs/protocol.md, "Reconnecting")."""
-        if h.notices_sent < len(h.notices):
-            others = [c for c in self.conns() if c is not fresh]
-            for n in h.notices[h.notices_sent :]:
-                send_all(others, n)
-            h.notices_sent = len(h.notices)
-        pending = list(h.notices) if fresh is not None and (held or window) else []
-        if not held and not window:
-            h.notices.clear()
-            h.notices_sent = 0
-        conns = self.conns()
-        if conns:
-            common = self._common(h)  # the same for every connection (public)
-            for c in conns:
-                self._send_state(c, h, held, window, force=c is fresh, common=common)
-        if fresh is not None:
-            for n in pending:
-                fresh.send(dict(n))
-
     def _seats_if_quiet(self, h: HandState | None, now: float) -> None:
         """A changed seat list goes out, but never inside a claim pause or window (R12: it
         would tell who was asked)."""
@@ -1046,115 +1015,6 @@ class TableActor:
         await self.store.append_events(h.id, h.persisted, events, finish=finish)
         h.persisted = len(g.events)
 
-    def _state_for(self, c: Conn, h: HandState) -> dict[str, Any]:
-        g = h.game
-        key = len(g.events)
-        if c.seat is None:
-            view = public_view(g)
-            # a spectator sees the countdown of the seat whose turn it is (public: whose
-            # turn it is, and the turn's time, R12); never one inside a claim window, where
-            # who is asked is hidden
-            turn = view.get("turn")
-            deadline = (
-                self.sched.deadline_ms(turn, key)
-                if g.phase is Phase.TURN and isinstance(turn, int)
-                else None
-            )
-        else:
-            view = g.view(c.seat)  # to_act already reduced to this seat (R12 rev 2)
-            deadline = self.sched.deadline_ms(c.seat, key) if view["legal_actions"] else None
-        return {
-            "type": "state",
-            "table": self.id,
-            "hand": h.id,
-            "view": view,
-            "deadline_ms": deadline,
-        }
-
-    def _common(self, h: HandState) -> dict[str, Any]:
-        """What every state of this moment carries alike (all of it public)."""
-        return {
-            "seats": self.seats_json(),
-            "practice": self.practice,
-            "number": h.number,
-            "seed_sha256": h.game.events[0].get("seed_sha256"),
-        }
-
-    def _send_state(
-        self,
-        c: Conn,
-        h: HandState,
-        held: bool,
-        window: bool,
-        force: bool = False,
-        common: dict[str, Any] | None = None,
-    ) -> None:
-        g = h.game
-        seat = c.seat
-        holder: Any = c if seat is None else self.seats[seat]
-        asked = vis.still_asked(
-            seat, g.phase, h.window_asked, seat is not None and bool(g.legal_actions(seat))
-        )
-        key = len(g.events)
-        show = vis.what_to_show(asked, held, window, force, holder.last_view is not None)
-        if show == "nothing":
-            return
-        shown = holder.last_key
-        if show == "last":
-            # nothing new may be shown now; a (re)joining client gets what it saw last
-            msg: dict[str, Any] = {
-                "type": "state",
-                "table": self.id,
-                "hand": h.id,
-                "view": holder.last_view,
-                "deadline_ms": None,
-            }
-            c.state_key = -1
-        else:
-            if seat is not None and g.legal_actions(seat):
-                self.sched.ensure_deadline(
-                    seat,
-                    self.seats[seat],
-                    key,
-                    g.phase,
-                    h.window_key,
-                    self.cfg.turn_seconds,
-                    self._not_before(h),
-                )
-            if not force and holder.last_view is not None and holder.last_key == key:
-                c.state_key = key  # the view of a decision point already shown: the same
-                return
-            msg = self._state_for(c, h)
-            if not force and msg["view"] == holder.last_view:
-                c.state_key = key
-                return
-            holder.last_view = msg["view"]
-            holder.last_key = shown = key
-            c.state_key = key
-        if common is None:
-            common = self._common(h)
-        msg["seats"] = common["seats"]
-        msg["practice"] = common["practice"]
-        msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
-        msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
-        v = msg["view"]
-        if not any(v["discards"]) and not any(v["melds"]):
-            msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)
-            if self.opening_s > 0:
-                # what is left of it (0: over, also when the view is one sent before the
-                # first discard), so a client that (re)joins resumes it where it is
-                # (docs/protocol.md, "The opening")
-                left = h.opening_until - self.clock.now() if self._fresh(g) else 0.0
-                msg["opening_ms"] = max(0, round(left * 1000))
-        msg["number"] = common["number"]
-        msg["seed_sha256"] = common["seed_sha256"]
-        if c.history_due:
-            # a client that (re)joins: the hand's public actions up to what this state shows
-            # (R12: server/visibility.py ``history``), so its action log comes back
-            msg["history"] = vis.history(g.events[:shown], seat)
-            c.history_due = False
-        c.send(msg)
-
     # ------------------------------------------------------------------ automatic acts
 
     def _plan(self, h: HandState, held: bool) -> None:
@@ -1171,45 +1031,8 @@ class TableActor:
             self.cfg.turn_seconds,
             C.AutoAct,
             g,
-            self._not_before(h),
+            self.presenter.not_before(h),
         )
-
-    @property
-    def opening_s(self) -> float:
-        """How long a hand's opening lasts here (docs/protocol.md, "The opening"): at a table
-        with humans, ``OPENING_S`` (the server's ``opening_s`` where it has one); none at a
-        table of bots, which nobody plays at."""
-        if not self.has_humans:
-            return 0.0
-        return float(getattr(self.settings, "opening_s", OPENING_S))
-
-    @staticmethod
-    def _fresh(g: Game) -> bool:
-        """No tile discarded or melded yet: the hand's opening is what there is to show."""
-        return not any(g.discards) and not any(g.melds)
-
-    def _not_before(self, h: HandState) -> float:
-        """When the time of the hand's next decision may start (docs/protocol.md, "The
-        opening"): the opening's end while nobody has discarded or melded yet — a player who
-        acts before it is over ends it for everyone — else no wait."""
-        return h.opening_until if self._fresh(h.game) else 0.0
-
-    def _opening_begins(self, h: HandState, now: float, held: bool, window: bool) -> None:
-        """The opening runs for ``opening_s`` from the moment the hand is shown: to every
-        seat when the deal's claim pause is over (and the opening's window A, R8, closed),
-        to a seat asked in window A at once (its deadline counts from the end of its own
-        opening). Until it is over no bot or 托管 seat acts on its turn and no human's
-        time runs (``Scheduler.plan``'s ``not_before``); a hand restored after a restart
-        before its first discard is shown, and timed, afresh."""
-        if h.shown or not self._fresh(h.game):
-            return
-        length = self.opening_s
-        if not held and not window:
-            h.shown = True
-            if length > 0:
-                h.opening_until = max(h.opening_until, now + length)
-        elif window and h.opening_until == 0.0 and length > 0:
-            h.opening_until = now + length  # the seats asked in window A see the hand now
 
     async def _auto_act(self, seat: int, key: int) -> None:
         """``AutoAct``: a bot's, a 托管 seat's or a missed deadline's decision, if the table
@@ -1280,9 +1103,3 @@ def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> G
     decisions are applied again and every stored event must be reproduced (R12). The
     ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""
     return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}")
-
-
-def public_view(g: Game) -> dict[str, Any]:
-    """A spectator's view: only public data, no concealed tile at all (R12): the engine's
-    allow-list of public keys (``engine.spectator_view``)."""
-    return spectator_view(g)
