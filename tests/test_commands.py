@@ -36,6 +36,10 @@ def _fake() -> Any:
     ):
         setattr(t, name, AsyncMock(return_value=name))
     t.social.chat = AsyncMock(return_value="chat")
+    t.social.try_dissolve = AsyncMock(return_value="try_dissolve")
+    t.social.lapsed = Mock(return_value="lapsed")
+    t._hint_begin = Mock(return_value="_hint_begin")
+    t._hint_end = Mock(return_value="_hint_end")
     t.social.dissolve = AsyncMock(return_value="dissolve")
     # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
     t.finisher.close = Mock(return_value="close")
@@ -70,6 +74,10 @@ CASES: list[tuple[Any, str, tuple[Any, ...]]] = [
     (C.Recover(), "_recover", ()),
     (C.Close("nobody sat down"), "finisher.close", ("nobody sat down",)),
     (C.FinishMatch(), "finisher.finish_match", (None,)),
+    (C.VoteLapsed(4), "social.lapsed", (4,)),
+    (C.TryDissolve(), "social.try_dissolve", ()),
+    (C.HintBegin(CONN), "_hint_begin", (CONN,)),
+    (C.HintEnd(CONN, 2, [], {"action": {}}), "_hint_end", (CONN, 2, [], {"action": {}})),
 ]
 
 
@@ -89,9 +97,10 @@ def test_each_command_reaches_its_method_with_its_arguments(
     m = _method(t, method)
     if isinstance(m, AsyncMock):
         m.assert_awaited_once_with(*args)
-    else:  # a decision of the finisher's, carried out by the actor
+    else:
         m.assert_called_once_with(*args)
-        t.effect.assert_awaited_once_with(m.return_value)
+        if method.startswith("finisher."):  # its decision, carried out by the actor
+            t.effect.assert_awaited_once_with(m.return_value)
     if isinstance(cmd, C.Join):
         assert result is None
         t.social.joined.assert_called_once_with(CONN)  # an open dissolve vote is shown

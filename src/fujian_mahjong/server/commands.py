@@ -27,6 +27,8 @@ __all__ = [
     "Dissolve",
     "FinishMatch",
     "GraceOver",
+    "HintBegin",
+    "HintEnd",
     "Join",
     "Leave",
     "MaybeStart",
@@ -38,6 +40,8 @@ __all__ = [
     "SetAuto",
     "Step",
     "TableCommand",
+    "TryDissolve",
+    "VoteLapsed",
 ]
 
 
@@ -175,9 +179,38 @@ class FinishMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class VoteLapsed:
+    """The dissolve vote numbered ``token`` ran out of time (server/social.py)."""
+
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
+class TryDissolve:
+    """Look again whether an agreed dissolution can happen now (after a pause or a window)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HintBegin:
+    """A hint asked for (WS ``hint``): the seat's decision copied out for the search."""
+
+    conn: Conn
+
+
+@dataclass(frozen=True, slots=True)
+class HintEnd:
+    """A hint's search is done: sent to the seat if it is still at that decision."""
+
+    conn: Conn
+    seat: int
+    legal: Any
+    advice: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
-    """A collaborator's own step, run inside the actor (the social side's vote timers, a
-    cluster call for a socket on another process)."""
+    """A collaborator's own step, run inside the actor (quick match's bots filling a room
+    table, a cluster call for a socket on another process)."""
 
     fn: Callable[[], Awaitable[Any]]
 
@@ -202,6 +235,10 @@ COMMANDS = (
     Recover,
     Close,
     FinishMatch,
+    VoteLapsed,
+    TryDissolve,
+    HintBegin,
+    HintEnd,
     Step,
 )
 
@@ -224,5 +261,9 @@ TableCommand = (
     | Recover
     | Close
     | FinishMatch
+    | VoteLapsed
+    | TryDissolve
+    | HintBegin
+    | HintEnd
     | Step
 )

@@ -17,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Timer
@@ -258,7 +259,7 @@ class Social:
                 token=self._token,
             )
             token = self._token
-            self._timer = t.clock.call_later(DISSOLVE_S, lambda: t.post(self._lapse_cmd(token)))
+            self._timer = t.clock.call_later(DISSOLVE_S, lambda: t.post(C.VoteLapsed(token)))
         if seat not in v.votes:
             raise TableError("not_seated", "only the seated players vote")
         if accept and v.votes[seat] is True:
@@ -292,17 +293,15 @@ class Social:
             self._timer.cancel()
             self._timer = None
 
-    def _lapse_cmd(self, token: int) -> Any:
-        async def run() -> None:
-            v = self.vote
-            if v is None or v.token != token or self.agreed is not None:
-                return
-            if self.t.status == "closed":
-                self.vote = None
-                return
-            self._end("expired")
-
-        return run
+    def lapsed(self, token: int) -> None:
+        """``VoteLapsed``: the vote numbered ``token`` ran out of time, unless it is over."""
+        v = self.vote
+        if v is None or v.token != token or self.agreed is not None:
+            return
+        if self.t.status == "closed":
+            self.vote = None
+            return
+        self._end("expired")
 
     # ------------------------------------------------------------------ the dissolution
 
@@ -313,7 +312,7 @@ class Social:
         t = self.t
         self._cancel_timer()
         when = delay if delay > 0 else RECHECK_S
-        self._timer = t.clock.call_later(when, lambda: t.post(self.try_dissolve))
+        self._timer = t.clock.call_later(when, lambda: t.post(C.TryDissolve()))
 
     async def try_dissolve(self) -> None:
         """Dissolve an agreed match, when nothing is hidden by a pause or a window.

@@ -243,6 +243,14 @@ class TableActor:
                 return await self.effect(self.finisher.close(reason))
             case C.FinishMatch():
                 return await self.effect(self.finisher.finish_match(None))
+            case C.VoteLapsed(token):
+                return self.social.lapsed(token)
+            case C.TryDissolve():
+                return await self.social.try_dissolve()
+            case C.HintBegin(conn):
+                return self._hint_begin(conn)
+            case C.HintEnd(conn, seat, legal, advice):
+                return self._hint_end(conn, seat, legal, advice)
             case C.Step(fn):
                 return await fn()
         raise TypeError(f"not a table command: {cmd!r}")
@@ -810,14 +818,14 @@ class TableActor:
         nobody else's message waits for it (R12: a table that stalled would tell everyone
         that a seat asked, e.g. inside a claim window); the reply goes to the seat only
         while it is still at that decision."""
-        seat, events, seed, legal = await self.call(lambda: self._hint_begin(conn))
+        seat, events, seed, legal = await self.ask(C.HintBegin(conn))
         try:
             d = await self.sched.advise(events, seed, seat)
         finally:
             self._hinting.discard(seat)
-        await self.call(lambda: self._hint_end(conn, seat, legal, d))
+        await self.ask(C.HintEnd(conn, seat, legal, d))
 
-    async def _hint_begin(self, conn: Conn) -> tuple[int, list[Mapping[str, Any]], str, Any]:
+    def _hint_begin(self, conn: Conn) -> tuple[int, list[Mapping[str, Any]], str, Any]:
         seat = self._seat_for(conn)
         h = self.hand
         if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
@@ -829,7 +837,7 @@ class TableActor:
         # a copy of the log: the actor goes on appending to the game's own list meanwhile
         return seat, list(g.events), g.seed, g.legal_actions(seat)
 
-    async def _hint_end(self, conn: Conn, seat: int, legal: Any, d: dict[str, Any]) -> None:
+    def _hint_end(self, conn: Conn, seat: int, legal: Any, d: dict[str, Any]) -> None:
         h = self.hand
         if (
             h is None
