@@ -1,8 +1,8 @@
 """What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
 
-The finisher (server/finisher.py) does not write the end of a hand or a match, send its
-messages, change the table's state or close it: it reads the table and the store and returns
-``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one place, in one
+The finisher (server/finisher.py) and the dissolution (server/social.py, ``try_dissolve``)
+do not write the end of a hand or a match, send its messages, change the table's state or
+close it: they read the table and the store and return ``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one place, in one
 order:
 
 1. the store writes (``writes``: one frozen dataclass each, run in order) — committed before
@@ -34,6 +34,7 @@ __all__ = [
     "EndMatch",
     "FinishMatchHand",
     "Flush",
+    "RecordDissolution",
     "Settled",
     "TableStatus",
     "VoidHand",
@@ -82,7 +83,20 @@ class TableStatus:
     status: str
 
 
-Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus
+@dataclass(frozen=True, slots=True)
+class RecordDissolution:
+    """A private table's match dissolved by vote (R11, economy.record_dissolution): the hand
+    in progress void (charging nobody), its note, the match's end, the table closed — one
+    transaction, a no-op when run again."""
+
+    match_id: int | None
+    hand_id: int | None
+    votes: tuple[tuple[str, bool | None], ...]
+    totals: tuple[int, ...]
+    hands_played: int
+
+
+Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus | RecordDissolution
 
 
 @dataclass(frozen=True, slots=True)

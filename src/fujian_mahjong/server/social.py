@@ -18,16 +18,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fujian_mahjong.server import commands as C
-from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Timer
+from fujian_mahjong.server.effects import Effects, Flush, RecordDissolution, Settled
 from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Match
     from fujian_mahjong.server.clock import Clock
     from fujian_mahjong.server.conn import Conn
-    from fujian_mahjong.server.effects import Effects
     from fujian_mahjong.server.finisher import Finisher
     from fujian_mahjong.server.scheduler import Command, Scheduler
     from fujian_mahjong.server.store import Store
@@ -153,7 +152,6 @@ class Social:
         self.agreed: dict[int, bool | None] | None = None  # the votes of an agreed vote
         self._token = 0
         self._timer: Timer | None = None
-        self._void_sent = False
 
     # ------------------------------------------------------------------ chat
 
@@ -275,7 +273,7 @@ class Social:
             self.agreed = dict(v.votes)
             self._cancel_timer()
             t.broadcast(self._message("dissolved"))
-            await self.try_dissolve()
+            await t.effect(await self.try_dissolve())
             return
         t.broadcast(self._message(None))
 
@@ -314,21 +312,22 @@ class Social:
         when = delay if delay > 0 else RECHECK_S
         self._timer = t.clock.call_later(when, lambda: t.post(C.TryDissolve()))
 
-    async def try_dissolve(self) -> None:
-        """Dissolve an agreed match, when nothing is hidden by a pause or a window.
-
-        Run again after a store fault (the table's ``_recover``) and on each recheck; each
-        step happens once: the store records the dissolution in one transaction (the hand
-        void, its note, the match, the table), then the messages go out, then the table
-        closes."""
+    async def try_dissolve(self) -> Effects:
+        """Dissolve an agreed match, when nothing is hidden by a pause or a window: the
+        dissolution's ``Effects`` (server/effects.py) — the hand's events so far and the
+        dissolution in one transaction (the hand void, its note, the match, the table), then
+        ``hand_void`` and ``match_end``, then the close — which the actor carries out, writes
+        first. None yet (empty effects) while a pause or a window is open: looked at again
+        then. Decided again after a store fault (the table's ``_recover``): nothing of a
+        failed dissolution was applied, and the store records it once."""
         t = self.t
         votes = self.agreed
         if votes is None:
-            return
+            return Effects()
         if t.status == "closed":
             self.agreed = None
             self.vote = None
-            return
+            return Effects()
         h = t.hand
         if h is not None and not h.end_sent:
             g = h.game
@@ -342,55 +341,37 @@ class Social:
                     if answer is not None:
                         await t.apply_for(seat, answer)
                 if t.hand is not h or h.end_sent:
-                    return
+                    return Effects()
             now = t.clock.now()
             # R12: as ``seats`` updates, nothing changes for others inside a pause or an open
             # window; a hand whose end is decided ends first (its hand_end is due once the
             # pause is over: the pump sends it), then the match is dissolved
             if g.is_over() or vis.quiet(t.status == "playing", now, h.hold_until, g.phase):
                 self._later(h.hold_until - now)
-                return
+                return Effects()
         elif t.status not in ("playing", "between"):
-            return
+            return Effects()
         hand_id = h.id if h is not None and not h.end_sent else None
-        if h is not None and hand_id is not None:
-            await t.flush(h)  # its events so far (not over: nothing is settled)
         m = t.match
         totals = list(m.totals) if m is not None else [0] * t.cfg.players
         played = m.hands_played if m is not None else 0
-        async with t.store.write() as s:
-            fence = getattr(t.store, "_fence", None)
-            if fence is not None:  # several processes: only the table's lease holder writes
-                await fence(s, t.id)
-            await economy.record_dissolution(
-                s,
-                table_id=t.id,
+        fx = Effects(hand_done=True)
+        if h is not None and hand_id is not None:
+            fx.writes.append(Flush(h))  # its events so far (not over: nothing is settled)
+        fx.writes.append(
+            RecordDissolution(
                 match_id=t.match_id,
                 hand_id=hand_id,
-                votes={str(k): v for k, v in votes.items()},
-                totals=totals,
+                votes=tuple((str(k), v) for k, v in votes.items()),
+                totals=tuple(totals),
                 hands_played=played,
             )
-        # the messages, after the commit (docs/architecture.md)
+        )
         if h is not None and hand_id is not None:
-            h.voided = True
-            if not self._void_sent:
-                async with t.store.sessions() as s:
-                    extra = await economy.hand_end_fields(s, hand_id)
-                t.broadcast(
-                    {
-                        "type": "hand_void",
-                        "table": t.id,
-                        "hand": hand_id,
-                        "leaver": None,
-                        "dissolved": True,
-                        **extra,
-                    }
-                )
-                self._void_sent = True
-        t.hand = None
-        t.sched.clear_acts()
-        t.broadcast(
+            fx.voided = h
+            msg = {"type": "hand_void", "table": t.id, "hand": hand_id, "leaver": None}
+            fx.messages.append(Settled({**msg, "dissolved": True}, hand_id, "void"))
+        fx.messages.append(
             {
                 "type": "match_end",
                 "table": t.id,
@@ -405,6 +386,5 @@ class Social:
                 ],
             }
         )
-        self.agreed = None
-        self.vote = None
-        await t.effect(t.finisher.close("dissolved"))
+        fx += t.finisher.close("dissolved")
+        return fx

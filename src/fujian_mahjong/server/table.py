@@ -30,17 +30,18 @@ from typing import TYPE_CHECKING, Any
 from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
+from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
-from fujian_mahjong.server.economy import is_practice
 from fujian_mahjong.server.effects import (
     Effects,
     EndMatch,
     FinishMatchHand,
     Flush,
+    RecordDissolution,
     Settled,
     TableStatus,
     VoidHand,
@@ -246,7 +247,7 @@ class TableActor:
             case C.VoteLapsed(token):
                 return self.social.lapsed(token)
             case C.TryDissolve():
-                return await self.social.try_dissolve()
+                return await self.effect(await self.social.try_dissolve())
             case C.HintBegin(conn):
                 return self._hint_begin(conn)
             case C.HintEnd(conn, seat, legal, advice):
@@ -331,7 +332,7 @@ class TableActor:
         if self.status == "closed":
             return
         if self.social.agreed is not None:  # a dissolution by vote (server/social.py)
-            await self.social.try_dissolve()
+            await self.effect(await self.social.try_dissolve())
             if self.status == "closed":
                 self._recovered()
                 return
@@ -386,7 +387,7 @@ class TableActor:
     @property
     def practice(self) -> bool:
         """练习 (docs/economy.md): one human with bots that do not play for the house."""
-        return is_practice(
+        return economy.is_practice(
             self.house_bots,
             sum(1 for s in self.seats if s.bot),
             sum(1 for s in self.seats if s.human),
@@ -896,6 +897,20 @@ class TableActor:
                     await self.store.end_match(match_id, list(totals), leaver)
                 case TableStatus(status):
                     await self.store.set_table_status(self.id, status)
+                case RecordDissolution(match_id, hand_id, votes, totals, played):
+                    async with self.store.write() as db:
+                        fence = getattr(self.store, "_fence", None)
+                        if fence is not None:  # several processes: only the lease holder
+                            await fence(db, self.id)
+                        await economy.record_dissolution(
+                            db,
+                            table_id=self.id,
+                            match_id=match_id,
+                            hand_id=hand_id,
+                            votes=dict(votes),
+                            totals=list(totals),
+                            hands_played=played,
+                        )
         messages = [
             {**m.msg, **await self.finisher.end_fields(m.hand_id, m.kind)}
             if isinstance(m, Settled)
