@@ -136,16 +136,3 @@ class Effects:
         self.close = other.close or self.close
         self.then += other.then
         return self
-
-    def __bool__(self) -> bool:
-        return bool(
-            self.writes
-            or self.end_sent
-            or self.voided
-            or self.hand_done
-            or self.leave_done
-            or self.between
-            or self.messages
-            or self.close
-            or self.then
-        )
