@@ -29,6 +29,7 @@ import numpy.typing as npt
 from fujian_mahjong.analysis import shanten_keys
 from fujian_mahjong.analysis.core import split_keys34
 from fujian_mahjong.bots.base import Decision
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.rl.encoding import (
     ACTION_NAMES,
@@ -162,7 +163,7 @@ def view_features(view: SeatView) -> F32:
 
     f = np.zeros(N_VIEW_FEATURES, dtype=np.float32)
     f[V_SCALARS] = quick_threat(view, 0.0)
-    if view.phase == "turn" and any(a.type == "discard" for a in view.legal):
+    if view.phase == Phase.TURN and any(a.type == "discard" for a in view.legal):
         c = list(view.counts)
         gold = view.gold
         for k, risk in tile_risk(view).items():
@@ -181,7 +182,7 @@ def view_features(view: SeatView) -> F32:
                 f[V_READY_VALUE + k] = max(-1.0, (rc.value - top) / 20.0)
                 f[V_READY + k] = float(rc.ready)
             f[V_SCALARS + 1] = 1.0
-    elif view.phase == "claims":
+    elif view.phase == Phase.CLAIMS:
         wv = wait_value(view)
         if wv is not None:
             f[V_SCALARS + 2] = 1.0

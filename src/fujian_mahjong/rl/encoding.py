@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fujian_mahjong.engine.actions import Action
+from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import IllegalAction
 from fujian_mahjong.rules import BUILTIN, Profile
@@ -173,7 +174,7 @@ O_PLAYERS: Final = O_STREAK + 1  # one-hot: 2, 3, 4 players
 O_PROFILE: Final = O_PLAYERS + 3  # one-hot over the built-in profiles
 OBS_SIZE: Final = O_PROFILE + len(BUILTIN)
 
-_PHASES: Final = {"turn": 0, "claims": 1, "window_a": 2}
+_PHASES: Final = {Phase.TURN: 0, Phase.CLAIMS: 1, Phase.WINDOW_A: 2}
 
 
 def _obs_high() -> npt.NDArray[np.float32]:
