@@ -43,6 +43,7 @@ from fujian_mahjong.server.store.models import (
     Token,
     utcnow,
 )
+from fujian_mahjong.server.store.sqlite_events import SqliteEventWriter
 
 __all__ = [
     "Base",
@@ -309,6 +310,12 @@ class Store:
         self.failures = 0  # writes that failed since start (GET /metrics)
         self.engine = make_engine(url)
         self.sqlite = self.engine.dialect.name == "sqlite"
+        # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
+        # and a thread of its own (store/sqlite_events.py); None: through the engine
+        database = make_url(url).database
+        self._events: SqliteEventWriter | None = None
+        if self.sqlite and database and database != ":memory:":
+            self._events = SqliteEventWriter(database, _json_text)
         # every session carries the injected faults (tests): the economy's pause and crash
         # points read them from the session (server/economy.py)
         self.sessions = async_sessionmaker(
@@ -384,6 +391,8 @@ class Store:
             with suppress(asyncio.CancelledError):
                 await self._writer
             self._writer = None
+        if self._events is not None:
+            self._events.close()
         await self.engine.dispose()
 
     @asynccontextmanager
@@ -405,6 +414,16 @@ class Store:
             self.failures += 1
             raise
         self.failing = False
+
+    @asynccontextmanager
+    async def table_write(self, table_id: int) -> AsyncIterator[AsyncSession]:
+        """A write of one table's rows by the process that holds it: ``write()``, with the
+        table's lease checked in the same transaction first (several processes: a process
+        that lost the table is refused, ``LeaseLost``; one process: nothing is checked).
+        For writes made above the store (the economy's, e.g. a dissolution)."""
+        async with self.write() as s:
+            await self._fence(s, table_id)
+            yield s
 
     # ------------------------------------------------------------------ players and tokens
 
@@ -692,6 +711,9 @@ class Store:
         self,
         batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
     ) -> None:
+        if self._events is not None and self.fences is None and all(b[1] is None for b in batch):
+            await self._commit_events(batch)
+            return
         fenced: dict[int, int] = {}
         try:
             async with self.write() as s:
@@ -732,6 +754,33 @@ class Store:
                 if not fut.done():
                     fut.set_exception(e)
             return
+        for _r, _f, fut in batch:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def _commit_events(
+        self,
+        batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
+    ) -> None:
+        """SQLite, one process: the plain appends of every table in one transaction on the
+        event writer's own connection (store/sqlite_events.py), under the writer lock."""
+        assert self._events is not None
+        rows = [r for b in batch for r in b[0]]
+        try:
+            async with self._lock:
+                if self.faults is not None:
+                    self.faults.before_commit()
+                await self._events.append(rows)
+        except Exception as e:
+            if isinstance(e, STORE_FAULTS):
+                self.failing = True
+                self.failures += 1
+            for _r, _f, fut in batch:
+                if not fut.done():
+                    fut.set_exception(e)
+            return
+        self.failing = False
+        self.commits += 1
         for _r, _f, fut in batch:
             if not fut.done():
                 fut.set_result(None)
