@@ -75,12 +75,19 @@ async def ws_endpoint(ws: WebSocket, dispatcher: DispatcherDep, settings: Settin
 async def _writer(ws: WebSocket, conn: Conn, transport: QueueTransport) -> None:
     """Sends the connection's queued frames until ``None``; then closes the socket with the
     connection's reason unless the client went away first."""
+    queue = transport.queue
     try:
         while True:
-            m = await transport.queue.get()
+            m = await queue.get()
+            # then whatever else is queued, without waking up once per message (a table's
+            # notice and state come together: docs/architecture.md, "CPU per decision")
+            while m is not None:
+                await ws.send_text(m)
+                if queue.empty():
+                    break
+                m = queue.get_nowait()
             if m is None:
                 break
-            await ws.send_text(m)
     except Exception:
         conn.closed = True
         return
