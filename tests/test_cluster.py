@@ -52,6 +52,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from tests.conftest import (
     free_port,
@@ -679,8 +680,20 @@ def test_a_write_of_a_lease_taken_since_is_refused(env: Env) -> None:
                 await a.append_events(hid, 1, [{"type": "x", "n": 1}])
             with pytest.raises(LeaseLost):
                 await a.set_seat(tid, 0, p.id, bot=False)
+            # a write made above the store (a dissolution's, economy.record_dissolution)
+            # goes through table_write, fenced the same way: nothing of it is written
+            with pytest.raises(LeaseLost):
+                async with a.table_write(tid) as s:
+                    await s.execute(
+                        text("UPDATE tables SET status = 'closed' WHERE id = :t"), {"t": tid}
+                    )
             assert fenced and set(fenced) == {tid}
             b.fences = {tid: eb}
+            async with b.table_write(tid) as s:  # the holder's write goes through
+                await s.execute(text("UPDATE tables SET status = status WHERE id = :t"), {"t": tid})
+            assert (await env.sql("SELECT status FROM tables WHERE id=$1", tid))[0][
+                "status"
+            ] != "closed"
             await b.append_events(hid, 1, [{"type": "y", "n": 1}])
             rows = await env.sql("SELECT seq, data FROM events WHERE hand_id=$1 ORDER BY seq", hid)
             assert [json.loads(r["data"])["type"] for r in rows] == ["x", "y"]

@@ -898,10 +898,7 @@ class TableActor:
                 case TableStatus(status):
                     await self.store.set_table_status(self.id, status)
                 case RecordDissolution(match_id, hand_id, votes, totals, played):
-                    async with self.store.write() as db:
-                        fence = getattr(self.store, "_fence", None)
-                        if fence is not None:  # several processes: only the lease holder
-                            await fence(db, self.id)
+                    async with self.store.table_write(self.id) as db:
                         await economy.record_dissolution(
                             db,
                             table_id=self.id,
