@@ -1,15 +1,17 @@
 """What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
 
-The finisher (server/finisher.py) and the dissolution (server/social.py, ``try_dissolve``)
-do not write the end of a hand or a match, send its messages, change the table's state or
-close it: they read the table and the store and return ``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one place, in one
-order:
+The finisher (server/finisher.py), seating (server/seating.py) and the dissolution
+(server/social.py, ``try_dissolve``) do not write the end of a hand or a match or a seat,
+send its messages, change the table's state or close it: they read the table and the store
+and return ``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one
+place, in one order:
 
 1. the store writes (``writes``: one frozen dataclass each, run in order) — committed before
    anything about them is sent, and when one fails nothing below happens: the table's
    recovery runs the step again, and the part decides again from the unchanged state;
 2. the hand's and the table's state (``end_sent``, ``voided``, ``hand_done``,
-   ``leave_done``, ``between``);
+   ``leave_done``, ``between``, the seats that changed: ``seats``) and the scheduler's
+   timers (``cancel``, then ``timers``: key, delay, command);
 3. the messages to everyone at the table, in order — a ``Settled`` one completed with the
    silver its hand's settlement committed (economy.hand_end_fields);
 4. the seat list, when it changed;
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from fujian_mahjong.server import commands as C
 
 if TYPE_CHECKING:
-    from fujian_mahjong.server.tablestate import HandState
+    from fujian_mahjong.server.tablestate import HandState, Seat
 
 __all__ = [
     "Effects",
@@ -35,6 +37,7 @@ __all__ = [
     "FinishMatchHand",
     "Flush",
     "RecordDissolution",
+    "SetSeat",
     "Settled",
     "TableStatus",
     "VoidHand",
@@ -96,7 +99,19 @@ class RecordDissolution:
     hands_played: int
 
 
-Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus | RecordDissolution
+@dataclass(frozen=True, slots=True)
+class SetSeat:
+    """A seat's row (server/store: ``set_seat``): a human's (``player_id``), a bot's, or
+    freed."""
+
+    seat: int
+    player_id: int | None
+    bot: bool = False
+    bot_kind: str | None = None
+    free: bool = False
+
+
+Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus | RecordDissolution | SetSeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +135,9 @@ class Effects:
     hand_done: bool = False  # no hand at the table now: no automatic act, no deadline
     leave_done: bool = False  # the pending leave has been dealt with (the match ended)
     between: bool = False  # between two hands: every seat's 准备 cleared, the seats sent
+    seats: list[tuple[int, Seat]] = field(default_factory=list)  # seat i is now this
+    cancel: list[Any] = field(default_factory=list)  # the scheduler's timers to cancel
+    timers: list[tuple[Any, float, C.TableCommand]] = field(default_factory=list)  # to set
     messages: list[dict[str, Any] | Settled] = field(default_factory=list)
     close: str | None = None
     then: list[C.TableCommand] = field(default_factory=list)
@@ -132,6 +150,9 @@ class Effects:
         self.hand_done = self.hand_done or other.hand_done
         self.leave_done = self.leave_done or other.leave_done
         self.between = self.between or other.between
+        self.seats += other.seats
+        self.cancel += other.cancel
+        self.timers += other.timers
         self.messages += other.messages
         self.close = other.close or self.close
         self.then += other.then

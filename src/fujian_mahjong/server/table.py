@@ -42,6 +42,7 @@ from fujian_mahjong.server.effects import (
     FinishMatchHand,
     Flush,
     RecordDissolution,
+    SetSeat,
     Settled,
     TableStatus,
     VoidHand,
@@ -55,6 +56,7 @@ from fujian_mahjong.server.scheduler import (
     bot_pacer,
     claim_window_mode,
 )
+from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
@@ -117,6 +119,7 @@ class TableActor:
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
         self.social = Social(self)  # chat and the dissolve vote (server/social.py)
+        self.seating = Seating(self, settings.grace_s)  # who sits where (server/seating.py)
         self.presenter = Presenter(self)  # what each connection is shown (server/presenter.py)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
@@ -480,20 +483,8 @@ class TableActor:
                 # D-24: it left; the hand ends as declared, then the match (no way back)
                 raise TableError("not_now", "you left this match; it ends with this hand")
             if seat is None:
-                if self.status != "open":
-                    raise TableError(
-                        "table_busy",
-                        f"table {self.id} is playing; join as a spectator",
-                    )
-                seat = next((i for i, s in enumerate(self.seats) if not s.taken), None)
-                if seat is None:
-                    raise TableError("table_full", f"table {self.id} has no free seat")
-                # R11: an account below the table's minimum balance may not sit down
-                why = await self.finisher.can_sit(conn.player_id)
-                if why is not None:
-                    raise TableError("insufficient_silver", why)
-                self.seats[seat] = Seat(player_id=conn.player_id, name=conn.name)
-                await self.store.set_seat(self.id, seat, conn.player_id, bot=False)
+                seat, fx = await self.seating.sit(conn.player_id, conn.name)
+                await self.effect(fx)  # the seat stored, then taken
         # leave whatever this connection had here before
         self._detach(conn)
         conn.table = self
@@ -524,26 +515,15 @@ class TableActor:
             await self._maybe_start()  # a room table deals once everyone is here
 
     async def reserve(self, player_id: int, name: str) -> str | None:
-        """Quick match (server/rooms.py): seat ``player_id`` now, as if it had joined and lost
-        its connection — a /ws join takes the seat (and ends the grace period); a player who
-        never comes is freed after the grace period like any leaver. None: seated; "busy":
-        not open or full; else why the player may not sit (R11)."""
-        if self.status != "open":
-            return "busy"
-        if self.seat_of(player_id) is not None:
-            return None
-        free = next((i for i, s in enumerate(self.seats) if not s.taken), None)
-        if free is None:
-            return "busy"
-        why = await self.finisher.can_sit(player_id)
-        if why is not None:
-            return why
-        await self.store.set_seat(self.id, free, player_id, bot=False)  # stored first
-        self.seats[free] = Seat(player_id=player_id, name=name, disconnected_at=self.clock.now())
-        self.sched.later(("grace", free), self.settings.grace_s, C.GraceOver(free))
-        self.seats_dirty = True
-        await self._pump()
-        return None
+        """Quick match (server/rooms.py, server/seating.py): None: seated; "busy": not open
+        or full; else why the player may not sit (R11)."""
+        why, fx = await self.seating.reserve(player_id, name, self.clock.now())
+        await self.effect(fx)
+        return why
+
+    async def can_sit(self, player_id: int) -> str | None:
+        """R11: why this account may not sit down here (None: it may)."""
+        return await self.finisher.can_sit(player_id)
 
     def _detach(self, conn: Conn) -> None:
         self.spectators.discard(conn)
@@ -606,16 +586,10 @@ class TableActor:
             await self._seat_leaves(seat)
 
     async def _seat_leaves(self, seat: int) -> None:
-        self.sched.cancel(("grace", seat))
         if self.status == "open":
-            self.seats[seat] = Seat()
-            await self.store.set_seat(self.id, seat, None, bot=False, free=True)
-            self.seats_dirty = True
-            if not self.has_humans:
-                await self.effect(self.finisher.close("everyone left"))
-            else:
-                await self._pump()
+            await self.effect(self.seating.free(seat))
             return
+        self.sched.cancel(("grace", seat))
         if self.status in ("playing", "between"):
             # R9/R11: a leaver voids the hand in progress and ends the match (retried as a
             # whole after a store fault) — unless the hand's end was decided before the leave
@@ -631,37 +605,11 @@ class TableActor:
             await self.effect(await self.finisher.end_match(leaver=seat))
 
     async def add_bot(self, player_id: int, kind: str | None = None) -> dict[str, Any]:
-        if player_id != self.cfg.creator_id:
-            raise TableError("forbidden", "only the table's creator may add or remove bots")
-        if self.status != "open":
-            raise TableError("not_now", "bots can be changed only before the match starts")
-        seat = next((i for i in reversed(range(len(self.seats))) if not self.seats[i].taken), None)
-        if seat is None:
-            raise TableError("table_full", "no free seat for a bot")
-        if kind is None:
-            # no kind asked for (the table page's button): the kind of the table's bots, when
-            # they are all of one, so a table made with 高手 stays a table of 高手
-            kinds = {s.bot_kind for s in self.seats if s.bot}
-            kind = kinds.pop() if len(kinds) == 1 else None
-        self.seats[seat] = Seat(bot=True, bot_kind=kind, name=f"Bot {seat + 1}", ready=True)
-        await self.store.set_seat(self.id, seat, None, bot=True, bot_kind=kind)
-        self.seats_dirty = True
-        await self._maybe_start()
-        await self._pump()
+        await self.effect(self.seating.add_bot(player_id, kind))
         return self.summary()
 
     async def remove_bot(self, player_id: int) -> dict[str, Any]:
-        if player_id != self.cfg.creator_id:
-            raise TableError("forbidden", "only the table's creator may add or remove bots")
-        if self.status != "open":
-            raise TableError("not_now", "bots can be changed only before the match starts")
-        seat = next((i for i in reversed(range(len(self.seats))) if self.seats[i].bot), None)
-        if seat is None:
-            raise TableError("no_bot", "there is no bot at this table")
-        self.seats[seat] = Seat()
-        await self.store.set_seat(self.id, seat, None, bot=False, free=True)
-        self.seats_dirty = True
-        await self._pump()
+        await self.effect(self.seating.remove_bot(player_id))
         return self.summary()
 
     def _seat_for(self, conn: Conn) -> int:
@@ -897,6 +845,10 @@ class TableActor:
                     await self.store.end_match(match_id, list(totals), leaver)
                 case TableStatus(status):
                     await self.store.set_table_status(self.id, status)
+                case SetSeat(seat, player_id, bot, bot_kind, free):
+                    await self.store.set_seat(
+                        self.id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free
+                    )
                 case RecordDissolution(match_id, hand_id, votes, totals, played):
                     async with self.store.table_write(self.id) as db:
                         await economy.record_dissolution(
@@ -923,6 +875,13 @@ class TableActor:
             self.sched.clear_acts()
         if fx.leave_done:
             self.pending_leave = None
+        for i, s in fx.seats:
+            self.seats[i] = s
+            self.seats_dirty = True
+        for key in fx.cancel:
+            self.sched.cancel(key)
+        for key, delay, cmd in fx.timers:
+            self.sched.later(key, delay, cmd)
         if fx.between:
             self.status = "between"
             for s in self.seats:
