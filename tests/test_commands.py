@@ -35,12 +35,14 @@ def _fake() -> Any:
         "_recover",
     ):
         setattr(t, name, AsyncMock(return_value=name))
-    t.social.chat = AsyncMock(return_value="chat")
+    # chat and the vote decide (their Effects), the actor carries them out
+    t.social.chat = Mock(return_value="chat")
     t.social.try_dissolve = AsyncMock(return_value="try_dissolve")
     t.social.lapsed = Mock(return_value="lapsed")
+    t.social.joined = Mock(return_value="joined")
     t._hint_begin = Mock(return_value="_hint_begin")
     t._hint_end = Mock(return_value="_hint_end")
-    t.social.dissolve = AsyncMock(return_value="dissolve")
+    t.social.dissolve = Mock(return_value="dissolve")
     # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
     t.finisher.close = Mock(return_value="close")
     t.finisher.finish_match = Mock(return_value="finish_match")
@@ -99,11 +101,12 @@ def test_each_command_reaches_its_method_with_its_arguments(
         m.assert_awaited_once_with(*args)
     else:
         m.assert_called_once_with(*args)
-        if method.startswith("finisher."):  # its decision, carried out by the actor
+        if method.startswith(("finisher.", "social.")):  # its decision, carried out
             t.effect.assert_awaited_once_with(m.return_value)
     if isinstance(cmd, C.Join):
         assert result is None
         t.social.joined.assert_called_once_with(CONN)  # an open dissolve vote is shown
+        t.effect.assert_awaited_once_with("joined")
     else:
         assert result == method.rsplit(".", 1)[-1]
 

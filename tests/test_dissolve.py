@@ -353,6 +353,35 @@ def test_a_store_fault_during_the_dissolution_is_retried_once(tmp_path: Path) ->
     asyncio.run(main())
 
 
+def test_a_vote_ends_on_time_while_the_store_fails(tmp_path: Path) -> None:
+    """A store fault stops the table's timers (no deadline, no bot acts into a broken
+    store), but not the vote's: it writes nothing, and it lapses when it said it would; the
+    table goes on once the store answers."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            tid, a, b, s = await two_humans_two_bots(h, hands=8)
+            t = h.lobby.find(tid)
+            await b.send({"type": "dissolve", "accept": True})
+            proposed = h.clock.now()
+            h.faults.fail(10**6)
+            for _ in range(240):  # the hand's next write fails (a deadline, a bot's move)
+                if t.degraded:
+                    break
+                await h.advance(0.25)
+            assert t.degraded and s.last("status")["store"] == "failing"
+            assert votes_of(s)[-1]["outcome"] is None
+            await h.advance(proposed + DISSOLVE_S - h.clock.now())
+            for c in (a, b, s):
+                assert votes_of(c)[-1]["outcome"] == "expired"
+            h.faults.fail(0)
+            await h.advance(6.0)  # the table's next retry finds the store answering
+            assert not t.degraded and s.last("status")["store"] == "ok"
+            assert t.status in ("playing", "between") and not s.of_type("match_end")
+
+    asyncio.run(main())
+
+
 def test_a_seat_asked_in_an_open_window_does_not_hold_the_dissolution(tmp_path: Path) -> None:
     """Agreed while the dealer is asked in the opening's window A (天胡 or pass, R8): the
     client shows no prompt once the match is dissolved, so the table passes for the asked

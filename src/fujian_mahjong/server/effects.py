@@ -1,10 +1,10 @@
 """What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
 
-The finisher (server/finisher.py), seating (server/seating.py) and the dissolution
-(server/social.py, ``try_dissolve``) do not write the end of a hand or a match or a seat,
-send its messages, change the table's state or close it: they read the table and the store
-and return ``Effects``, and ``TableActor.effect`` (server/table.py) applies them in one
-place, in one order:
+The finisher (server/finisher.py), seating (server/seating.py) and the social side
+(server/social.py: chat, the dissolve vote, the dissolution) do not write the end of a hand
+or a match or a seat, send its messages, set their timers, change the table's state or
+close it: they read the table and the store and return ``Effects``, and
+``TableActor.effect`` (server/table.py) applies them in one place, in one order:
 
 1. the store writes (``writes``: one frozen dataclass each, run in order) — committed before
    anything about them is sent, and when one fails nothing below happens: the table's
@@ -13,7 +13,8 @@ place, in one order:
    ``leave_done``, ``between``, the seats that changed: ``seats``) and the scheduler's
    timers (``cancel``, then ``timers``: key, delay, command);
 3. the messages to everyone at the table, in order — a ``Settled`` one completed with the
-   silver its hand's settlement committed (economy.hand_end_fields);
+   silver its hand's settlement committed (economy.hand_end_fields) — then the replies to
+   one connection each;
 4. the seat list, when it changed;
 5. the close (``close``: its reason), which also tells everyone;
 6. the commands that follow (``then``), run at once on the actor.
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from fujian_mahjong.server import commands as C
 
 if TYPE_CHECKING:
+    from fujian_mahjong.server.conn import Conn
     from fujian_mahjong.server.tablestate import HandState, Seat
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "FinishMatchHand",
     "Flush",
     "RecordDissolution",
+    "Reply",
     "SetSeat",
     "Settled",
     "TableStatus",
@@ -125,6 +128,16 @@ class Settled:
     kind: str
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A message to one connection only (after the messages to everyone); ``stream``: it
+    takes the connection's next table-stream ``seq`` (docs/protocol.md)."""
+
+    conn: Conn
+    msg: dict[str, Any]
+    stream: bool = True
+
+
 @dataclass(slots=True)
 class Effects:
     """A part's decision (see the module's docstring for the order they are applied in)."""
@@ -139,6 +152,7 @@ class Effects:
     cancel: list[Any] = field(default_factory=list)  # the scheduler's timers to cancel
     timers: list[tuple[Any, float, C.TableCommand]] = field(default_factory=list)  # to set
     messages: list[dict[str, Any] | Settled] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
     close: str | None = None
     then: list[C.TableCommand] = field(default_factory=list)
 
@@ -154,6 +168,7 @@ class Effects:
         self.cancel += other.cancel
         self.timers += other.timers
         self.messages += other.messages
+        self.replies += other.replies
         self.close = other.close or self.close
         self.then += other.then
         return self

@@ -16,7 +16,7 @@ import hmac
 import logging
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Container, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
@@ -84,10 +84,10 @@ class Scheduler:
         if t is not None:
             t.cancel()
 
-    def cancel_all(self) -> None:
-        for t in self.timers.values():
-            t.cancel()
-        self.timers.clear()
+    def cancel_all(self, keep: Container[Any] = ()) -> None:
+        """Every timer but those of the keys in ``keep``; the searches under way."""
+        for key in [k for k in self.timers if k not in keep]:
+            self.timers.pop(key).cancel()
         self.drop_thinking()
 
     def drop_thinking(self) -> None:

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
-from fujian_mahjong.server.clock import Timer
-from fujian_mahjong.server.effects import Effects, Flush, RecordDissolution, Settled
+from fujian_mahjong.server.effects import Effects, Flush, RecordDissolution, Reply, Settled
 from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
     from fujian_mahjong.server.clock import Clock
     from fujian_mahjong.server.conn import Conn
     from fujian_mahjong.server.finisher import Finisher
-    from fujian_mahjong.server.scheduler import Command, Scheduler
-    from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
 
 __all__ = [
@@ -52,6 +49,11 @@ DISSOLVE_S = 120.0
 PROPOSE_COOLDOWN_S = 30.0
 # how often an agreed dissolution looks again whether the pause or window has ended
 RECHECK_S = 0.25
+# the scheduler's keys of the vote's timers (server/scheduler.py): its end, and the next look
+# at an agreed dissolution. A store fault stops the table's timers but the vote's end (it
+# writes nothing; the dissolution itself is retried by the table's recovery)
+VOTE_TIMER = ("social", "vote")
+DISSOLVE_TIMER = ("social", "dissolve")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +124,6 @@ class SocialTable(Protocol):
     @property
     def clock(self) -> Clock: ...
     @property
-    def store(self) -> Store: ...
-    @property
-    def sched(self) -> Scheduler: ...
-    @property
     def finisher(self) -> Finisher: ...
     @property
     def match(self) -> Match | None: ...
@@ -134,11 +132,7 @@ class SocialTable(Protocol):
     @property
     def seats(self) -> list[Seat]: ...
 
-    def post(self, fn: Command) -> None: ...
-    def broadcast(self, msg: dict[str, Any]) -> None: ...
-    async def flush(self, h: HandState) -> None: ...
     async def apply_for(self, seat: int, a: Action) -> None: ...
-    async def effect(self, fx: Effects) -> None: ...
 
 
 class Social:
@@ -151,11 +145,10 @@ class Social:
         self.cooldown: dict[int, float] = {}  # seat -> when it may propose again
         self.agreed: dict[int, bool | None] | None = None  # the votes of an agreed vote
         self._token = 0
-        self._timer: Timer | None = None
 
     # ------------------------------------------------------------------ chat
 
-    async def chat(self, conn: Conn, phrase: str) -> None:
+    def chat(self, conn: Conn, phrase: str) -> Effects:
         """WS ``chat``: relay a preset phrase from a seated player to every viewer."""
 
         t = self.t
@@ -174,20 +167,19 @@ class Social:
             wait = q[0] + CHAT_WINDOW_S - now
             # answered here, not raised: a refused phrase is not a bad message (the
             # connection's limit of 20 a minute is for broken clients, not eager players)
-            conn.send(
-                {
-                    "type": "error",
-                    "code": "rate_limited",
-                    "message": f"at most {CHAT_LIMIT} phrases in {CHAT_WINDOW_S:g} s; "
-                    f"try again in {max(wait, 0.1):.1f} s",
-                },
-                stream=False,
-            )
-            return
+            refused = {
+                "type": "error",
+                "code": "rate_limited",
+                "message": f"at most {CHAT_LIMIT} phrases in {CHAT_WINDOW_S:g} s; "
+                f"try again in {max(wait, 0.1):.1f} s",
+            }
+            return Effects(replies=[Reply(conn, refused, stream=False)])
         q.append(now)
         # relayed now, to every viewer at once, whatever the hand's state (R12: nothing
         # about it depends on who was asked or what anyone decided)
-        t.broadcast({"type": "chat", "table": t.id, "seat": conn.seat, "phrase": p.id})
+        return Effects(
+            messages=[{"type": "chat", "table": t.id, "seat": conn.seat, "phrase": p.id}]
+        )
 
     # ------------------------------------------------------------------ the dissolve vote
 
@@ -206,12 +198,13 @@ class Social:
             "outcome": outcome,
         }
 
-    def joined(self, conn: Conn) -> None:
+    def joined(self, conn: Conn) -> Effects:
         """A viewer (re)joined: show it the open vote, if any."""
         if self.vote is not None and self.agreed is None and conn.table is self.t:
-            conn.send(self._message(None))
+            return Effects(replies=[Reply(conn, self._message(None))])
+        return Effects()
 
-    async def dissolve(self, conn: Conn, accept: bool) -> None:
+    def dissolve(self, conn: Conn, accept: bool) -> Effects:
         """WS ``dissolve``: propose (the first accept), accept or refuse (R11: an agreed
         dissolution voids the hand in progress without any escape penalty or fee). A vote
         needs two or more seated humans; a repeated accept is answered to its sender only."""
@@ -232,6 +225,7 @@ class Social:
         seat = conn.seat
         now = t.clock.now()
         v = self.vote
+        fx = Effects()
         if v is None:
             if not accept:
                 raise TableError("no_vote", "there is no proposal to refuse")
@@ -256,61 +250,54 @@ class Social:
                 deadline=now + DISSOLVE_S,
                 token=self._token,
             )
-            token = self._token
-            self._timer = t.clock.call_later(DISSOLVE_S, lambda: t.post(C.VoteLapsed(token)))
+            fx.timers.append((VOTE_TIMER, DISSOLVE_S, C.VoteLapsed(self._token)))
         if seat not in v.votes:
             raise TableError("not_seated", "only the seated players vote")
         if accept and v.votes[seat] is True:
             # nothing changed: answered to this viewer only (a repeated accept relayed to
             # everyone would let one client flood every screen; chat is rate-limited)
-            conn.send(self._message(None))
-            return
+            fx.replies.append(Reply(conn, self._message(None)))
+            return fx
         v.votes[seat] = accept
         if not accept:
-            self._end("refused")
-            return
+            return self._end("refused")
         if all(a is True for a in v.votes.values()):
             self.agreed = dict(v.votes)
-            self._cancel_timer()
-            t.broadcast(self._message("dissolved"))
-            await t.effect(await self.try_dissolve())
-            return
-        t.broadcast(self._message(None))
+            # told at once, dissolved when nothing is hidden by a pause or a window
+            fx.cancel.append(VOTE_TIMER)
+            fx.messages.append(self._message("dissolved"))
+            fx.then.append(C.TryDissolve())
+            return fx
+        fx.messages.append(self._message(None))
+        return fx
 
-    def _end(self, outcome: str) -> None:
+    def _end(self, outcome: str) -> Effects:
         """The vote is over without agreement: play goes on."""
         v = self.vote
         assert v is not None
-        self._cancel_timer()
         self.cooldown[v.proposer] = self.t.clock.now() + PROPOSE_COOLDOWN_S
-        self.t.broadcast(self._message(outcome))
+        fx = Effects(cancel=[VOTE_TIMER], messages=[self._message(outcome)])
         self.vote = None
+        return fx
 
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def lapsed(self, token: int) -> None:
+    def lapsed(self, token: int) -> Effects:
         """``VoteLapsed``: the vote numbered ``token`` ran out of time, unless it is over."""
         v = self.vote
         if v is None or v.token != token or self.agreed is not None:
-            return
+            return Effects()
         if self.t.status == "closed":
             self.vote = None
-            return
-        self._end("expired")
+            return Effects()
+        return self._end("expired")
 
     # ------------------------------------------------------------------ the dissolution
 
-    def _later(self, delay: float) -> None:
+    def _later(self, delay: float) -> Effects:
         """Look again when the pause ends (exactly then: a recheck later would put the
         dissolution after the next state for some pauses only), or, while a claim window
         is open past it (its end is not known yet), in RECHECK_S."""
-        t = self.t
-        self._cancel_timer()
         when = delay if delay > 0 else RECHECK_S
-        self._timer = t.clock.call_later(when, lambda: t.post(C.TryDissolve()))
+        return Effects(timers=[(DISSOLVE_TIMER, when, C.TryDissolve())])
 
     async def try_dissolve(self) -> Effects:
         """Dissolve an agreed match, when nothing is hidden by a pause or a window: the
@@ -347,8 +334,7 @@ class Social:
             # window; a hand whose end is decided ends first (its hand_end is due once the
             # pause is over: the pump sends it), then the match is dissolved
             if g.is_over() or vis.quiet(t.status == "playing", now, h.hold_until, g.phase):
-                self._later(h.hold_until - now)
-                return Effects()
+                return self._later(h.hold_until - now)
         elif t.status not in ("playing", "between"):
             return Effects()
         hand_id = h.id if h is not None and not h.end_sent else None

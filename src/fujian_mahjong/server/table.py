@@ -57,7 +57,7 @@ from fujian_mahjong.server.scheduler import (
     claim_window_mode,
 )
 from fujian_mahjong.server.seating import Seating
-from fujian_mahjong.server.social import Social
+from fujian_mahjong.server.social import VOTE_TIMER, Social
 from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
@@ -219,16 +219,16 @@ class TableActor:
                 return await self.ready(conn)
             case C.Join(conn, as_):
                 await self.join(conn, as_)
-                self.social.joined(conn)  # an open dissolve vote (server/social.py)
+                await self.effect(self.social.joined(conn))  # an open dissolve vote
                 return None
             case C.SetAuto(conn, on):
                 return await self.set_auto(conn, on)
             case C.Leave(conn):
                 return await self.leave(conn)
             case C.Chat(conn, phrase):
-                return await self.social.chat(conn, phrase)
+                return await self.effect(self.social.chat(conn, phrase))
             case C.Dissolve(conn, accept):
-                return await self.social.dissolve(conn, accept)
+                return await self.effect(self.social.dissolve(conn, accept))
             case C.Disconnected(conn):
                 return await self.disconnected(conn)
             case C.Reserve(player_id, name):
@@ -248,7 +248,7 @@ class TableActor:
             case C.FinishMatch():
                 return await self.effect(self.finisher.finish_match(None))
             case C.VoteLapsed(token):
-                return self.social.lapsed(token)
+                return await self.effect(self.social.lapsed(token))
             case C.TryDissolve():
                 return await self.effect(await self.social.try_dissolve())
             case C.HintBegin(conn):
@@ -306,8 +306,9 @@ class TableActor:
         if not self.degraded:
             self.degraded = True
             # timers stop: no deadline or bot fires into a broken store (a disconnected
-            # player's grace period too: nobody is made a leaver by the server's fault)
-            self.sched.cancel_all()
+            # player's grace period too: nobody is made a leaver by the server's fault);
+            # a dissolve vote still ends on time (it writes nothing, server/social.py)
+            self.sched.cancel_all(keep=(VOTE_TIMER,))
             self.sched.scheduled.clear()
             self.broadcast(self._status_msg("failing"))
         self.sched.later("retry", delay, C.Recover())
@@ -888,6 +889,8 @@ class TableActor:
                 s.ready = False
         for m in messages:
             self.broadcast(m)
+        for r in fx.replies:
+            r.conn.send(r.msg, stream=r.stream)
         if fx.between:
             self.seats_dirty = False
             self.broadcast_seats()
