@@ -94,28 +94,33 @@ def test_scheduler_deadlines_bots_and_the_pause_on_a_fake_clock() -> None:
 
     seats = [_Seat(), _Seat(bot=True), _Seat(auto=True), _Seat()]
     # seat 0's own turn: a deadline turn_seconds away; nothing fires before it
-    sched.plan([0], seats, 10, Phase.TURN, -1, frozenset(), False, 0.3, 15.0, cmd)
+    timers = sched.plan([0], seats, 10, Phase.TURN, -1, frozenset(), False, 0.3, 15.0, cmd)
+    # the scheduler decides; nothing is set until the table sets it (TableActor._plan)
+    assert clock.pending() == [] and [(k, d) for k, d, _c in timers] == [(("act", 0), 15.0)]
+    sched.set(timers)
     assert sched.deadline_ms(0, 10) == 15_000
     clock.advance(14.9)
     assert posted == []
     clock.advance(0.2)
     assert posted == [(0, 10)]
     # a bot and a 托管 seat act after the bot delay on their turn, at once inside a window
-    sched.plan([1], seats, 11, Phase.TURN, -1, frozenset(), False, 0.3, 15.0, cmd)
+    sched.set(sched.plan([1], seats, 11, Phase.TURN, -1, frozenset(), False, 0.3, 15.0, cmd))
     assert posted == [(0, 10)]
     clock.advance(0.3)
     assert posted[-1] == (1, 11)
-    sched.plan([2, 3], seats, 12, Phase.CLAIMS, 12, frozenset({2, 3}), True, 0.3, 15.0, cmd)
+    sched.set(
+        sched.plan([2, 3], seats, 12, Phase.CLAIMS, 12, frozenset({2, 3}), True, 0.3, 15.0, cmd)
+    )
     assert posted[-1] == (2, 12)  # at once: hidden by the pause
     assert sched.deadline_ms(3, 12) == 15_000
     # another seat answered: the same window keeps the same deadline for seat 3
     clock.advance(1.0)
     sched.forget(2)
-    sched.plan([3], seats, 13, Phase.CLAIMS, 12, frozenset({2, 3}), True, 0.3, 15.0, cmd)
+    sched.set(sched.plan([3], seats, 13, Phase.CLAIMS, 12, frozenset({2, 3}), True, 0.3, 15.0, cmd))
     assert sched.deadline_ms(3, 13) == 14_000
     # during the pause a seat that was not asked is not planned
     n = len(posted)
-    sched.plan([0], seats, 14, Phase.TURN, -1, frozenset(), True, 0.3, 15.0, cmd)
+    sched.set(sched.plan([0], seats, 14, Phase.TURN, -1, frozenset(), True, 0.3, 15.0, cmd))
     assert sched.deadline_ms(0, 14) is None and sched.scheduled.get(0) != 14
     clock.advance(60)
     assert len(posted) == n + 1 and posted[-1] == (3, 13)  # only seat 3's deadline fired

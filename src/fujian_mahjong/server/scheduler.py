@@ -30,6 +30,8 @@ log = logging.getLogger("fjmj.table")
 
 # what a timer or a plan posts to its table: a command (server/commands.py) or a step
 Command = TableCommand | Callable[[], Awaitable[None]]
+# a timer to set: its key (one timer per key), its delay in seconds, what it posts
+TimerSpec = tuple[Any, float, Command]
 
 
 class SeatLike(Protocol):
@@ -68,6 +70,16 @@ class Scheduler:
         self.paced: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ timers
+
+    def set(self, timers: Iterable[TimerSpec]) -> None:
+        """Set these timers (replacing each key's); one due now (a delay of 0 or less: a bot
+        at full speed) goes straight into the table's queue, with no timer to create."""
+        for key, delay, fn in timers:
+            if delay <= 0:
+                self.cancel(key)
+                self.post(fn)
+            else:
+                self.later(key, delay, fn)
 
     def later(self, key: Any, delay: float, fn: Command) -> None:
         """Post ``fn`` to the table ``delay`` seconds from now (replacing ``key``'s timer)."""
@@ -160,14 +172,17 @@ class Scheduler:
         command: Callable[[int, int], Command],
         game: Game | None = None,
         not_before: float = 0.0,
-    ) -> None:
-        """Bots, 托管 seats and deadlines: one timer per seat that must act. A search bot
+    ) -> list[TimerSpec]:
+        """Bots, 托管 seats and deadlines: one timer per seat that must act, returned as
+        (key, delay, command), which the table sets (``TableActor._plan``, with
+        :meth:`set`). A search bot
         (``game`` given) starts thinking now, on a copy of the game, while its delay runs
         (:meth:`prethink`). ``not_before``: the end of the hand's opening — no bot or 托管
         seat acts on its own turn before it, and a human's time starts then (an answer
         inside a claim window, hidden by the pause, is not held)."""
         window = in_window(phase)
         now = self.clock.now()
+        timers: list[TimerSpec] = []
         for seat in to_act:
             if held and not (window and seat in window_asked):
                 continue  # nobody moves on before the pause ends
@@ -196,12 +211,8 @@ class Scheduler:
                 self.prethink(game, seat, key, s.bot_kind)
                 if bot_delay_s > 0:
                     self.paced.add((seat, key))
-            if delay <= 0:
-                # straight into the queue (bots at full speed): no timer to create or cancel
-                self.cancel(("act", seat))
-                self.post(command(seat, key))
-            else:
-                self.later(("act", seat), delay, command(seat, key))
+            timers.append((("act", seat), delay, command(seat, key)))
+        return timers
 
     def bot(self, kind: str | None = None) -> Bot:
         """The bot of this kind (None: the default kind)."""

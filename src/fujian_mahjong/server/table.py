@@ -881,8 +881,7 @@ class TableActor:
             self.seats_dirty = True
         for key in fx.cancel:
             self.sched.cancel(key)
-        for key, delay, cmd in fx.timers:
-            self.sched.later(key, delay, cmd)
+        self.sched.set(fx.timers)
         if fx.between:
             self.status = "between"
             for s in self.seats:
@@ -1001,7 +1000,7 @@ class TableActor:
 
     def _plan(self, h: HandState, held: bool) -> None:
         g = h.game
-        self.sched.plan(
+        timers = self.sched.plan(
             g.to_act(),
             self.seats,
             len(g.events),
@@ -1015,6 +1014,7 @@ class TableActor:
             g,
             self.presenter.not_before(h),
         )
+        self.sched.set(timers)
 
     async def _auto_act(self, seat: int, key: int) -> None:
         """``AutoAct``: a bot's, a 托管 seat's or a missed deadline's decision, if the table
