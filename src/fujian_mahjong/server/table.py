@@ -7,12 +7,17 @@ leave, bots), and the pump — and it delegates to parts with files of their own
 * ``presenter.py``: each connection's state and the public notices, as far as it may see
   them now, and the opening;
 * ``social.py``: chat and the dissolve vote;
-* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock; the
-  claim pause's length (``ClaimPace``: ``fast`` or ``fixed``) and bot-only tables' turns on
-  the event loop (``BotPacer``: they never hold up a table with humans);
-* ``finisher.py``: decides the hand over, a leaver, the match over, the close, and returns
-  its ``Effects`` (``effects.py``), which ``TableActor.effect`` alone carries out: the
-  writes, then the state, the messages and the close; it alone reads the economy.
+* ``seating.py``: who sits where before and outside play;
+* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock (its
+  plan returned as timers, which the actor sets); the claim pause's length (``ClaimPace``:
+  ``fast`` or ``fixed``) and bot-only tables' turns on the event loop (``BotPacer``: they
+  never hold up a table with humans);
+* ``finisher.py``: decides the hand over, a leaver, the match over, the close; it alone
+  reads the economy.
+
+The finisher, seating and the social side return ``Effects`` (``effects.py``), which
+``TableActor.effect`` alone carries out: the writes, then the state and the timers, the
+messages and the close, then the commands that follow.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
 Persistence (docs/architecture.md): every event is committed before any message about it is
