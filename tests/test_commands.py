@@ -40,8 +40,8 @@ def _fake() -> Any:
     t.social.try_dissolve = AsyncMock(return_value="try_dissolve")
     t.social.lapsed = Mock(return_value="lapsed")
     t.social.joined = Mock(return_value="joined")
-    t._hint_begin = Mock(return_value="_hint_begin")
-    t._hint_end = Mock(return_value="_hint_end")
+    t.hints.begin = Mock(return_value="begin")
+    t.hints.end = Mock(return_value="end")
     t.social.dissolve = Mock(return_value="dissolve")
     # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
     t.finisher.close = Mock(return_value="close")
@@ -78,8 +78,8 @@ CASES: list[tuple[Any, str, tuple[Any, ...]]] = [
     (C.FinishMatch(), "finisher.finish_match", (None,)),
     (C.VoteLapsed(4), "social.lapsed", (4,)),
     (C.TryDissolve(), "social.try_dissolve", ()),
-    (C.HintBegin(CONN), "_hint_begin", (CONN,)),
-    (C.HintEnd(CONN, 2, [], {"action": {}}), "_hint_end", (CONN, 2, [], {"action": {}})),
+    (C.HintBegin(CONN), "hints.begin", (CONN,)),
+    (C.HintEnd(CONN, 2, [], {"action": {}}), "hints.end", (CONN, 2, [], {"action": {}})),
 ]
 
 
@@ -101,7 +101,7 @@ def test_each_command_reaches_its_method_with_its_arguments(
         m.assert_awaited_once_with(*args)
     else:
         m.assert_called_once_with(*args)
-        if method.startswith(("finisher.", "social.")):  # its decision, carried out
+        if method.startswith(("finisher.", "social.", "hints.end")):  # carried out
             t.effect.assert_awaited_once_with(m.return_value)
     if isinstance(cmd, C.Join):
         assert result is None

@@ -8,6 +8,7 @@ leave, bots), and the pump — and it delegates to parts with files of their own
   them now, and the opening;
 * ``social.py``: chat and the dissolve vote;
 * ``seating.py``: who sits where before and outside play;
+* ``hints.py``: a seat's hint, checked and answered on the actor, searched outside it;
 * ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock (its
   plan returned as timers, which the actor sets); the claim pause's length (``ClaimPace``:
   ``fast`` or ``fixed``) and bot-only tables' turns on the event loop (``BotPacer``: they
@@ -15,7 +16,7 @@ leave, bots), and the pump — and it delegates to parts with files of their own
 * ``finisher.py``: decides the hand over, a leaver, the match over, the close; it alone
   reads the economy.
 
-The finisher, seating and the social side return ``Effects`` (``effects.py``), which
+The finisher, seating, the social side and the hints return ``Effects`` (``effects.py``), which
 ``TableActor.effect`` alone carries out: the writes, then the state and the timers, the
 messages and the close, then the commands that follow.
 
@@ -53,6 +54,7 @@ from fujian_mahjong.server.effects import (
     VoidHand,
 )
 from fujian_mahjong.server.finisher import Finisher
+from fujian_mahjong.server.hints import Hints
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.presenter import Presenter, public_view
 from fujian_mahjong.server.scheduler import (
@@ -136,7 +138,7 @@ class TableActor:
         self.pending_leave: int | None = None
         self.pace: ClaimPace | None = None  # the match's claim pause (made at its start)
         self._pace_match: Match | None = None
-        self._hinting: set[int] = set()  # seats whose hint the bot is preparing
+        self.hints = Hints(self)  # a seat's hint (server/hints.py)
         self._calls: set[asyncio.Future[Any]] = set()  # calls waiting for their answer
         # docs/economy.md: this table's bots play for the house account (set by the lobby)
         self.house_bots = False
@@ -257,9 +259,9 @@ class TableActor:
             case C.TryDissolve():
                 return await self.effect(await self.social.try_dissolve())
             case C.HintBegin(conn):
-                return self._hint_begin(conn)
+                return self.hints.begin(conn)
             case C.HintEnd(conn, seat, legal, advice):
-                return self._hint_end(conn, seat, legal, advice)
+                return await self.effect(self.hints.end(conn, seat, legal, advice))
             case C.Step(fn):
                 return await fn()
         raise TypeError(f"not a table command: {cmd!r}")
@@ -777,36 +779,8 @@ class TableActor:
         try:
             d = await self.sched.advise(events, seed, seat)
         finally:
-            self._hinting.discard(seat)
+            self.hints.done(seat)
         await self.ask(C.HintEnd(conn, seat, legal, d))
-
-    def _hint_begin(self, conn: Conn) -> tuple[int, list[Mapping[str, Any]], str, Any]:
-        seat = self._seat_for(conn)
-        h = self.hand
-        if h is None or conn.state_key != len(h.game.events) or not h.game.legal_actions(seat):
-            raise TableError("not_your_turn", "there is nothing to decide now")
-        if seat in self._hinting:  # one search at a time per seat (each up to a CPU second)
-            raise TableError("rate_limited", "a hint is being prepared; wait for it")
-        self._hinting.add(seat)
-        g = h.game
-        # a copy of the log: the actor goes on appending to the game's own list meanwhile
-        return seat, list(g.events), g.seed, g.legal_actions(seat)
-
-    def _hint_end(self, conn: Conn, seat: int, legal: Any, d: dict[str, Any]) -> None:
-        h = self.hand
-        if (
-            h is None
-            or conn.table is not self
-            or conn.seat != seat
-            or conn.state_key != len(h.game.events)
-            or h.game.legal_actions(seat) != legal
-        ):
-            # the seat acted or was passed for meanwhile (what another seat answered in the
-            # same window changes nothing here: this seat's view stays as it was)
-            if conn.table is self and conn.seat == seat:
-                raise TableError("stale", "the table has moved on; ask again if you need to")
-            return
-        conn.send({"type": "hint", **d}, stream=False)
 
     async def apply_for(self, seat: int, a: Action) -> None:
         """A decision made for a seat by the table itself (D-24: a leaver's pending answer
