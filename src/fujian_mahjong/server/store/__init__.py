@@ -286,6 +286,20 @@ def _batch_hands(b: tuple[list[dict[str, Any]], dict[str, Any] | None, Any]) -> 
     return hands
 
 
+def _answer(
+    batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
+    error: Exception | None,
+) -> None:
+    """Each pending append of a group commit learns how it ended (its future, unless its
+    waiter has gone, or it was answered already: a fenced one)."""
+    for _rows, _fin, fut in batch:
+        if not fut.done():
+            if error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(error)
+
+
 class Store:
     """The server's repositories over one async engine.
 
@@ -396,9 +410,21 @@ class Store:
         await self.engine.dispose()
 
     @asynccontextmanager
+    async def _counted(self) -> AsyncIterator[None]:
+        """One write, counted: a store fault sets ``failing`` (health says degraded) and
+        counts in ``failures``; a write that commits clears ``failing``."""
+        try:
+            yield
+        except STORE_FAULTS:
+            self.failing = True
+            self.failures += 1
+            raise
+        self.failing = False
+
+    @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A session in one transaction, committed at the end (serialised on SQLite)."""
-        try:
+        async with self._counted():
             if self.sqlite:
                 async with self._lock, self.sessions() as s, s.begin():
                     yield s
@@ -409,11 +435,6 @@ class Store:
                     yield s
                     if self.faults is not None:
                         self.faults.before_commit()
-        except STORE_FAULTS:
-            self.failing = True
-            self.failures += 1
-            raise
-        self.failing = False
 
     @asynccontextmanager
     async def table_write(self, table_id: int) -> AsyncIterator[AsyncSession]:
@@ -750,13 +771,9 @@ class Store:
                             )
             self.commits += 1
         except Exception as e:
-            for _r, _f, fut in batch:
-                if not fut.done():
-                    fut.set_exception(e)
+            _answer(batch, e)
             return
-        for _r, _f, fut in batch:
-            if not fut.done():
-                fut.set_result(None)
+        _answer(batch, None)
 
     async def _commit_events(
         self,
@@ -767,23 +784,15 @@ class Store:
         assert self._events is not None
         rows = [r for b in batch for r in b[0]]
         try:
-            async with self._lock:
+            async with self._counted(), self._lock:
                 if self.faults is not None:
                     self.faults.before_commit()
                 await self._events.append(rows)
+            self.commits += 1
         except Exception as e:
-            if isinstance(e, STORE_FAULTS):
-                self.failing = True
-                self.failures += 1
-            for _r, _f, fut in batch:
-                if not fut.done():
-                    fut.set_exception(e)
+            _answer(batch, e)
             return
-        self.failing = False
-        self.commits += 1
-        for _r, _f, fut in batch:
-            if not fut.done():
-                fut.set_result(None)
+        _answer(batch, None)
 
     # ------------------------------------------------------------------ reading
 
