@@ -23,15 +23,13 @@ def _fake() -> Any:
         "_auto_act",
         "_pump",
         "ready",
-        "join",
         "set_auto",
-        "leave",
-        "disconnected",
         "reserve",
         "add_bot",
         "remove_bot",
         "_maybe_start",
         "_grace_over",
+        "_seat_leaves",
         "_recover",
     ):
         setattr(t, name, AsyncMock(return_value=name))
@@ -41,6 +39,11 @@ def _fake() -> Any:
     t.social.lapsed = Mock(return_value="lapsed")
     t.social.joined = Mock(return_value="joined")
     t.hints.begin = Mock(return_value="begin")
+    # who is here (server/attendance.py) decides, the actor carries it out
+    t.attendance.join = AsyncMock(return_value="join")
+    t.attendance.leave = Mock(return_value="leave")
+    t.attendance.disconnected = Mock(return_value="disconnected")
+    t.clock.now = Mock(return_value=12.5)
     t.hints.end = Mock(return_value="end")
     t.social.dissolve = Mock(return_value="dissolve")
     # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
@@ -60,19 +63,21 @@ async def _step() -> str:
 CASES: list[tuple[Any, str, tuple[Any, ...]]] = [
     (C.Act(CONN, 3, {"type": "pass"}), "act", (CONN, 3, {"type": "pass"})),
     (C.AutoAct(2, 17), "_auto_act", (2, 17)),
-    (C.Pump(), "_pump", ()),
+    (C.Pump(), "_pump", (None,)),
+    (C.Pump(CONN), "_pump", (CONN,)),
     (C.Ready(CONN), "ready", (CONN,)),
-    (C.Join(CONN, "spectator"), "join", (CONN, "spectator")),
+    (C.Join(CONN, "spectator"), "attendance.join", (CONN, "spectator")),
     (C.SetAuto(CONN, True), "set_auto", (CONN, True)),
-    (C.Leave(CONN), "leave", (CONN,)),
+    (C.Leave(CONN), "attendance.leave", (CONN,)),
     (C.Chat(CONN, "hurry"), "social.chat", (CONN, "hurry")),
     (C.Dissolve(CONN, False), "social.dissolve", (CONN, False)),
-    (C.Disconnected(CONN), "disconnected", (CONN,)),
+    (C.Disconnected(CONN), "attendance.disconnected", (CONN, 12.5)),
     (C.Reserve(7, "小明"), "reserve", (7, "小明")),
     (C.AddBot(7, "strong"), "add_bot", (7, "strong")),
     (C.RemoveBot(7), "remove_bot", (7,)),
     (C.MaybeStart(), "_maybe_start", ()),
     (C.GraceOver(1), "_grace_over", (1,)),
+    (C.SeatLeaves(2), "_seat_leaves", (2,)),
     (C.Recover(), "_recover", ()),
     (C.Close("nobody sat down"), "finisher.close", ("nobody sat down",)),
     (C.FinishMatch(), "finisher.finish_match", (None,)),
@@ -99,14 +104,16 @@ def test_each_command_reaches_its_method_with_its_arguments(
     m = _method(t, method)
     if isinstance(m, AsyncMock):
         m.assert_awaited_once_with(*args)
+        if method.startswith("attendance."):  # carried out
+            t.effect.assert_any_await(m.return_value)
     else:
         m.assert_called_once_with(*args)
-        if method.startswith(("finisher.", "social.", "hints.end")):  # carried out
+        if method.startswith(("finisher.", "social.", "hints.end", "attendance.")):  # carried out
             t.effect.assert_awaited_once_with(m.return_value)
     if isinstance(cmd, C.Join):
         assert result is None
         t.social.joined.assert_called_once_with(CONN)  # an open dissolve vote is shown
-        t.effect.assert_awaited_once_with("joined")
+        assert [c.args for c in t.effect.await_args_list] == [("join",), ("joined",)]
     else:
         assert result == method.rsplit(".", 1)[-1]
 

@@ -52,7 +52,7 @@ async def _claim_hand(tmp: Path, press: bool, claim_window: str = "fast") -> dic
         await h.ready(a, b)
         await h.advance(PAUSE if claim_window == "fast" else 5.0)  # the opening pause
         await a.act(FIVE_P)
-        pace = h.lobby.tables[tid].pace
+        pace = h.lobby.tables[tid].pause.pace  # server/pause.py
         assert pace is not None and pace.mode == claim_window
         assert _asked(b) and b.state is not None
         assert b.state["deadline_ms"] == TURN * 1000

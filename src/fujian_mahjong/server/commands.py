@@ -37,6 +37,7 @@ __all__ = [
     "Recover",
     "RemoveBot",
     "Reserve",
+    "SeatLeaves",
     "SetAuto",
     "Step",
     "TableCommand",
@@ -143,7 +144,10 @@ class MaybeStart:
 
 @dataclass(frozen=True, slots=True)
 class Pump:
-    """Persist, show and schedule again (the end of a claim pause, a restored hand)."""
+    """Persist, show and schedule again (the end of a claim pause, a restored hand);
+    ``fresh``: a connection that has just joined, shown everything it may see now."""
+
+    fresh: Conn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +161,14 @@ class AutoAct:
 @dataclass(frozen=True, slots=True)
 class GraceOver:
     """A disconnected seat's grace period is over: it leaves."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeaves:
+    """A seat's player left (WS ``leave``, or its grace period ran out): its seat is freed
+    at an open table; mid-match it is a leaver (R9, R11, D-24)."""
 
     seat: int
 
@@ -232,6 +244,7 @@ COMMANDS = (
     Pump,
     AutoAct,
     GraceOver,
+    SeatLeaves,
     Recover,
     Close,
     FinishMatch,
@@ -258,6 +271,7 @@ TableCommand = (
     | Pump
     | AutoAct
     | GraceOver
+    | SeatLeaves
     | Recover
     | Close
     | FinishMatch

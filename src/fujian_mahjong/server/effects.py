@@ -1,6 +1,7 @@
 """What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
 
-The finisher (server/finisher.py), seating (server/seating.py) and the social side
+The finisher (server/finisher.py), seating (server/seating.py), attendance
+(server/attendance.py) and the social side
 (server/social.py: chat, the dissolve vote, the dissolution) do not write the end of a hand
 or a match or a seat, send its messages, set their timers, change the table's state or
 close it: they read the table and the store and return ``Effects``, and
@@ -10,7 +11,8 @@ close it: they read the table and the store and return ``Effects``, and
    anything about them is sent, and when one fails nothing below happens: the table's
    recovery runs the step again, and the part decides again from the unchanged state;
 2. the hand's and the table's state (``end_sent``, ``voided``, ``hand_done``,
-   ``leave_done``, ``between``, the seats that changed: ``seats``) and the scheduler's
+   ``leave_done``, ``between``, the seats that changed: ``seats``), the connections that
+   leave (``detach``) or join (``attach``: server/attendance.py), and the scheduler's
    timers (``cancel``, then ``timers``: key, delay, command);
 3. the messages to everyone at the table, in order — a ``Settled`` one completed with the
    silver its hand's settlement committed (economy.hand_end_fields) — then the replies to
@@ -149,6 +151,9 @@ class Effects:
     leave_done: bool = False  # the pending leave has been dealt with (the match ended)
     between: bool = False  # between two hands: every seat's 准备 cleared, the seats sent
     seats: list[tuple[int, Seat]] = field(default_factory=list)  # seat i is now this
+    seats_changed: bool = False  # the seat list is to be sent again (when quiet)
+    attach: tuple[Conn, int | None] | None = None  # this connection joins: a seat, or watches
+    detach: list[Conn] = field(default_factory=list)  # these connections leave the table
     cancel: list[Any] = field(default_factory=list)  # the scheduler's timers to cancel
     timers: list[tuple[Any, float, C.TableCommand]] = field(default_factory=list)  # to set
     messages: list[dict[str, Any] | Settled] = field(default_factory=list)
@@ -165,6 +170,9 @@ class Effects:
         self.leave_done = self.leave_done or other.leave_done
         self.between = self.between or other.between
         self.seats += other.seats
+        self.seats_changed = self.seats_changed or other.seats_changed
+        self.attach = other.attach or self.attach
+        self.detach += other.detach
         self.cancel += other.cancel
         self.timers += other.timers
         self.messages += other.messages

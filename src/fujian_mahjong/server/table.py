@@ -30,14 +30,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.engine import Action, Game, Match, Phase, apply_decisions
+from fujian_mahjong.engine import Action, Match, Phase
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.attendance import Attendance
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
@@ -56,13 +57,10 @@ from fujian_mahjong.server.effects import (
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
 from fujian_mahjong.server.metrics import observe_decision
+from fujian_mahjong.server.pause import Pause
 from fujian_mahjong.server.presenter import Presenter, public_view
-from fujian_mahjong.server.scheduler import (
-    ClaimPace,
-    Scheduler,
-    bot_pacer,
-    claim_window_mode,
-)
+from fujian_mahjong.server.restore import rebuild, restored
+from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import VOTE_TIMER, Social
 from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
@@ -86,12 +84,6 @@ __all__ = [
     "rebuild",
     "seat_waits",
 ]
-
-
-# the claim window of a table that chooses none when the server's Settings has no
-# ``claim_window`` field (the product default there is "auto": fixed with two or more
-# humans; test harnesses that time the pause exactly set "fast")
-DEFAULT_CLAIM_WINDOW = "auto"
 
 
 class TableActor:
@@ -127,6 +119,7 @@ class TableActor:
         self.finisher = Finisher(self)
         self.social = Social(self)  # chat and the dissolve vote (server/social.py)
         self.seating = Seating(self, settings.grace_s)  # who sits where (server/seating.py)
+        self.attendance = Attendance(self, settings.grace_s)  # who is here (attendance.py)
         self.presenter = Presenter(self)  # what each connection is shown (server/presenter.py)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
@@ -136,8 +129,7 @@ class TableActor:
         self.degraded = False
         self.failures = 0
         self.pending_leave: int | None = None
-        self.pace: ClaimPace | None = None  # the match's claim pause (made at its start)
-        self._pace_match: Match | None = None
+        self.pause = Pause(cfg, settings)  # the claim pause (server/pause.py)
         self.hints = Hints(self)  # a seat's hint (server/hints.py)
         self._calls: set[asyncio.Future[Any]] = set()  # calls waiting for their answer
         # docs/economy.md: this table's bots play for the house account (set by the lobby)
@@ -220,24 +212,24 @@ class TableActor:
                 return await self.act(conn, seq, action)
             case C.AutoAct(seat, key):
                 return await self._auto_act(seat, key)
-            case C.Pump():
-                return await self._pump()
+            case C.Pump(fresh):
+                return await self._pump(fresh)
             case C.Ready(conn):
                 return await self.ready(conn)
             case C.Join(conn, as_):
-                await self.join(conn, as_)
+                await self.effect(await self.attendance.join(conn, as_))
                 await self.effect(self.social.joined(conn))  # an open dissolve vote
                 return None
             case C.SetAuto(conn, on):
                 return await self.set_auto(conn, on)
             case C.Leave(conn):
-                return await self.leave(conn)
+                return await self.effect(self.attendance.leave(conn))
             case C.Chat(conn, phrase):
                 return await self.effect(self.social.chat(conn, phrase))
             case C.Dissolve(conn, accept):
                 return await self.effect(self.social.dissolve(conn, accept))
             case C.Disconnected(conn):
-                return await self.disconnected(conn)
+                return await self.effect(self.attendance.disconnected(conn, self.clock.now()))
             case C.Reserve(player_id, name):
                 return await self.reserve(player_id, name)
             case C.AddBot(player_id, kind):
@@ -248,6 +240,8 @@ class TableActor:
                 return await self._maybe_start()
             case C.GraceOver(seat):
                 return await self._grace_over(seat)
+            case C.SeatLeaves(seat):
+                return await self._seat_leaves(seat)
             case C.Recover():
                 return await self._recover()
             case C.Close(reason):
@@ -476,52 +470,6 @@ class TableActor:
                 return i
         return None
 
-    async def join(self, conn: Conn, as_: str) -> None:
-        """WS ``join``: seat (or resume the seat of) this player, or watch."""
-        if self.status == "closed":
-            raise TableError("table_closed", f"table {self.id} is closed")
-        assert conn.player_id is not None
-        if conn.table is not None and conn.table is not self:
-            raise TableError("already_joined", "this connection is already at another table")
-        if as_ == "spectator":
-            seat = None
-        else:
-            seat = self.seat_of(conn.player_id)
-            if seat is not None and seat == self.pending_leave:
-                # D-24: it left; the hand ends as declared, then the match (no way back)
-                raise TableError("not_now", "you left this match; it ends with this hand")
-            if seat is None:
-                seat, fx = await self.seating.sit(conn.player_id, conn.name)
-                await self.effect(fx)  # the seat stored, then taken
-        # leave whatever this connection had here before
-        self._detach(conn)
-        conn.table = self
-        conn.last_view = None
-        conn.state_key = -1
-        conn.state_seq = conn.seq + 1
-        conn.history_due = True  # its first state of a hand carries the hand's history
-        if seat is None:
-            conn.seat = None
-            conn.spectator = True
-            self.spectators.add(conn)
-        else:
-            s = self.seats[seat]
-            if s.conn is not None and s.conn is not conn:
-                old = s.conn
-                old.error("replaced", "this seat was opened on another connection")
-                old.table = None
-                old.close("replaced by a newer connection")
-            s.conn = conn
-            s.disconnected_at = None
-            self.sched.cancel(("grace", seat))
-            conn.seat = seat
-            conn.spectator = False
-        conn.send({"type": "seated", "table": self.id, "code": self.cfg.code, "seat": seat})
-        self.seats_dirty = True
-        await self._pump(fresh=conn)
-        if self.auto_ready and seat is not None and self.status == "open":
-            await self._maybe_start()  # a room table deals once everyone is here
-
     async def reserve(self, player_id: int, name: str) -> str | None:
         """Quick match (server/rooms.py, server/seating.py): None: seated; "busy": not open
         or full; else why the player may not sit (R11)."""
@@ -534,10 +482,37 @@ class TableActor:
         return await self.finisher.can_sit(player_id)
 
     def _detach(self, conn: Conn) -> None:
+        """``conn`` is at this table no more (server/attendance.py)."""
         self.spectators.discard(conn)
         for s in self.seats:
             if s.conn is conn:
                 s.conn = None
+        if conn.table is self:
+            conn.table = None
+            conn.seat = None
+
+    def _attach(self, conn: Conn, seat: int | None) -> None:
+        """``conn`` joins this table at ``seat`` (None: to watch), leaving whatever it had
+        here before; a connection the seat had is replaced (server/attendance.py)."""
+        self._detach(conn)
+        conn.table = self
+        conn.last_view = None
+        conn.state_key = -1
+        conn.state_seq = conn.seq + 1
+        conn.history_due = True  # its first state of a hand carries the hand's history
+        conn.seat = seat
+        conn.spectator = seat is None
+        if seat is None:
+            self.spectators.add(conn)
+            return
+        s = self.seats[seat]
+        if s.conn is not None and s.conn is not conn:
+            old = s.conn
+            old.error("replaced", "this seat was opened on another connection")
+            old.table = None
+            old.close("replaced by a newer connection")
+        s.conn = conn
+        s.disconnected_at = None
 
     async def ready(self, conn: Conn) -> None:
         seat = self._seat_for(conn)
@@ -557,35 +532,6 @@ class TableActor:
             # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
             self.sched.forget(seat)
             self.sched.cancel(("act", seat))
-        await self._pump()
-
-    async def leave(self, conn: Conn) -> None:
-        """WS ``leave``: a spectator goes; a player mid-match is a leaver (R9, R11)."""
-        if conn.seat is None:
-            self._detach(conn)
-            conn.table = None
-            conn.send({"type": "left", "table": self.id})
-            return
-        seat = conn.seat
-        conn.send({"type": "left", "table": self.id})
-        self._detach(conn)
-        conn.table = None
-        conn.seat = None
-        await self._seat_leaves(seat)
-
-    async def disconnected(self, conn: Conn) -> None:
-        """The socket closed: keep the seat for the grace period (R11)."""
-        if conn.table is not self:
-            return
-        seat = conn.seat
-        self._detach(conn)
-        conn.table = None
-        if seat is None or self.seats[seat].conn is not None:
-            return
-        s = self.seats[seat]
-        s.disconnected_at = self.clock.now()
-        self.seats_dirty = True
-        self.sched.later(("grace", seat), self.settings.grace_s, C.GraceOver(seat))
         await self._pump()
 
     async def _grace_over(self, seat: int) -> None:
@@ -684,7 +630,7 @@ class TableActor:
             c.last_view, c.last_key = None, 0
         self.sched.scheduled.clear()
         self.sched.deadlines.clear()
-        self._window_check(h)
+        self.pause.check(h, self.humans, self.clock.now())
         h.notices.append(
             {
                 "type": "hand_start",
@@ -701,41 +647,12 @@ class TableActor:
 
     @property
     def claim_window(self) -> str:
-        """``fast`` or ``fixed``: the table's ``claim_window`` (default: the server's;
-        ``auto`` is fixed with two or more humans), for the match being played if any."""
-        if self.pace is not None and self._pace_match is self.match:
-            return self.pace.mode
-        setting = self.cfg.claim_window or str(
-            getattr(self.settings, "claim_window", DEFAULT_CLAIM_WINDOW)
-        )
-        return claim_window_mode(setting, sum(1 for s in self.seats if s.human))
+        """``fast`` or ``fixed``: how long this match's claim pause lasts (server/pause.py)."""
+        return self.pause.mode(self.match, self.humans)
 
-    def _claim_pace(self) -> ClaimPace:
-        """The claim pause of this match (R12; scheduler.ClaimPace): ``fast`` or ``fixed``
-        (``claim_window``), its draws keyed by the match seed."""
-        m = self.match
-        if self.pace is None or self._pace_match is not m:
-            seed = m.seed if m is not None else f"table:{self.id}"
-            mode = self.claim_window
-            self.pace = ClaimPace(
-                mode,
-                self.settings.claim_pause_ms / 1000.0,
-                ClaimPace.key_for(seed, self.id),
-            )
-            self._pace_match = m
-        return self.pace
-
-    def _window_check(self, h: HandState) -> None:
-        """After an action (or the deal): start the claim pause and note who was asked."""
-        g = h.game
-        if self.has_humans and self.settings.claim_pause_ms > 0:
-            h.hold_until = self.clock.now() + self.settings.claim_pause_ms / 1000.0
-            h.hold_from_send = True
-        if vis.in_window(g.phase):
-            h.window_key = len(g.events)
-            h.window_asked = frozenset(g.to_act())
-        else:
-            h.window_asked = frozenset()
+    @property
+    def humans(self) -> int:
+        return sum(1 for s in self.seats if s.human)
 
     async def act(self, conn: Conn, seq: int, action: Any) -> None:
         """WS ``act``: validate against the state this seat was shown, then apply."""
@@ -798,7 +715,7 @@ class TableActor:
         self.sched.forget(seat)
         new = g.events[before:]
         if vis.opens_window(new):
-            self._window_check(h)
+            self.pause.check(h, self.humans, self.clock.now())
             h.notices.extend(vis.notices(new, self.id, h.id))
         elif not vis.in_window(g.phase):
             h.window_asked = frozenset()
@@ -858,6 +775,12 @@ class TableActor:
         for i, s in fx.seats:
             self.seats[i] = s
             self.seats_dirty = True
+        for conn in fx.detach:
+            self._detach(conn)
+        if fx.attach is not None:
+            self._attach(*fx.attach)
+        if fx.seats_changed:
+            self.seats_dirty = True
         for key in fx.cancel:
             self.sched.cancel(key)
         self.sched.set(fx.timers)
@@ -911,7 +834,7 @@ class TableActor:
             return
         await self._persist(h)  # raises on a store fault: nothing below is sent
         now = self.clock.now()
-        self._time_the_pause(h, now)
+        self.pause.time(h, now, self.match, self.humans)
         held = now < h.hold_until
         window = vis.in_window(h.game.phase)
         self.presenter.opening_begins(h, now, held, window)
@@ -938,21 +861,6 @@ class TableActor:
             or self.degraded
         ):
             await self.flush(h)
-
-    def _time_the_pause(self, h: HandState, now: float) -> None:
-        """The claim pause's end (R12 rev 2; scheduler.ClaimPace): it runs from the moment
-        its notice goes out, and a fixed window's lasts max(pause, the answers) + jitter."""
-        window = vis.in_window(h.game.phase)
-        if h.hold_from_send:
-            h.hold_from_send = False
-            h.pause_start = now
-            hold, h.pause_jitter = self._claim_pace().begin(window and bool(h.window_asked))
-            h.hold_until = now + hold
-        if h.pause_jitter is not None and not window:
-            h.hold_until = h.pause_start + self._claim_pace().end(
-                now - h.pause_start, h.pause_jitter
-            )
-            h.pause_jitter = None
 
     def _seats_if_quiet(self, h: HandState | None, now: float) -> None:
         """A changed seat list goes out, but never inside a claim pause or window (R12: it
@@ -1015,52 +923,13 @@ class TableActor:
     # ------------------------------------------------------------------ crash restore
 
     async def restore(self, rows: dict[str, Any]) -> None:
-        """Rebuild the table after a restart from the database (docs/architecture.md)."""
-        for seat, (pid, name, bot) in rows["seats"].items():
-            self.seats[seat] = Seat(
-                player_id=pid,
-                name=name,
-                bot=bot,
-                bot_kind=rows.get("bot_kinds", {}).get(seat) if bot else None,
-                ready=bot,
-            )
-        now = self.clock.now()
-        for i, s in enumerate(self.seats):
-            if s.human:
-                s.disconnected_at = now
-                self.sched.later(("grace", i), self.settings.grace_s, C.GraceOver(i))
-        match = rows.get("match")
-        if match is None:
-            self.status = "open"
-            return
-        self.match_id = match["id"]
-        m = self.deals.restore_match(
-            self.cfg.profile, self.cfg.players, match["seed"], match["first_dealer"]
-        )
-        for events in match["finished"]:
-            g = rebuild(self.deals.next_hand(m), events)
-            m.record(g)
-        self.match = m
-        hand = rows.get("hand")
-        if hand is None:
-            self.status = "between"
-            if m.hands_played >= self.cfg.hands:
-                self.submit(C.FinishMatch())
-            return
-        game = rebuild(self.deals.next_hand(m), hand["events"], hand["id"])
-        self.hand = HandState(
-            id=hand["id"], number=hand["number"], game=game, persisted=len(game.events)
-        )
-        if vis.in_window(game.phase):
-            self.hand.window_asked = frozenset(game.to_act())
-            self.hand.window_key = vis.window_start(game.events)
-        self.last_hand_id = hand["id"]
-        self.status = "playing"
-        self.submit(C.Pump())
-
-
-def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> Game:
-    """A hand from its stored events, on the fresh game the match deals for it: the
-    decisions are applied again and every stored event must be reproduced (R12). The
-    ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""
-    return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}")
+        """Take on the table its rows describe after a restart (server/restore.py)."""
+        r = restored(rows, self.cfg, self.deals, self.clock.now(), self.settings.grace_s)
+        for i, s in r.seats:
+            self.seats[i] = s
+        self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
+        if r.hand is not None:
+            self.last_hand_id = r.hand.id
+        self.sched.set(r.timers)
+        for cmd in r.then:
+            self.submit(cmd)

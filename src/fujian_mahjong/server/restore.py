@@ -1,0 +1,96 @@
+"""A table after a restart (docs/architecture.md, "Crash restore"): what its stored rows say
+it was — the seats, the match with its finished hands replayed, the hand in progress
+rebuilt from its events — decided here and returned as ``Restored`` for the table actor to
+take on (``TableActor.restore``). Nothing here changes the table.
+
+Every stored decision is applied again on the hand the match deals from its seed (R12), and
+every stored event must come out the same (``rebuild``): a log that does not replay is
+refused, never half-restored. A human is seated as disconnected, with the grace period to
+come back (R11), from the moment of the restore."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fujian_mahjong.engine import Game, Match, apply_decisions
+from fujian_mahjong.server import commands as C
+from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.tablestate import HandState, Seat
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.deals import DealSource
+    from fujian_mahjong.server.scheduler import TimerSpec
+    from fujian_mahjong.server.tablestate import TableConfig
+
+__all__ = ["Restored", "rebuild", "restored"]
+
+
+@dataclass(slots=True)
+class Restored:
+    """The table as its rows left it: ``status`` open (no match), between (no hand in
+    progress) or playing; the timers to set (each human's grace period) and the commands
+    to queue (the pump of the hand in progress, or the end of a match whose hands are all
+    played)."""
+
+    seats: list[tuple[int, Seat]]
+    status: str
+    match_id: int | None = None
+    match: Match | None = None
+    hand: HandState | None = None
+    timers: list[TimerSpec] = field(default_factory=list)
+    then: list[C.TableCommand] = field(default_factory=list)
+
+
+def restored(
+    rows: Mapping[str, Any], cfg: TableConfig, deals: DealSource, now: float, grace_s: float
+) -> Restored:
+    """The table ``rows`` (the store's ``load_tables`` entry) describe."""
+    kinds = rows.get("bot_kinds", {})
+    seats = [
+        (
+            seat,
+            Seat(
+                player_id=pid,
+                name=name,
+                bot=bot,
+                bot_kind=kinds.get(seat) if bot else None,
+                ready=bot,
+                disconnected_at=None if bot or pid is None else now,
+            ),
+        )
+        for seat, (pid, name, bot) in rows["seats"].items()
+    ]
+    out = Restored(seats=seats, status="open")
+    out.timers = [(("grace", i), grace_s, C.GraceOver(i)) for i, s in seats if s.human]
+    match = rows.get("match")
+    if match is None:
+        return out
+    out.match_id = match["id"]
+    m = deals.restore_match(cfg.profile, cfg.players, match["seed"], match["first_dealer"])
+    for events in match["finished"]:
+        m.record(rebuild(deals.next_hand(m), events))
+    out.match = m
+    hand = rows.get("hand")
+    if hand is None:
+        out.status = "between"
+        if m.hands_played >= cfg.hands:
+            out.then.append(C.FinishMatch())
+        return out
+    game = rebuild(deals.next_hand(m), hand["events"], hand["id"])
+    h = HandState(id=hand["id"], number=hand["number"], game=game, persisted=len(game.events))
+    if vis.in_window(game.phase):
+        h.window_asked = frozenset(game.to_act())
+        h.window_key = vis.window_start(game.events)
+    out.hand = h
+    out.status = "playing"
+    out.then.append(C.Pump())
+    return out
+
+
+def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> Game:
+    """A hand from its stored events, on the fresh game the match deals for it: the
+    decisions are applied again and every stored event must be reproduced (R12). The
+    ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""
+    return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}")
