@@ -131,6 +131,35 @@ def test_rest_write_on_a_failing_store_is_503_with_a_code(tmp_path: Path) -> Non
     asyncio.run(main())
 
 
+def test_a_database_that_refuses_connections_is_503_with_a_code(tmp_path: Path) -> None:
+    """A driver's bare ``OSError`` (asyncpg: the server refused the connection) on a REST
+    read and a REST write: 503 with ``store_unavailable`` and Retry-After, never a 500;
+    nothing was created, and the same requests succeed once the database answers."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            auth = {"Authorization": f"Bearer {me.token}"}
+            real = h.store.sessions
+
+            def refused() -> Any:
+                raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+
+            h.store.sessions = refused
+            r = await h.http.post("/api/tables", json={"profile": "fuzhou-tcy"}, headers=auth)
+            assert r.status_code == 503, r.text
+            assert r.json()["code"] == "store_unavailable" and r.headers["Retry-After"] == "5"
+            r = await h.http.get("/api/me", headers=auth)
+            assert r.status_code == 503, r.text
+            h.store.sessions = real
+            assert h.lobby.tables == {}
+            r = await h.http.post("/api/tables", json={"profile": "fuzhou-tcy"}, headers=auth)
+            assert r.status_code == 200, r.text
+            assert (await h.http.get("/api/me", headers=auth)).status_code == 200
+
+    asyncio.run(main())
+
+
 def test_a_real_full_disk(tmp_path: Path) -> None:
     """SQLite on a file that may not grow (RLIMIT_FSIZE): the disk is 'full' for a while."""
 

@@ -273,6 +273,9 @@ def create_app(
     app.add_exception_handler(InterfaceError, _store_down)
     app.add_exception_handler(OperationalError, _store_down)
     app.add_exception_handler(StoreUnavailable, _store_down)
+    # a database the driver cannot reach (asyncpg's refused connection is a bare OSError,
+    # not a DBAPI error): a store fault like the others (store.STORE_FAULTS), never a 500
+    app.add_exception_handler(OSError, _store_down)
     app.add_exception_handler(RequestValidationError, _invalid)
     # every HTTPException (ours, FastAPI's, Starlette's 404/405) as {"detail", "code"}
     app.add_exception_handler(StarletteHTTPException, http_error)

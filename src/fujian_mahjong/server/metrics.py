@@ -40,15 +40,15 @@ DECISION_BUCKETS_S = (
 )  # fmt: skip
 
 # the histogram of each store's app: a table actor knows its store, not its app
-_by_store: weakref.WeakKeyDictionary[Any, Histogram] = weakref.WeakKeyDictionary()
+_by_store: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def observe_decision(store: Any, seconds: float) -> None:
     """A decision of a table on ``store`` reached every socket ``seconds`` after it
     reached the table's actor (called by the actor; nothing when no app measures)."""
-    h = _by_store.get(store)
+    h = _by_store.get(store)  # this process's series (no getpid per decision)
     if h is not None:
-        h.labels(str(os.getpid())).observe(seconds)
+        h.observe(seconds)
 
 
 class ServerMetrics:
@@ -65,8 +65,8 @@ class ServerMetrics:
             buckets=DECISION_BUCKETS_S,
             registry=self.registry,
         )
-        self.decision_latency.labels(str(os.getpid()))  # shown from the start, at 0
-        _by_store[state.store] = self.decision_latency
+        # this process's series, shown from the start at 0
+        _by_store[state.store] = self.decision_latency.labels(str(os.getpid()))
         self.sockets = 0  # open WebSockets (server/routes/socket.py)
         self.sockets_opened = 0
         self.sockets_no_hello = 0  # closed for not saying hello in time
