@@ -151,6 +151,16 @@ class _Table:
 
         TableActor._close(self, why)  # type: ignore[arg-type]
 
+    async def _write(self, w: Any) -> None:
+        from fujian_mahjong.server.table import TableActor
+
+        await TableActor._write(self, w)  # type: ignore[arg-type]
+
+    def _take_state(self, fx: Effects) -> None:
+        from fujian_mahjong.server.table import TableActor
+
+        TableActor._take_state(self, fx)  # type: ignore[arg-type]
+
     async def _dispatch(self, cmd: Any) -> None:
         self.log.append(f"then {type(cmd).__name__}")
 

@@ -53,6 +53,7 @@ from fujian_mahjong.server.effects import (
     Settled,
     TableStatus,
     VoidHand,
+    Write,
 )
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
@@ -731,38 +732,61 @@ class TableActor:
         settlement committed; the state; the messages; the seat list; the close; then the
         commands that follow."""
         for w in fx.writes:
-            match w:
-                case Flush(h):
-                    await self.flush(h)
-                case FinishMatchHand(match_id, played, totals, over):
-                    await self.store.finish_match_hand(match_id, played, list(totals), over=over)
-                case VoidHand(hand_id, leaver):
-                    await self.store.void_hand(hand_id, leaver)
-                case EndMatch(match_id, totals, leaver):
-                    await self.store.end_match(match_id, list(totals), leaver)
-                case TableStatus(status):
-                    await self.store.set_table_status(self.id, status)
-                case SetSeat(seat, player_id, bot, bot_kind, free):
-                    await self.store.set_seat(
-                        self.id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free
-                    )
-                case RecordDissolution(match_id, hand_id, votes, totals, played):
-                    async with self.store.table_write(self.id) as db:
-                        await economy.record_dissolution(
-                            db,
-                            table_id=self.id,
-                            match_id=match_id,
-                            hand_id=hand_id,
-                            votes=dict(votes),
-                            totals=list(totals),
-                            hands_played=played,
-                        )
+            await self._write(w)
         messages = [
             {**m.msg, **await self.finisher.end_fields(m.hand_id, m.kind)}
             if isinstance(m, Settled)
             else m
             for m in fx.messages
         ]
+        self._take_state(fx)
+        for key in fx.cancel:
+            self.sched.cancel(key)
+        self.sched.set(fx.timers)
+        for m in messages:
+            self.broadcast(m)
+        for r in fx.replies:
+            r.conn.send(r.msg, stream=r.stream)
+        if fx.between:
+            self.seats_dirty = False
+            self.broadcast_seats()
+        if fx.close is not None:
+            self._close(fx.close)
+        for cmd in fx.then:
+            await self._dispatch(cmd)
+
+    async def _write(self, w: Write) -> None:
+        """One of a decision's store writes (server/effects.py), committed when it returns."""
+        match w:
+            case Flush(h):
+                await self.flush(h)
+            case FinishMatchHand(match_id, played, totals, over):
+                await self.store.finish_match_hand(match_id, played, list(totals), over=over)
+            case VoidHand(hand_id, leaver):
+                await self.store.void_hand(hand_id, leaver)
+            case EndMatch(match_id, totals, leaver):
+                await self.store.end_match(match_id, list(totals), leaver)
+            case TableStatus(status):
+                await self.store.set_table_status(self.id, status)
+            case SetSeat(seat, player_id, bot, bot_kind, free):
+                await self.store.set_seat(
+                    self.id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free
+                )
+            case RecordDissolution(match_id, hand_id, votes, totals, played):
+                async with self.store.table_write(self.id) as db:
+                    await economy.record_dissolution(
+                        db,
+                        table_id=self.id,
+                        match_id=match_id,
+                        hand_id=hand_id,
+                        votes=dict(votes),
+                        totals=list(totals),
+                        hands_played=played,
+                    )
+
+    def _take_state(self, fx: Effects) -> None:
+        """A decision's state (its writes committed): the hand's and the table's, the seats,
+        the connections let go and the one that joins."""
         if fx.end_sent is not None:
             fx.end_sent.end_sent = True
         if fx.voided is not None:
@@ -781,24 +805,10 @@ class TableActor:
             self._attach(*fx.attach)
         if fx.seats_changed:
             self.seats_dirty = True
-        for key in fx.cancel:
-            self.sched.cancel(key)
-        self.sched.set(fx.timers)
         if fx.between:
             self.status = "between"
             for s in self.seats:
                 s.ready = False
-        for m in messages:
-            self.broadcast(m)
-        for r in fx.replies:
-            r.conn.send(r.msg, stream=r.stream)
-        if fx.between:
-            self.seats_dirty = False
-            self.broadcast_seats()
-        if fx.close is not None:
-            self._close(fx.close)
-        for cmd in fx.then:
-            await self._dispatch(cmd)
 
     def _close(self, why: str) -> None:
         """The table closed (its status stored): everyone is told and let go, no timer
