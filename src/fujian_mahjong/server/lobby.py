@@ -120,7 +120,7 @@ class Lobby:
         quick-match table)."""
         stakes = self.stakes.get(t.id)
         return {
-            **t.summary(),
+            **t.presenter.summary(),
             "stakes": stakes,
             "escape_penalty": escape_penalty(stakes),
             "room": self.table_rooms.get(t.id),

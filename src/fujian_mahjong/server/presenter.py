@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fujian_mahjong.engine import Game, Phase, spectator_view
+from fujian_mahjong.engine import Game, Match, Phase, spectator_view
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.scheduler import OPENING_S
@@ -49,8 +49,18 @@ class PresenterTable(Protocol):
     @property
     def has_humans(self) -> bool: ...
 
+    @property
+    def status(self) -> str: ...
+    @property
+    def spectators(self) -> set[Conn]: ...
+    @property
+    def hand(self) -> HandState | None: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def claim_window(self) -> str: ...
+
     def conns(self) -> list[Conn]: ...
-    def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]: ...
 
 
 class Presenter:
@@ -58,6 +68,50 @@ class Presenter:
 
     def __init__(self, table: PresenterTable) -> None:
         self.t = table
+
+    def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
+        """The seat list (``viewer``: whose list it is; every entry is public)."""
+        return [
+            {
+                "seat": i,
+                "name": s.name if s.taken else None,
+                "player_id": s.player_id,
+                "bot": s.bot,
+                # the bot's kind (docs/protocol.md); null for a human or an empty seat
+                "bot_level": (s.bot_kind or self.t.sched.default_kind) if s.bot else None,
+                "connected": s.bot or s.conn is not None,
+                "auto": s.auto,
+                "ready": s.bot or s.ready,
+            }
+            for i, s in enumerate(self.t.seats)
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby lists and ``GET /api/tables/{id}`` returns."""
+        t = self.t
+        c = t.cfg
+        return {
+            "id": c.id,
+            "code": c.code,
+            "profile": c.profile,
+            "players": c.players,
+            "turn_seconds": c.turn_seconds,
+            "hands": c.hands,
+            "private": c.private,
+            "creator_id": c.creator_id,
+            "status": t.status,
+            "seats_taken": sum(1 for s in t.seats if s.taken),
+            "humans": sum(1 for s in t.seats if s.human),
+            "bots": sum(1 for s in t.seats if s.bot),
+            "seats": self.seats_json(),
+            "spectators": len(t.spectators),
+            "hand": t.hand.id if t.hand else None,
+            "hands_played": t.match.hands_played if t.match else 0,
+            "totals": list(t.match.totals) if t.match else None,
+            # how long a claim pause lasts here (docs/architecture.md): fast or fixed
+            "claim_window": t.claim_window,
+            "practice": t.practice,  # docs/economy.md: nothing at stake here
+        }
 
     def refresh(self, conn: Conn, h: HandState) -> None:
         """The current state again, if this seat may see it now (after a stale action, so a
@@ -122,7 +176,7 @@ class Presenter:
     def common(self, h: HandState) -> dict[str, Any]:
         """What every state of this moment carries alike (all of it public)."""
         return {
-            "seats": self.t.seats_json(),
+            "seats": self.seats_json(),
             "practice": self.t.practice,
             "number": h.number,
             "seed_sha256": h.game.events[0].get("seed_sha256"),

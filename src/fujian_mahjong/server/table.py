@@ -399,49 +399,6 @@ class TableActor:
             sum(1 for s in self.seats if s.human),
         )
 
-    def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
-        """The seat list (``viewer``: whose list it is; every entry is public)."""
-        return [
-            {
-                "seat": i,
-                "name": s.name if s.taken else None,
-                "player_id": s.player_id,
-                "bot": s.bot,
-                # the bot's kind (docs/protocol.md); null for a human or an empty seat
-                "bot_level": (s.bot_kind or self.sched.default_kind) if s.bot else None,
-                "connected": s.bot or s.conn is not None,
-                "auto": s.auto,
-                "ready": s.bot or s.ready,
-            }
-            for i, s in enumerate(self.seats)
-        ]
-
-    def summary(self) -> dict[str, Any]:
-        """What the lobby lists and ``GET /api/tables/{id}`` returns."""
-        c = self.cfg
-        return {
-            "id": c.id,
-            "code": c.code,
-            "profile": c.profile,
-            "players": c.players,
-            "turn_seconds": c.turn_seconds,
-            "hands": c.hands,
-            "private": c.private,
-            "creator_id": c.creator_id,
-            "status": self.status,
-            "seats_taken": sum(1 for s in self.seats if s.taken),
-            "humans": sum(1 for s in self.seats if s.human),
-            "bots": sum(1 for s in self.seats if s.bot),
-            "seats": self.seats_json(),
-            "spectators": len(self.spectators),
-            "hand": self.hand.id if self.hand else None,
-            "hands_played": self.match.hands_played if self.match else 0,
-            "totals": list(self.match.totals) if self.match else None,
-            # how long a claim pause lasts here (docs/architecture.md): fast or fixed
-            "claim_window": self.claim_window,
-            "practice": self.practice,  # docs/economy.md: nothing at stake here
-        }
-
     def conns(self) -> list[Conn]:
         out = [s.conn for s in self.seats if s.conn is not None]
         out.extend(self.spectators)
@@ -452,7 +409,7 @@ class TableActor:
 
     def broadcast_seats(self) -> None:
         for c in self.conns():
-            c.send({"type": "seats", "table": self.id, "seats": self.seats_json(c.seat)})
+            c.send({"type": "seats", "table": self.id, "seats": self.presenter.seats_json(c.seat)})
 
     # ------------------------------------------------------------------ seating (REST + WS)
 
@@ -561,11 +518,11 @@ class TableActor:
 
     async def add_bot(self, player_id: int, kind: str | None = None) -> dict[str, Any]:
         await self.effect(self.seating.add_bot(player_id, kind))
-        return self.summary()
+        return self.presenter.summary()
 
     async def remove_bot(self, player_id: int) -> dict[str, Any]:
         await self.effect(self.seating.remove_bot(player_id))
-        return self.summary()
+        return self.presenter.summary()
 
     def _seat_for(self, conn: Conn) -> int:
         if conn.seat is None or conn.table is not self:
@@ -838,7 +795,11 @@ class TableActor:
             if fresh is not None:
                 # no hand: the seat list (and the last hand's end) is all there is to show
                 fresh.send(
-                    {"type": "seats", "table": self.id, "seats": self.seats_json(fresh.seat)}
+                    {
+                        "type": "seats",
+                        "table": self.id,
+                        "seats": self.presenter.seats_json(fresh.seat),
+                    }
                 )
             self._seats_if_quiet(None, self.clock.now())
             return
