@@ -14,7 +14,6 @@ message is first checked against its model in server/protocol.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
+from fujian_mahjong.server.mailbox import Mailbox
 from fujian_mahjong.server.protocol import server_message
 
 if TYPE_CHECKING:
@@ -82,24 +82,26 @@ class Transport(Protocol):
 
 
 class QueueTransport:
-    """The WebSocket side: a bounded queue drained by the socket's writer task
-    (``server/routes/socket.py``); ``None`` in the queue closes the socket."""
+    """The WebSocket side: a bounded buffer (``Mailbox``) drained by the socket's writer
+    task (``server/routes/socket.py``); ``None`` in it closes the socket."""
+
+    __slots__ = ("box", "close_code", "close_reason")
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.box: Mailbox[str | None] = Mailbox()
         self.close_code = CLOSE_POLICY
         self.close_reason = ""
 
     def send(self, text: str) -> bool:
-        if self.queue.qsize() >= MAX_QUEUED:
+        if len(self.box) >= MAX_QUEUED:
             return False
-        self.queue.put_nowait(text)
+        self.box.put(text)
         return True
 
     def close(self, code: int, reason: str) -> None:
         self.close_code = code
         self.close_reason = reason
-        self.queue.put_nowait(None)
+        self.box.put(None)
 
 
 class RecordingTransport:

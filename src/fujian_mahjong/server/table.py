@@ -57,6 +57,7 @@ from fujian_mahjong.server.effects import (
 )
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
+from fujian_mahjong.server.mailbox import Mailbox
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.pause import Pause
 from fujian_mahjong.server.presenter import Presenter, public_view
@@ -112,9 +113,8 @@ class TableActor:
         self.match_id: int | None = None
         self.hand: HandState | None = None
         self.last_hand_id: int | None = None
-        self.queue: asyncio.Queue[tuple[TableCommand, asyncio.Future[Any] | None] | None] = (
-            asyncio.Queue()
-        )
+        # the commands to run, in order (None: stop); server/mailbox.py
+        self.queue: Mailbox[tuple[TableCommand, asyncio.Future[Any] | None] | None] = Mailbox()
         self.task: asyncio.Task[None] | None = None
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
@@ -151,7 +151,7 @@ class TableActor:
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing running (tests wait for this, never for time)."""
-        return not self.busy and self.queue.empty()
+        return not self.busy and not self.queue
 
     async def _run(self) -> None:
         try:
@@ -187,7 +187,7 @@ class TableActor:
                 self._failed(e)
             finally:
                 self.busy = False
-            if self.status == "closed" and self.queue.empty():
+            if self.status == "closed" and not self.queue:
                 return  # nothing else will come: the lobby has forgotten this table
 
     async def _run_one(self, cmd: TableCommand, fut: asyncio.Future[Any] | None) -> None:
@@ -263,7 +263,7 @@ class TableActor:
 
     def submit(self, cmd: TableCommand) -> None:
         """Queue a command (fire and forget)."""
-        self.queue.put_nowait((cmd, None))
+        self.queue.put((cmd, None))
 
     def post(self, fn: TableCommand | Callable[[], Awaitable[Any]]) -> None:
         """Queue a command, or a collaborator's own step (``commands.Step``)."""
@@ -276,7 +276,7 @@ class TableActor:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls.add(fut)
         fut.add_done_callback(self._calls.discard)
-        self.queue.put_nowait((cmd, fut))
+        self.queue.put((cmd, fut))
         return await fut
 
     async def call(self, fn: Callable[[], Awaitable[Any]]) -> Any:
@@ -286,7 +286,7 @@ class TableActor:
     async def stop(self) -> None:
         self.sched.cancel_all()
         if self.task is not None and not self.task.done():
-            self.queue.put_nowait(None)
+            self.queue.put(None)
             await self.task
 
     # ------------------------------------------------------------------ faults

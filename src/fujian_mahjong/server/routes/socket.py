@@ -75,17 +75,19 @@ async def ws_endpoint(ws: WebSocket, dispatcher: DispatcherDep, settings: Settin
 async def _writer(ws: WebSocket, conn: Conn, transport: QueueTransport) -> None:
     """Sends the connection's queued frames until ``None``; then closes the socket with the
     connection's reason unless the client went away first."""
-    queue = transport.queue
+    box = transport.box
+    buf = box.items
     try:
         while True:
-            m = await queue.get()
-            # then whatever else is queued, without waking up once per message (a table's
+            await box.wait()
+            # then whatever is queued, without waking up once per message (a table's
             # notice and state come together: docs/architecture.md, "CPU per decision")
+            m = buf.popleft()
             while m is not None:
                 await ws.send_text(m)
-                if queue.empty():
+                if not buf:
                     break
-                m = queue.get_nowait()
+                m = buf.popleft()
             if m is None:
                 break
     except Exception:
