@@ -129,6 +129,8 @@ def test_a_failing_seat_write_seats_nobody_until_the_store_answers(tmp_path: Pat
             await h.settle()
             assert "store_unavailable" in owner.errors()
             assert all(not s.taken for s in table.seats)
+            # nor is the connection attached (server/attendance.py): no seat, no `seated`
+            assert owner.of_type("seated") == [] and table.conns() == []
             auth = {"Authorization": f"Bearer {owner.token}"}
             r = await h.http.post(f"/api/tables/{tid}/bots", json={}, headers=auth)
             assert r.status_code == 503, r.text
