@@ -8,6 +8,9 @@ leave, bots), and the pump — and it delegates to parts with files of their own
   them now, and the opening;
 * ``social.py``: chat and the dissolve vote;
 * ``seating.py``: who sits where before and outside play;
+* ``attendance.py``: a connection joining (a seat, or to watch), leaving, losing its socket;
+* ``pause.py``: the claim pause — when it starts, who was asked, when it ends;
+* ``restore.py``: the table after a restart, from its rows;
 * ``hints.py``: a seat's hint, checked and answered on the actor, searched outside it;
 * ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock (its
   plan returned as timers, which the actor sets); the claim pause's length (``ClaimPace``:
@@ -16,9 +19,9 @@ leave, bots), and the pump — and it delegates to parts with files of their own
 * ``finisher.py``: decides the hand over, a leaver, the match over, the close; it alone
   reads the economy.
 
-The finisher, seating, the social side and the hints return ``Effects`` (``effects.py``), which
-``TableActor.effect`` alone carries out: the writes, then the state and the timers, the
-messages and the close, then the commands that follow.
+The finisher, seating, attendance, the social side and the hints return ``Effects``
+(``effects.py``), which ``TableActor.effect`` alone carries out: the writes, then the state
+and the timers, the messages and the close, then the commands that follow.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
 Persistence (docs/architecture.md): every event is committed before any message about it is
