@@ -60,7 +60,9 @@ def restored(
                 disconnected_at=None if bot or pid is None else now,
             ),
         )
-        for seat, (pid, name, bot) in rows["seats"].items()
+        # in seat order (the rows come in the database's order): the grace periods end
+        # together, and the first to run decides which seat is the leaver (R11)
+        for seat, (pid, name, bot) in sorted(rows["seats"].items())
     ]
     out = Restored(seats=seats, status="open")
     out.timers = [(("grace", i), grace_s, C.GraceOver(i)) for i, s in seats if s.human]

@@ -904,6 +904,6 @@ class TableActor:
         self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
         if r.hand is not None:
             self.last_hand_id = r.hand.id
-        self.sched.set(r.timers)
         for cmd in r.then:
-            self.submit(cmd)
+            self.submit(cmd)  # before the grace timers: with a grace of 0 they post at once
+        self.sched.set(r.timers)

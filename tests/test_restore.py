@@ -1,0 +1,69 @@
+"""The crash restore decides, the actor takes it on (server/restore.py): a table's rows give
+its seats (humans seated as disconnected, with the grace period to come back: R11), its
+status and what it does next; every stored decision is replayed on the hand the match deals
+(R12). The end-to-end restarts (a real process killed and started again) are
+tests/test_server_persist.py's."""
+
+from __future__ import annotations
+
+import pytest
+
+from fujian_mahjong.engine import Game
+from fujian_mahjong.errors import MahjongError
+from fujian_mahjong.server import commands as C
+from fujian_mahjong.server.deals import SecretDeals
+from fujian_mahjong.server.restore import rebuild, restored
+from fujian_mahjong.server.tablestate import TableConfig
+
+CFG = TableConfig(7, "ABCDEF", 1, "fuzhou-tcy", 4, 20.0, 2, False)
+
+
+def test_an_open_table_seats_its_humans_as_disconnected_in_seat_order() -> None:
+    # the rows in the database's order, not the seats'
+    rows = {"seats": {3: (9, "nine", False), 0: (5, "five", False), 1: (None, "Bot 2", True)}}
+    r = restored(rows, CFG, SecretDeals(), now=50.0, grace_s=30.0)
+    assert r.status == "open" and r.match is None and r.hand is None and r.then == []
+    assert [i for i, _s in r.seats] == [0, 1, 3]
+    by = dict(r.seats)
+    assert by[0].player_id == 5 and by[0].disconnected_at == 50.0 and not by[0].ready
+    assert by[1].bot and by[1].ready and by[1].disconnected_at is None
+    # R11: each human's grace period, in seat order (the first to end names the leaver)
+    assert r.timers == [
+        (("grace", 0), 30.0, C.GraceOver(0)),
+        (("grace", 3), 30.0, C.GraceOver(3)),
+    ]
+
+
+def _played(seed: str, decisions: int) -> Game:
+    deals = SecretDeals()
+    m = deals.restore_match("fuzhou-tcy", 4, seed, 0)
+    g = deals.next_hand(m)
+    for _ in range(decisions):
+        seat = g.to_act()[0]
+        g.apply(seat, g.legal_actions(seat)[0])
+    return g
+
+
+def test_a_hand_in_progress_is_rebuilt_and_pumped_and_a_finished_match_ends() -> None:
+    g = _played("restore-test", 6)
+    match = {"id": 3, "seed": "restore-test", "first_dealer": 0, "finished": []}
+    rows = {"seats": {i: (None, f"Bot {i + 1}", True) for i in range(4)}, "match": match}
+    hand = {"id": 11, "number": 0, "events": list(g.events)}
+    r = restored({**rows, "hand": hand}, CFG, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.status == "playing" and r.match_id == 3 and r.then == [C.Pump()]
+    assert r.hand is not None and r.hand.id == 11
+    assert r.hand.game.events == g.events and r.hand.persisted == len(g.events)
+    # between two hands, every hand of the match played: the match ends
+    done = TableConfig(7, "ABCDEF", 1, "fuzhou-tcy", 4, 20.0, 0, False)
+    r = restored(rows, done, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.status == "between" and r.then == [C.FinishMatch()] and r.hand is None
+
+
+def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:
+    g = _played("restore-test", 4)
+    events = [dict(e) for e in g.events]
+    bad = len(events) - 1
+    events[bad] = {**events[bad], "seat": (int(events[bad].get("seat", 0)) + 1) % 4}
+    fresh = _played("restore-test", 0)
+    with pytest.raises(MahjongError, match=f"hand 11: stored event {bad}"):
+        rebuild(fresh, events, 11)
