@@ -331,9 +331,11 @@ def test_three_processes_play_one_hand_and_list_the_same_tables(env: Env) -> Non
         assert all(e is not None and e["type"] == "hand_end" for e in ends)
         hand_id = ends[0]["hand"]  # type: ignore[index]
         events = fetch_log(nodes[2], hand_id)  # any process serves the log
-        for c in cs:
-            assert spy(c, {hand_id: events}, c.seat) > 3
-        assert spy(watcher, {hand_id: events}, None) > 3
+        # every state each socket got is checked; how many there are is the deal's (the
+        # processes deal from `secrets`: a hand can end at its first decision, 抢金)
+        for c, seat in [(c, c.seat) for c in cs] + [(watcher, None)]:
+            states = sum(1 for r in c.log if r.msg["type"] == "state")
+            assert spy(c, {hand_id: events}, seat) == states >= 1
         verify_with_cli(nodes[0], hand_id, env.root)
         # the table is listed as over (or gone) alike everywhere
         _wait(
