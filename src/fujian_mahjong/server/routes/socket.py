@@ -76,20 +76,11 @@ async def _writer(ws: WebSocket, conn: Conn, transport: QueueTransport) -> None:
     """Sends the connection's queued frames until ``None``; then closes the socket with the
     connection's reason unless the client went away first."""
     box = transport.box
-    buf = box.items
     try:
-        while True:
-            await box.wait()
-            # then whatever is queued, without waking up once per message (a table's
-            # notice and state come together: docs/architecture.md, "CPU per decision")
-            m = buf.popleft()
-            while m is not None:
-                await ws.send_text(m)
-                if not buf:
-                    break
-                m = buf.popleft()
-            if m is None:
-                break
+        # a message already queued is taken without waiting (a table's notice and state
+        # come together: docs/architecture.md, "CPU per decision")
+        while (m := await box.get()) is not None:
+            await ws.send_text(m)
     except Exception:
         conn.closed = True
         return
