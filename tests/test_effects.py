@@ -32,14 +32,19 @@ def _ends(c: Client) -> list[str]:
 
 class Broken:
     """The store's ``name`` write fails (as on a full disk) until ``mend``: each call is
-    counted, failed or not."""
+    counted, failed or not. ``name`` ``hand_end``: the hand's last events, with its end,
+    settlement and the match's record of it (``append_events`` with ``finish``)."""
 
     def __init__(self, store: Any, name: str) -> None:
         self.calls = 0
         self.broken = True
+        end = name == "hand_end"
+        name = "append_events" if end else name
         real: Callable[..., Any] = getattr(store, name)
 
         async def write(*args: Any, **kw: Any) -> Any:
+            if end and kw.get("finish") is None:
+                return await real(*args, **kw)
             self.calls += 1
             if self.broken:
                 raise OSError(28, "No space left on device")
@@ -59,7 +64,7 @@ async def _to_the_end(h: Harness, me: Client, until: Callable[[], bool]) -> None
     raise AssertionError("the hand did not reach its end")
 
 
-@pytest.mark.parametrize("write", ["finish_match_hand", "end_match", "set_table_status"])
+@pytest.mark.parametrize("write", ["hand_end", "end_match", "set_table_status"])
 def test_a_failing_end_write_sends_nothing_then_everything_once(tmp_path: Path, write: str) -> None:
     """A one-hand match played in 托管: the write of the hand's record, of the match's end
     or of the table's close fails, and its retries too. Until the store answers again nobody
@@ -206,3 +211,62 @@ def test_a_failed_write_applies_nothing_after_it() -> None:
     assert log == ["write finish_match_hand"]  # nothing read, set or sent after the fault
     assert t.hand is hand and t.pending_leave == 2 and t.status == "playing"
     assert not t.sched.clear_acts.called
+
+
+def test_the_hand_end_its_settlement_and_the_match_record_are_one_transaction(
+    tmp_path: Path,
+) -> None:
+    """R9/R11: the hand's last events, its end, its settlement and the match's record of it
+    (hands played, totals) commit together: a settlement that fails leaves the match row as
+    it was (and nothing is told), and once it succeeds the match row holds what hand_end
+    says. No separate write of the match's record is made."""
+    from sqlalchemy import select
+
+    from fujian_mahjong.server.store import MatchRow
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=2)
+            await h.seat(me, tid)
+            await h.ready(me)
+            separate = Broken(h.store, "finish_match_hand")
+            separate.mend()
+            settlement = h.store.settlement
+            real = settlement.settle_hand
+            failing = {"on": True, "calls": 0}
+
+            async def settle_hand(*a: Any, **k: Any) -> Any:
+                failing["calls"] += 1
+                if failing["on"]:
+                    raise OSError(28, "No space left on device")
+                return await real(*a, **k)
+
+            settlement.settle_hand = settle_hand
+
+            async def match_row() -> tuple[int, list[int], str]:
+                async with h.store.sessions() as db:
+                    m = (
+                        await db.execute(select(MatchRow).where(MatchRow.table_id == tid))
+                    ).scalar_one()
+                    return m.hands_played, list(m.totals), m.status
+
+            await me.send({"type": "auto", "on": True})
+            await _to_the_end(h, me, lambda: failing["calls"] > 0)
+            await h.advance(5)  # retried, failing each time
+            assert failing["calls"] >= 2 and not _ends(me)
+            # rolled back with the settlement: the match has recorded nothing
+            assert await match_row() == (0, [0, 0, 0, 0], "playing")
+            failing["on"] = False
+            await _to_the_end(h, me, lambda: bool(me.of_type("hand_end")))
+            first = me.of_type("hand_end")[0]
+            assert await match_row() == (1, first["totals"], "playing")
+            await h.ready(me)  # the next hand
+            await _to_the_end(h, me, lambda: "match_end" in _ends(me))
+            await h.settle()
+            last = me.of_type("hand_end")[-1]
+            assert last["match_over"] and last["hands_played"] == 2
+            assert await match_row() == (2, last["totals"], "over")
+            assert separate.calls == 0  # the record went with each hand's end
+
+    asyncio.run(main())

@@ -227,6 +227,33 @@ async def get_stakes(s: AsyncSession, table_id: int) -> Stakes | None:
     return None if row is None else Stakes(*(int(x) for x in row))
 
 
+_ACCOUNTS = cast(Table, Account.__table__)
+# SQLite's write lock taken by a write that changes nothing (_write_first)
+_NO_OP_WRITE = update(_ACCOUNTS).where(_ACCOUNTS.c.player_id == -1).values(rating=0)
+_SETTLED = select(SettlementRow.hand_id).where(SettlementRow.hand_id == bindparam("h"))
+# settle_hand's one read: the hand, its table's stakes (none: a points-only table) and
+# whether it is settled already
+_SETTLE_READ = (
+    select(
+        HandRow.table_id,
+        HandRow.profile,
+        HandRow.players,
+        HandRow.seat_players,
+        HandRow.bot_kinds,
+        TableStakes.stake,
+        TableStakes.base,
+        TableStakes.fee,
+        TableStakes.cap,
+        TableStakes.min_balance,
+        TableStakes.house_bots,
+        _SETTLED.scalar_subquery().label("settled"),
+    )
+    .select_from(HandRow)
+    .outerjoin(TableStakes, TableStakes.table_id == HandRow.table_id)
+    .where(HandRow.id == bindparam("h"))
+)
+
+
 # ---------------------------------------------------------------------------- levels
 
 
@@ -252,13 +279,12 @@ async def _lock(s: AsyncSession, player_ids: Sequence[int]) -> dict[int, tuple[i
     if not ids:
         return {}
     q = select(Account.player_id, Account.silver, Account.rating).where(Account.player_id.in_(ids))
+    c = await s.connection()
     if _dialect(s) == "sqlite":
-        await s.execute(
-            update(Account).where(Account.player_id.in_(ids)).values(silver=Account.silver)
-        )
+        await _write_first(s)
     else:
         q = q.order_by(Account.player_id).with_for_update()
-    rows = (await s.execute(q)).all()
+    rows = (await c.execute(q)).all()
     await _pause_point(s)
     return {int(p): (int(b), int(r)) for p, b, r in rows}
 
@@ -266,9 +292,12 @@ async def _lock(s: AsyncSession, player_ids: Sequence[int]) -> dict[int, tuple[i
 async def _write_first(s: AsyncSession) -> None:
     """SQLite: take the database's write lock before any read of this transaction (a no-op
     write), so checks such as "already settled?" run under the lock. PostgreSQL locks rows
-    instead (:func:`_lock`)."""
-    if _dialect(s) == "sqlite":
-        await s.execute(update(Account).where(Account.player_id == -1).values(rating=0))
+    instead (:func:`_lock`). A session whose transaction has written already says so in
+    ``info["write_locked"]`` (the store's hand end does), and needs no second write."""
+    if s.info.get("write_locked") or _dialect(s) != "sqlite":
+        return
+    await (await s.connection()).execute(_NO_OP_WRITE)
+    s.info["write_locked"] = True
 
 
 def _ledger_row(
@@ -500,29 +529,29 @@ async def settle_hand(
     payer pays what they have and the winners get what was paid), then the fee is burned
     down to 0; ratings move by the points (floored at 0); per-profile statistics and the
     per-seat hand results are written for history and leaderboards."""
-    if await _begin_settlement(s, hand_id):
-        return None
-    hand = (
-        await s.execute(
-            select(
-                HandRow.table_id,
-                HandRow.profile,
-                HandRow.players,
-                HandRow.seat_players,
-                HandRow.bot_kinds,
-            ).where(HandRow.id == hand_id)
-        )
-    ).first()
-    if hand is None:
+    await _write_first(s)
+    # one read: the hand, its table's stakes, and whether it is settled already (the
+    # settlements table is keyed by hand: a hand settles exactly once)
+    c = await s.connection()
+    hand = (await c.execute(_SETTLE_READ, {"h": hand_id})).first()
+    if hand is None:  # (a settlement row cannot outlive its hand: a foreign key)
         raise EconomyError("no_hand", f"no hand {hand_id}")
-    table_id, profile, n, seat_players, bot_kinds = hand
-    seat_players = list(seat_players)
+    if hand.settled is not None:
+        return None
+    table_id, profile, n, bot_kinds = hand.table_id, hand.profile, hand.players, hand.bot_kinds
+    seat_players = list(hand.seat_players)
     payments = [int(x) for x in (score or {}).get("payments") or [0] * n]
     if len(payments) != n or len(seat_players) != n:
         raise EconomyError("bad_hand", f"hand {hand_id}: payments/seats do not match {n} seats")
     winner = (result or {}).get("winner")
-    stakes = await get_stakes(s, table_id)
-    house, practice = seat_modes(seat_players, await house_bots_of(s, table_id))
+    stakes = (
+        None
+        if hand.stake is None
+        else Stakes(
+            *(int(x) for x in (hand.stake, hand.base, hand.fee, hand.cap, hand.min_balance))
+        )
+    )
+    house, practice = seat_modes(seat_players, bool(hand.house_bots))
     locked = await _lock(s, [p for p in seat_players if p is not None])
     acct = [p is not None and p in locked for p in seat_players]
     before = [locked[p][0] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
@@ -573,17 +602,17 @@ async def settle_hand(
             }
         )
     if ledger:
-        await s.execute(insert(LedgerRow), ledger)
+        await c.execute(insert(LedgerRow), ledger)
     house_rows = [
         {"hand_id": hand_id, "seat": seat, "amount": transfers[seat], "created_at": now}
         for seat in range(n)
         if house[seat] and stakes is not None and transfers[seat]
     ]
     if house_rows:
-        await s.execute(insert(HouseLedgerRow), house_rows)
+        await c.execute(insert(HouseLedgerRow), house_rows)
     if balances:
         t = cast(Table, Account.__table__)
-        await s.execute(
+        await c.execute(
             update(t)
             .where(t.c.player_id == bindparam("b_pid"))
             .values(silver=bindparam("b_silver"), rating=bindparam("b_rating")),
@@ -591,7 +620,7 @@ async def settle_hand(
         )
     await _bump_stats(s, profile, stats)
     if results:
-        await s.execute(insert(HandResultRow), results)
+        await c.execute(insert(HandResultRow), results)
     # the skill rating by placement (bots fixed), after the accounts' locks (rating.py)
     skills = await skill.rate_hand(s, profile, seat_players, bot_kinds, payments)
     detail = {
@@ -613,7 +642,7 @@ async def settle_hand(
         "level_ups": level_ups,
         "skill": skills,
     }
-    await s.execute(
+    await c.execute(
         insert(SettlementRow).values(
             hand_id=hand_id, kind="hand", detail=detail, created_at=utcnow()
         )

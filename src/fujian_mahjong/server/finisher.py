@@ -114,7 +114,10 @@ class Finisher:
             "match_over": match_over,
         }
         fx = Effects(
-            writes=[
+            # the match's record, unless it was committed with the hand's end (table.flush)
+            writes=[]
+            if h.match_stored
+            else [
                 FinishMatchHand(
                     t.match_id or 0, t.match.hands_played, tuple(t.match.totals), match_over
                 )

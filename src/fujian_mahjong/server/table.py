@@ -851,11 +851,27 @@ class TableActor:
         g = h.game
         events = g.events[h.persisted :]
         finish = None
+        m = self.match
         if g.is_over():
             v = g.view(0)
             finish = {"result": v.get("result"), "score": v.get("score")}
+            sc = g.score()
+            if m is not None and self.match_id is not None and sc is not None:
+                # R9: the match's row as it will be once the hand is recorded (the finisher
+                # records it in memory after this commit: nothing shows it before)
+                played, totals = m.hands_played, list(m.totals)
+                if m.current is g:
+                    played += 1
+                    totals = [t + p for t, p in zip(totals, sc.payments, strict=True)]
+                finish["match"] = {
+                    "match_id": self.match_id,
+                    "hands_played": played,
+                    "totals": totals,
+                    "over": played >= self.cfg.hands,
+                }
         await self.store.append_events(h.id, h.persisted, events, finish=finish)
         h.persisted = len(g.events)
+        h.match_stored = finish is not None and "match" in finish
 
     # ------------------------------------------------------------------ automatic acts
 

@@ -85,6 +85,8 @@ class HandState:
     notices_sent: int = 0
     end_sent: bool = False
     voided: bool = False
+    # the match's record of this hand was committed with the hand's end (Store.append_events)
+    match_stored: bool = False
     # the opening (docs/protocol.md, "The opening"): when it ends on the table's clock (0:
     # none), and whether the hand has been shown to every seat yet (the deal's pause over)
     opening_until: float = 0.0

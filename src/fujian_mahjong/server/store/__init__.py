@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 import orjson
-from sqlalchemy import Table, delete, event, insert, select, text, update
+from sqlalchemy import Table, Update, bindparam, delete, event, insert, select, text, update
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -68,6 +68,30 @@ __all__ = [
 
 # the hot write: each batch of events (group commit) as one executemany
 _EVENTS_INSERT = insert(cast(Table, EventRow.__table__))
+_HANDS = cast(Table, HandRow.__table__)
+# a hand's end (Core statements on the session's connection: the ORM's statement path cost
+# more than the write at every hand's end; docs/architecture.md)
+_HAND_OVER = (
+    update(_HANDS)
+    .where(_HANDS.c.id == bindparam("h_id"))
+    .values(
+        status="over",
+        result=bindparam("h_result"),
+        score=bindparam("h_score"),
+        ended_at=bindparam("h_ended"),
+    )
+)
+
+
+def _match_update(match_id: int, hands_played: int, totals: Sequence[int], over: bool) -> Update:
+    """The match row's record of its hands (R9): hands played, totals, and at the last
+    hand its end."""
+    t = cast(Table, MatchRow.__table__)
+    values: dict[str, Any] = {"hands_played": hands_played, "totals": list(totals)}
+    if over:
+        values["status"] = "over"
+        values["ended_at"] = utcnow()
+    return update(t).where(t.c.id == match_id).values(**values)
 
 
 def hash_token(token: str) -> str:
@@ -602,13 +626,14 @@ class Store:
     async def finish_match_hand(
         self, match_id: int, hands_played: int, totals: list[int], over: bool
     ) -> None:
+        """The match's record of a finished hand (hands played, totals; ``over``: the
+        match's end). A hand's end stored by ``append_events`` with ``finish["match"]``
+        writes the same in its own transaction."""
         async with self.write() as s:
             await self._fence(s, match_id=match_id)
-            values: dict[str, Any] = {"hands_played": hands_played, "totals": totals}
-            if over:
-                values["status"] = "over"
-                values["ended_at"] = utcnow()
-            await s.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
+            await (await s.connection()).execute(
+                _match_update(match_id, hands_played, totals, over)
+            )
 
     async def end_match(self, match_id: int | None, totals: list[int], leaver: int | None) -> None:
         if match_id is None:
@@ -645,24 +670,27 @@ class Store:
         (server/rating.py)."""
         async with self.write() as s:
             await self._fence(s, table_id)
-            h = HandRow(
-                match_id=match_id,
-                table_id=table_id,
-                number=number,
-                profile=profile,
-                players=players,
-                dealer=dealer,
-                streak=streak,
-                seed=seed,
-                seed_sha256=seed_sha256,
-                status="playing",
-                seat_players=seat_players,
-                bot_kinds=bot_kinds,
-                created_at=utcnow(),
+            # a Core insert (the ORM's unit of work cost more than the row, every hand)
+            r = await (await s.connection()).execute(
+                insert(_HANDS).values(
+                    match_id=match_id,
+                    table_id=table_id,
+                    number=number,
+                    profile=profile,
+                    players=players,
+                    dealer=dealer,
+                    streak=streak,
+                    seed=seed,
+                    seed_sha256=seed_sha256,
+                    status="playing",
+                    seat_players=seat_players,
+                    bot_kinds=bot_kinds,
+                    created_at=utcnow(),
+                )
             )
-            s.add(h)
-            await s.flush()
-            return h.id
+            key = r.inserted_primary_key
+            assert key is not None
+            return int(key[0])
 
     async def void_hand(self, hand_id: int, leaver: int | None = None) -> None:
         async with self.write() as s:
@@ -686,8 +714,9 @@ class Store:
         finish: dict[str, Any] | None = None,
     ) -> None:
         """Store events ``start…`` of a hand (and, with ``finish``, mark it over with its
-        result and score) — committed when this returns. Appends from many tables share
-        one transaction (group commit)."""
+        ``result`` and ``score``, settle it, and with ``finish["match"]`` — the keywords of
+        ``finish_match_hand`` — record it in its match, all in one transaction) — committed
+        when this returns. Appends from many tables share one transaction (group commit)."""
         rows = [{"hand_id": hand_id, "seq": start + i, "data": e} for i, e in enumerate(events)]
         fin = None if finish is None else {"hand_id": hand_id, **finish}
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -754,16 +783,22 @@ class Store:
                     await conn.execute(_EVENTS_INSERT, rows)
                 for _rows, fin, _fut in batch:
                     if fin is not None:
-                        await s.execute(
-                            update(HandRow)
-                            .where(HandRow.id == fin["hand_id"])
-                            .values(
-                                status="over",
-                                result=fin.get("result"),
-                                score=fin.get("score"),
-                                ended_at=utcnow(),
-                            )
+                        conn = await s.connection()
+                        await conn.execute(
+                            _HAND_OVER,
+                            {
+                                "h_id": fin["hand_id"],
+                                "h_result": fin.get("result"),
+                                "h_score": fin.get("score"),
+                                "h_ended": utcnow(),
+                            },
                         )
+                        # SQLite: this transaction holds the write lock now (economy.py)
+                        s.info["write_locked"] = True
+                        match = fin.get("match")
+                        if match is not None:
+                            # the match's record of the hand, with the hand's end
+                            await conn.execute(_match_update(**match))
                         # R11: the hand is settled in this same transaction, once
                         if self.settlement is not None:
                             await self.settlement.settle_hand(
