@@ -660,9 +660,10 @@ async def _bump_stats(
     if not hands:
         return
     pids = sorted({pid for pid, _p, _w in hands})
+    c = await s.connection()  # Core statements (the settlement's, settle_hand)
     have = {
         int(pid): (int(r), int(h), int(w))
-        for pid, r, h, w in await s.execute(
+        for pid, r, h, w in await c.execute(
             select(
                 ProfileStatRow.player_id,
                 ProfileStatRow.rating,
@@ -686,10 +687,10 @@ async def _bump_stats(
         if pid in have
     ]
     if fresh:
-        await s.execute(insert(ProfileStatRow), fresh)
+        await c.execute(insert(ProfileStatRow), fresh)
     if old:
         t = cast(Table, ProfileStatRow.__table__)
-        await s.execute(
+        await c.execute(
             update(t)
             .where(t.c.player_id == bindparam("s_pid"), t.c.profile == profile)
             .values(

@@ -134,11 +134,15 @@ async def _ensure_rows(s: AsyncSession, profile: str, ids: Sequence[int]) -> Non
     if _dialect(s) == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        await s.execute(pg_insert(SkillRow).values(values).on_conflict_do_nothing())
+        await (await s.connection()).execute(
+            pg_insert(SkillRow).values(values).on_conflict_do_nothing()
+        )
     else:
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        await s.execute(sqlite_insert(SkillRow).values(values).on_conflict_do_nothing())
+        await (await s.connection()).execute(
+            sqlite_insert(SkillRow).values(values).on_conflict_do_nothing()
+        )
 
 
 async def rate_hand(
@@ -169,7 +173,10 @@ async def rate_hand(
     )
     if _dialect(s) != "sqlite":
         q = q.with_for_update()
-    stored = {int(p): (float(mu), float(sg), int(n)) for p, mu, sg, n in await s.execute(q)}
+    stored = {
+        int(p): (float(mu), float(sg), int(n))
+        for p, mu, sg, n in await (await s.connection()).execute(q)
+    }
     before: list[tuple[float, float]] = []
     for seat, pid in enumerate(seat_players):
         if pid is None:
@@ -201,7 +208,7 @@ async def rate_hand(
         )
     t = cast(Table, SkillRow.__table__)
     # one statement for every human of the hand (each statement is a round trip)
-    await s.execute(
+    await (await s.connection()).execute(
         update(t)
         .where(t.c.player_id == bindparam("k_pid"), t.c.profile == profile)
         .values(
