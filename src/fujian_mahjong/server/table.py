@@ -11,6 +11,8 @@ leave, bots), and the pump — and it delegates to parts with files of their own
 * ``attendance.py``: a connection joining (a seat, or to watch), leaving, losing its socket;
 * ``pause.py``: the claim pause — when it starts, who was asked, when it ends;
 * ``restore.py``: the table after a restart, from its rows;
+* ``recovery.py``: a store fault — the table degraded, the failed step retried with
+  back-off, the game going on once the store answers;
 * ``hints.py``: a seat's hint, checked and answered on the actor, searched outside it;
 * ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock (its
   plan returned as timers, which the actor sets); the claim pause's length (``ClaimPace``:
@@ -64,10 +66,11 @@ from fujian_mahjong.server.mailbox import Mailbox
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.pause import Pause
 from fujian_mahjong.server.presenter import Presenter, public_view
+from fujian_mahjong.server.recovery import Recovery
 from fujian_mahjong.server.restore import rebuild, restored
 from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
 from fujian_mahjong.server.seating import Seating
-from fujian_mahjong.server.social import VOTE_TIMER, Social
+from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 
@@ -129,9 +132,8 @@ class TableActor:
         self.actions = 0  # decisions applied (for the benchmark)
         self.busy = False
         # the store failed: nothing new is shown, timers are stopped, the failed step is
-        # retried with back-off until it succeeds (docs/architecture.md, faults)
-        self.degraded = False
-        self.failures = 0
+        # retried with back-off until it succeeds (server/recovery.py)
+        self.recovery = Recovery(self)
         self.pending_leave: int | None = None
         self.pause = Pause(cfg, settings)  # the claim pause (server/pause.py)
         self.hints = Hints(self)  # a seat's hint (server/hints.py)
@@ -187,7 +189,7 @@ class TableActor:
             except Exception as e:
                 # no exception may leave the table without a next step: the failed step is
                 # retried (a store fault), and until then nothing about it is shown
-                self._failed(e)
+                self.recovery.failed(e)
             finally:
                 self.busy = False
             if self.status == "closed" and not self.queue:
@@ -294,98 +296,13 @@ class TableActor:
 
     # ------------------------------------------------------------------ faults
 
-    def _failed(self, e: BaseException) -> None:
-        self.failures += 1
-        delay = min(5.0, 0.1 * 2 ** min(self.failures - 1, 6))
-        if self.failures == 1 or self.failures % 50 == 0:
-            log.warning(
-                "table %s: a step failed (%s: %s); retrying in %.1f s",
-                self.id,
-                type(e).__name__,
-                str(e).splitlines()[0][:200] if str(e) else "",
-                delay,
-                exc_info=self.failures == 1,
-            )
-        if self.status == "closed":
-            return
-        if not self.degraded:
-            self.degraded = True
-            # timers stop: no deadline or bot fires into a broken store (a disconnected
-            # player's grace period too: nobody is made a leaver by the server's fault);
-            # a dissolve vote still ends on time (it writes nothing, server/social.py)
-            self.sched.cancel_all(keep=(VOTE_TIMER,))
-            self.sched.scheduled.clear()
-            self.broadcast(self._status_msg("failing"))
-        self.sched.later("retry", delay, C.Recover())
-
-    def _status_msg(self, store: str) -> dict[str, Any]:
-        if store == "failing":
-            return {
-                "type": "status",
-                "table": self.id,
-                "store": "failing",
-                "message": "the server cannot save the game; waiting",
-                "message_zh": "服务器暂时无法保存牌局, 请稍候",
-            }
-        return {
-            "type": "status",
-            "table": self.id,
-            "store": "ok",
-            "message": "the game continues",
-            "message_zh": "牌局继续",
-        }
+    @property
+    def degraded(self) -> bool:
+        """The store failed and the table waits for it (server/recovery.py)."""
+        return self.recovery.degraded
 
     async def _recover(self) -> None:
-        """Retry whatever failed: a pending leave, a match or hand to start, the end of a
-        hand, or the pump with its unsaved events."""
-        if self.status == "closed":
-            return
-        if self.social.agreed is not None:  # a dissolution by vote (server/social.py)
-            await self.effect(await self.social.try_dissolve())
-            if self.status == "closed":
-                self._recovered()
-                return
-        if self.pending_leave is not None:
-            await self.effect(await self.finisher.end_match(leaver=self.pending_leave))
-            if self.status == "closed":
-                self._recovered()
-                return
-        elif self.hand is None and self.status in ("open", "between"):
-            await self._maybe_start()
-        elif self.hand is not None and not self.hand.end_sent and self.hand.game.is_over():
-            h = self.hand
-            if len(h.game.events) > h.persisted:
-                await self.flush(h)
-            if self.clock.now() >= h.hold_until:
-                await self.effect(self.finisher.hand_over(h))
-        await self._pump()
-        self._recovered()
-
-    def _recovered(self) -> None:
-        if not self.degraded:
-            self.failures = 0
-            return
-        self.degraded = False
-        self.failures = 0
-        self.sched.cancel("retry")
-        # fresh deadlines from now: a player loses no time to the server's fault
-        self.sched.deadlines.clear()
-        self.sched.scheduled.clear()
-        self.broadcast(self._status_msg("ok"))
-        now = self.clock.now()
-        for i, s in enumerate(self.seats):
-            if s.human and s.conn is None and self.status != "closed":
-                self.sched.later(("grace", i), self.settings.grace_s, C.GraceOver(i))
-                s.disconnected_at = now
-        h = self.hand
-        if h is not None and self.status == "playing":
-            held = now < h.hold_until
-            for c in self.conns():
-                self.presenter.refresh(c, h)
-            if held:
-                self.sched.later("hold", h.hold_until - now, C.Pump())
-            if not h.game.is_over():
-                self._plan(h, held)
+        await self.recovery.recover()
 
     # ------------------------------------------------------------------ public info
 
