@@ -6,6 +6,9 @@ tests/test_server_persist.py's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from fujian_mahjong.engine import Game
@@ -67,3 +70,45 @@ def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:
     fresh = _played("restore-test", 0)
     with pytest.raises(MahjongError, match=f"hand 11: stored event {bad}"):
         rebuild(fresh, events, 11)
+
+
+def test_a_restart_inside_the_last_hands_pause_still_ends_the_match(tmp_path: Path) -> None:
+    """R9/R11: the last hand's end is committed (with its settlement and the match's record
+    of it) and the table holds its claim pause before hand_end; a restart then finds the
+    match still to end — its rows load, and the restore ends it (``FinishMatch``), never an
+    open table with no match."""
+    import asyncio
+
+    from tests.inproc import running
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=1)
+            await h.seat(me, tid)
+            await h.ready(me)
+            store = h.store
+            real = store.append_events
+            seen: dict[str, Any] = {}
+
+            async def append_events(*a: Any, **kw: Any) -> Any:
+                out = await real(*a, **kw)
+                if kw.get("finish") is not None and not seen:
+                    [seen["rows"]] = await store.load_live_tables({tid})  # as on a restart
+                return out
+
+            store.append_events = append_events
+            await me.send({"type": "auto", "on": True})
+            for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
+                if seen:
+                    break
+                await h.advance(0.5)
+            assert seen and not me.of_type("hand_end")
+            rows = seen["rows"]
+            assert rows["match"] is not None
+            cfg = h.lobby.tables[tid].cfg
+            r = restored(rows, cfg, h.deals, now=0.0, grace_s=120.0)
+            assert r.status == "between" and r.match is not None
+            assert r.match.hands_played == 1 and C.FinishMatch() in r.then
+
+    asyncio.run(main())

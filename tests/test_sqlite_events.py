@@ -88,3 +88,26 @@ def test_a_fault_before_the_commit_writes_nothing_and_is_a_store_fault(tmp_path:
             await store.close()
 
     asyncio.run(main())
+
+
+def test_the_write_lock_mark_belongs_to_one_transaction(tmp_path: Path) -> None:
+    """``mark_write_lock`` (a transaction that has written holds SQLite's write lock, and the
+    settlement skips its no-op write, economy._write_first) says nothing of the session's
+    next transaction."""
+    from fujian_mahjong.server.store import holds_write_lock, mark_write_lock
+
+    async def main() -> None:
+        store, _hid = await _store(tmp_path)
+        try:
+            async with store.sessions() as s:
+                async with s.begin():
+                    assert not holds_write_lock(s)
+                    mark_write_lock(s)
+                    assert holds_write_lock(s)
+                assert not holds_write_lock(s)  # no transaction
+                async with s.begin():
+                    assert not holds_write_lock(s)  # a new one has written nothing
+        finally:
+            await store.close()
+
+    asyncio.run(main())

@@ -45,6 +45,7 @@ from fujian_mahjong.rules import BUILTIN, get_profile
 from fujian_mahjong.scoring import Level, level_for, settle, settle_leaver
 from fujian_mahjong.scoring.settlement import update_rating
 from fujian_mahjong.server import rating as skill
+from fujian_mahjong.server.store import holds_write_lock, mark_write_lock
 from fujian_mahjong.server.store.economy_models import (
     LEDGER_KINDS,
     Account,
@@ -292,12 +293,12 @@ async def _lock(s: AsyncSession, player_ids: Sequence[int]) -> dict[int, tuple[i
 async def _write_first(s: AsyncSession) -> None:
     """SQLite: take the database's write lock before any read of this transaction (a no-op
     write), so checks such as "already settled?" run under the lock. PostgreSQL locks rows
-    instead (:func:`_lock`). A session whose transaction has written already says so in
-    ``info["write_locked"]`` (the store's hand end does), and needs no second write."""
-    if s.info.get("write_locked") or _dialect(s) != "sqlite":
+    instead (:func:`_lock`). A session whose transaction has written already says
+    so (``store.mark_write_lock``: the store's hand end does), and needs no second write."""
+    if _dialect(s) != "sqlite" or holds_write_lock(s):
         return
     await (await s.connection()).execute(_NO_OP_WRITE)
-    s.info["write_locked"] = True
+    mark_write_lock(s)
 
 
 def _ledger_row(

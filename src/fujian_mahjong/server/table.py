@@ -775,7 +775,9 @@ class TableActor:
             sc = g.score()
             if m is not None and self.match_id is not None and sc is not None:
                 # R9: the match's row as it will be once the hand is recorded (the finisher
-                # records it in memory after this commit: nothing shows it before)
+                # records it in memory after this commit: nothing shows it before). Never
+                # "over" here: the match's end is its own write (EndMatch, with the table's
+                # close), so a restart inside the last hand's pause still finds the match
                 played, totals = m.hands_played, list(m.totals)
                 if m.current is g:
                     played += 1
@@ -784,7 +786,7 @@ class TableActor:
                     "match_id": self.match_id,
                     "hands_played": played,
                     "totals": totals,
-                    "over": played >= self.cfg.hands,
+                    "over": False,
                 }
         await self.store.append_events(h.id, h.persisted, events, finish=finish)
         h.persisted = len(g.events)

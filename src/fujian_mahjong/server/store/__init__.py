@@ -83,6 +83,18 @@ _HAND_OVER = (
 )
 
 
+def mark_write_lock(s: AsyncSession) -> None:
+    """This session's transaction has written (on SQLite: it holds the database's write
+    lock until it ends). Kept as the transaction itself, so it says nothing of a later one."""
+    s.info["write_locked"] = s.sync_session.get_transaction()
+
+
+def holds_write_lock(s: AsyncSession) -> bool:
+    """Whether this session's current transaction has written already (``mark_write_lock``)."""
+    tx = s.sync_session.get_transaction()
+    return tx is not None and s.info.get("write_locked") is tx
+
+
 def _match_update(match_id: int, hands_played: int, totals: Sequence[int], over: bool) -> Update:
     """The match row's record of its hands (R9): hands played, totals, and at the last
     hand its end."""
@@ -628,7 +640,7 @@ class Store:
     ) -> None:
         """The match's record of a finished hand (hands played, totals; ``over``: the
         match's end). A hand's end stored by ``append_events`` with ``finish["match"]``
-        writes the same in its own transaction."""
+        writes its record in the hand's own transaction instead (never its end)."""
         async with self.write() as s:
             await self._fence(s, match_id=match_id)
             await (await s.connection()).execute(
@@ -794,7 +806,7 @@ class Store:
                             },
                         )
                         # SQLite: this transaction holds the write lock now (economy.py)
-                        s.info["write_locked"] = True
+                        mark_write_lock(s)
                         match = fin.get("match")
                         if match is not None:
                             # the match's record of the hand, with the hand's end
