@@ -112,3 +112,44 @@ def test_a_restart_inside_the_last_hands_pause_still_ends_the_match(tmp_path: Pa
             assert r.match.hands_played == 1 and C.FinishMatch() in r.then
 
     asyncio.run(main())
+
+
+def test_a_restart_between_the_matchs_end_and_the_tables_close_closes_the_table(
+    tmp_path: Path,
+) -> None:
+    """The match's end (``EndMatch``) is committed and the table's close is not (a crash
+    between the two writes): the table's rows say so (``ended``), and the restore closes it
+    rather than opening it again for a new match."""
+    import asyncio
+
+    from tests.inproc import running
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=1)
+            await h.seat(me, tid)
+            await h.ready(me)
+            cfg = h.lobby.tables[tid].cfg  # (the lobby forgets the table once it closes)
+            store = h.store
+            real = store.end_match
+            seen: dict[str, Any] = {}
+
+            async def end_match(*a: Any, **kw: Any) -> Any:
+                out = await real(*a, **kw)
+                if not seen:
+                    [seen["rows"]] = await store.load_live_tables({tid})  # as on a restart
+                return out
+
+            store.end_match = end_match
+            await me.send({"type": "auto", "on": True})
+            for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
+                if seen:
+                    break
+                await h.advance(0.5)
+            rows = seen["rows"]
+            assert rows["match"] is None and rows["ended"]
+            r = restored(rows, cfg, h.deals, now=0.0, grace_s=120.0)
+            assert r.then == [C.Close("match over")] and r.timers == []
+
+    asyncio.run(main())

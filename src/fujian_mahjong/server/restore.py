@@ -68,6 +68,10 @@ def restored(
     out.timers = [(("grace", i), grace_s, C.GraceOver(i)) for i, s in seats if s.human]
     match = rows.get("match")
     if match is None:
+        if rows.get("ended"):
+            # its match ended (EndMatch committed) but the table's close did not: it closes
+            out.then.append(C.Close("match over"))
+            out.timers = []
         return out
     out.match_id = match["id"]
     m = deals.restore_match(cfg.profile, cfg.players, match["seed"], match["first_dealer"])

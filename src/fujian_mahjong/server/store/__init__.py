@@ -934,7 +934,7 @@ class Store:
     async def load_live_tables(self, only: set[int] | None = None) -> list[dict[str, Any]]:
         """Every table not closed (``only``: of these ids), with its seats, its current
         match (finished hands' logs) and its unfinished hand with the stored events — what a
-        restart needs."""
+        restart needs; ``ended``: the table is in play but its match has ended."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         out: list[dict[str, Any]] = []
@@ -1018,5 +1018,8 @@ class Store:
                         "first_dealer": m.first_dealer,
                         "finished": finished,
                     }
+                # a table in play whose match is not: its match ended and the table's close
+                # was not stored yet (a crash between the two writes); restore.py closes it
+                entry["ended"] = t.status == "playing" and m is None
                 out.append(entry)
         return out
