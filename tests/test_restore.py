@@ -6,6 +6,7 @@ tests/test_server_persist.py's."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,46 +73,58 @@ def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:
         rebuild(fresh, events, 11)
 
 
-def test_a_restart_inside_the_last_hands_pause_still_ends_the_match(tmp_path: Path) -> None:
-    """R9/R11: the last hand's end is committed (with its settlement and the match's record
-    of it) and the table holds its claim pause before hand_end; a restart then finds the
-    match still to end — its rows load, and the restore ends it (``FinishMatch``), never an
-    open table with no match."""
+def _rows_just_after(
+    tmp_path: Path, write: str, when: Callable[[dict[str, Any]], bool]
+) -> tuple[dict[str, Any], TableConfig, Any, bool]:
+    """A one-hand match, a human in 托管 and three bots (in-process, a fake clock): the
+    table's rows as a restart would load them right after the store's first ``write`` whose
+    keywords pass ``when`` commits — with the table's config, the deal source, and whether
+    ``hand_end`` had gone out by then."""
     import asyncio
 
     from tests.inproc import running
 
-    async def main() -> None:
+    async def main() -> tuple[dict[str, Any], TableConfig, Any, bool]:
         async with running(tmp_path) as h:
             me = await h.guest("me")
             tid = await h.table(me, bots=3, hands=1)
             await h.seat(me, tid)
             await h.ready(me)
-            store = h.store
-            real = store.append_events
+            cfg = h.lobby.tables[tid].cfg  # (the lobby forgets the table once it closes)
+            real = getattr(h.store, write)
             seen: dict[str, Any] = {}
 
-            async def append_events(*a: Any, **kw: Any) -> Any:
+            async def spy(*a: Any, **kw: Any) -> Any:
                 out = await real(*a, **kw)
-                if kw.get("finish") is not None and not seen:
-                    [seen["rows"]] = await store.load_live_tables({tid})  # as on a restart
+                if when(kw) and not seen:
+                    [seen["rows"]] = await h.store.load_live_tables({tid})  # as on a restart
+                    seen["told"] = bool(me.of_type("hand_end"))
                 return out
 
-            store.append_events = append_events
+            setattr(h.store, write, spy)
             await me.send({"type": "auto", "on": True})
             for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
                 if seen:
                     break
                 await h.advance(0.5)
-            assert seen and not me.of_type("hand_end")
-            rows = seen["rows"]
-            assert rows["match"] is not None
-            cfg = h.lobby.tables[tid].cfg
-            r = restored(rows, cfg, h.deals, now=0.0, grace_s=120.0)
-            assert r.status == "between" and r.match is not None
-            assert r.match.hands_played == 1 and C.FinishMatch() in r.then
+            assert seen, f"no {write} was reached"
+            return seen["rows"], cfg, h.deals, seen["told"]
 
-    asyncio.run(main())
+    return asyncio.run(main())
+
+
+def test_a_restart_inside_the_last_hands_pause_still_ends_the_match(tmp_path: Path) -> None:
+    """R9/R11: the last hand's end is committed (with its settlement and the match's record
+    of it) and the table holds its claim pause before hand_end; a restart then finds the
+    match still to end — its rows load, and the restore ends it (``FinishMatch``), never an
+    open table with no match."""
+    rows, cfg, deals, told = _rows_just_after(
+        tmp_path, "append_events", lambda kw: kw.get("finish") is not None
+    )
+    assert not told and rows["match"] is not None
+    r = restored(rows, cfg, deals, now=0.0, grace_s=120.0)
+    assert r.status == "between" and r.match is not None
+    assert r.match.hands_played == 1 and C.FinishMatch() in r.then
 
 
 def test_a_restart_between_the_matchs_end_and_the_tables_close_closes_the_table(
@@ -120,36 +133,7 @@ def test_a_restart_between_the_matchs_end_and_the_tables_close_closes_the_table(
     """The match's end (``EndMatch``) is committed and the table's close is not (a crash
     between the two writes): the table's rows say so (``ended``), and the restore closes it
     rather than opening it again for a new match."""
-    import asyncio
-
-    from tests.inproc import running
-
-    async def main() -> None:
-        async with running(tmp_path) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3, hands=1)
-            await h.seat(me, tid)
-            await h.ready(me)
-            cfg = h.lobby.tables[tid].cfg  # (the lobby forgets the table once it closes)
-            store = h.store
-            real = store.end_match
-            seen: dict[str, Any] = {}
-
-            async def end_match(*a: Any, **kw: Any) -> Any:
-                out = await real(*a, **kw)
-                if not seen:
-                    [seen["rows"]] = await store.load_live_tables({tid})  # as on a restart
-                return out
-
-            store.end_match = end_match
-            await me.send({"type": "auto", "on": True})
-            for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
-                if seen:
-                    break
-                await h.advance(0.5)
-            rows = seen["rows"]
-            assert rows["match"] is None and rows["ended"]
-            r = restored(rows, cfg, h.deals, now=0.0, grace_s=120.0)
-            assert r.then == [C.Close("match over")] and r.timers == []
-
-    asyncio.run(main())
+    rows, cfg, deals, _told = _rows_just_after(tmp_path, "end_match", lambda kw: True)
+    assert rows["match"] is None and rows["ended"]
+    r = restored(rows, cfg, deals, now=0.0, grace_s=120.0)
+    assert r.then == [C.Close("match over")] and r.timers == []
