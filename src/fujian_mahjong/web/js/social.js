@@ -260,6 +260,7 @@ export function mountSocial(container, ctx) {
     if (!v.result && v.deadlineAt !== null && performance.now() >= v.deadlineAt) {
       v.result = "expired";
       renderVote();
+      render(); // the 解散 button is enabled again
     }
   };
 
@@ -306,7 +307,7 @@ export function mountSocial(container, ctx) {
         h("button", { class: "primary", dataset: { action: "dissolve-accept" }, onclick: () => ctx.send({ type: "dissolve", accept: true }) }, t("lobby.accept")),
       );
     }
-    if (v.result) buttons.push(h("button", { class: "secondary", dataset: { action: "dissolve-close" }, onclick: () => { st.vote = null; renderVote(); } }, t("lobby.ok")));
+    if (v.result) buttons.push(h("button", { class: "secondary", dataset: { action: "dissolve-close" }, onclick: () => { st.vote = null; renderVote(); render(); } }, t("lobby.ok")));
     voteLayer.append(
       h(
         "div",
@@ -420,8 +421,10 @@ export function mountSocial(container, ctx) {
           onChat(msg);
           return;
         case "dissolve":
+          // the vote's dialog, and the 解散 button disabled while a vote is open (render
+          // below): a vote that ends must enable it at once, not at the next unrelated message
           onDissolve(msg);
-          return;
+          break;
         case "seated":
           fetchInfo(msg.table);
           break;
