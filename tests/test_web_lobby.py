@@ -552,6 +552,21 @@ def test_create_summary_stake_width_reactions_and_escapes_in_the_profile(
     )
     assert text_w + 30 <= box_w, (text_w, box_w)
     w.close()
+    # the reactions, in the chat of a table that waits for its players: nothing changes
+    # under the click (a hand in play can end at any moment, and its end screen moves the
+    # chat box)
+    other = server.account("表情")
+    waiting = server.table(other["token"], bots=2)
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={other['token']}&table={waiting}")
+    pg.locator("[data-role=waiting-room]").wait_for()
+    pg.click("[data-action=chat]")
+    for rid in ("thumbs_up", "clap"):
+        img = pg.locator(f"[data-role=phrase-list] img[data-reaction={rid}]")
+        expect(img).to_be_visible()
+        assert img.evaluate("el => el.complete && el.naturalWidth > 0")
+    w.close()
     # a hand left mid-way at a room table: listed among the recent hands with its cost
     acc = server.account("profile逃跑")
     tid = server.http("POST", "/api/quickmatch", {"room": "fuzhou-tcy:novice"}, acc["token"])[
@@ -561,12 +576,6 @@ def test_create_summary_stake_width_reactions_and_escapes_in_the_profile(
     pg = w.page
     pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
     pg.locator("[data-role=hand] [data-tile]").first.wait_for()
-    pg.click("[data-action=chat]")
-    for rid in ("thumbs_up", "clap"):
-        img = pg.locator(f"[data-role=phrase-list] img[data-reaction={rid}]")
-        expect(img).to_be_visible()
-        assert img.evaluate("el => el.complete && el.naturalWidth > 0")
-    pg.click("[data-action=chat]")
     pg.click("[data-role=leave]")
     pg.locator("[data-role=leave-warning] [data-action=leave-confirm]").click()
     pg.locator("[data-role=lobby]").wait_for()
