@@ -97,6 +97,15 @@ class Match:
         self.current = g
         return g
 
+    def standing_after(self, game: Game) -> tuple[int, list[int]]:
+        """(hands played, totals) as they are once ``game`` is recorded (R9): what
+        ``record`` makes them for the finished hand this match dealt last, and as they
+        stand for a hand already recorded. Changes nothing (a store writes it first)."""
+        sc = game.score()
+        if game is not self.current or not game.is_over() or sc is None:
+            return self.hands_played, list(self.totals)
+        return self.hands_played + 1, [t + p for t, p in zip(self.totals, sc.payments, strict=True)]
+
     def record(self, game: Game) -> None:
         """Add the hand's payments to the running totals and rotate the dealer (R9).
 
@@ -108,9 +117,8 @@ class Match:
         sc = game.score()
         if not game.is_over() or sc is None:
             raise MahjongError("record() needs a finished hand")
-        for s, p in enumerate(sc.payments):
-            self.totals[s] += p
-            self.ratings[s] = update_rating(self.ratings[s], p)
+        _played, self.totals = self.standing_after(game)
+        self.ratings = [update_rating(r, p) for r, p in zip(self.ratings, sc.payments, strict=True)]
         st = settle(sc.payments, self.balances, self.stake, self.cap, self.fee)
         self.balances = list(st.balances)
         winner = game.win["winner"] if game.win else None

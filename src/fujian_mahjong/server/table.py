@@ -772,16 +772,12 @@ class TableActor:
         if g.is_over():
             v = g.view(0)
             finish = {"result": v.get("result"), "score": v.get("score")}
-            sc = g.score()
-            if m is not None and self.match_id is not None and sc is not None:
+            if m is not None and self.match_id is not None:
                 # R9: the match's row as it will be once the hand is recorded (the finisher
                 # records it in memory after this commit: nothing shows it before). Never
                 # "over" here: the match's end is its own write (EndMatch, with the table's
                 # close), so a restart inside the last hand's pause still finds the match
-                played, totals = m.hands_played, list(m.totals)
-                if m.current is g:
-                    played += 1
-                    totals = [t + p for t, p in zip(totals, sc.payments, strict=True)]
+                played, totals = m.standing_after(g)
                 finish["match"] = {
                     "match_id": self.match_id,
                     "hands_played": played,
