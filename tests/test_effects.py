@@ -135,6 +135,9 @@ class _Table:
     async def end_match(self, *a: Any) -> None:
         await self._w("end_match")
 
+    async def flush(self, h: Any) -> None:
+        await self._w("flush")
+
     async def set_table_status(self, *a: Any) -> None:
         await self._w("set_table_status")
 

@@ -1,7 +1,8 @@
 """One actor per table: an asyncio task draining a command queue, so that no two actions of
-one table ever run concurrently (the lichess model). This file is the actor's shell — the
-queue, the typed commands the socket layer and REST post (join, ready, act, hint, auto,
-leave, bots), and the pump — and it delegates to parts with files of their own:
+one table ever run concurrently (the lichess model; the queue itself is ``actor.py``). This
+file is the table's shell — the one ``match`` over the typed commands the socket layer and
+REST post (join, ready, act, hint, auto, leave, bots), and the pump — and it delegates to
+parts with files of their own:
 
 * ``visibility.py`` (pure): who may see what now, the claim pause (R12 rev 2);
 * ``presenter.py``: each connection's state and the public notices, as far as it may see
@@ -43,26 +44,15 @@ from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
 from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.actor import Actor
 from fujian_mahjong.server.attendance import Attendance
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.deals import DealSource
-from fujian_mahjong.server.effects import (
-    Effects,
-    EndMatch,
-    FinishMatchHand,
-    Flush,
-    RecordDissolution,
-    SetSeat,
-    Settled,
-    TableStatus,
-    VoidHand,
-    Write,
-)
+from fujian_mahjong.server.effects import Effects, Settled, Write
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
-from fujian_mahjong.server.mailbox import Mailbox
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.pause import Pause
 from fujian_mahjong.server.presenter import Presenter, public_view
@@ -73,6 +63,7 @@ from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
+from fujian_mahjong.server.writes import perform
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.settings import Settings
@@ -94,7 +85,7 @@ __all__ = [
 ]
 
 
-class TableActor:
+class TableActor(Actor[TableCommand]):
     """The table's single serialised executor (docs/architecture.md)."""
 
     def __init__(
@@ -106,6 +97,7 @@ class TableActor:
         deals: DealSource,
         on_close: Callable[[TableActor], None] | None = None,
     ) -> None:
+        super().__init__()
         self.cfg = cfg
         self.settings = settings
         self.store = store
@@ -119,9 +111,6 @@ class TableActor:
         self.match_id: int | None = None
         self.hand: HandState | None = None
         self.last_hand_id: int | None = None
-        # the commands to run, in order (None: stop); server/mailbox.py
-        self.queue: Mailbox[tuple[TableCommand, asyncio.Future[Any] | None] | None] = Mailbox()
-        self.task: asyncio.Task[None] | None = None
         self.sched = Scheduler(clock, self.post)
         self.finisher = Finisher(self)
         self.social = Social(self)  # chat and the dissolve vote (server/social.py)
@@ -130,14 +119,12 @@ class TableActor:
         self.presenter = Presenter(self)  # what each connection is shown (server/presenter.py)
         self.seats_dirty = False
         self.actions = 0  # decisions applied (for the benchmark)
-        self.busy = False
         # the store failed: nothing new is shown, timers are stopped, the failed step is
         # retried with back-off until it succeeds (server/recovery.py)
         self.recovery = Recovery(self)
         self.pending_leave: int | None = None
         self.pause = Pause(cfg, settings)  # the claim pause (server/pause.py)
         self.hints = Hints(self)  # a seat's hint (server/hints.py)
-        self._calls: set[asyncio.Future[Any]] = set()  # calls waiting for their answer
         # docs/economy.md: this table's bots play for the house account (set by the lobby)
         self.house_bots = False
         # a room table (quick match, docs/economy.md): a seated human needs no 准备; the
@@ -145,71 +132,40 @@ class TableActor:
         self.auto_ready = False
 
     # ------------------------------------------------------------------ the actor loop
+    # (server/actor.py: the mailbox, submit/ask, a refusal to its caller, a stop)
 
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+    refusals = (TableError, MahjongError)
+
+    @property
+    def task_name(self) -> str:
+        return f"table-{self.id}"
 
     @property
     def id(self) -> int:
         return self.cfg.id
 
-    @property
-    def idle(self) -> bool:
-        """Nothing queued and nothing running (tests wait for this, never for time)."""
-        return not self.busy and not self.queue
+    def closed_error(self) -> Exception:
+        return TableError("table_closed", f"table {self.id} is closed")
 
-    async def _run(self) -> None:
-        try:
-            await self._loop()
-        finally:
-            # the actor has stopped: a call queued behind its end (a hint coming back from
-            # its search, a REST call that raced the stop) is answered, never left waiting
-            for fut in list(self._calls):
-                if not fut.done():
-                    fut.set_exception(TableError("table_closed", f"table {self.id} is closed"))
+    def failed(self, e: Exception) -> None:
+        # no exception may leave the table without a next step: the failed step is retried
+        # (a store fault), and until then nothing about it is shown
+        self.recovery.failed(e)
 
-    async def _loop(self) -> None:
-        while True:
-            item = await self.queue.get()
-            if item is None:
-                return
-            cmd, fut = item
-            self.busy = True
-            try:
-                if self.has_humans:
-                    await self._run_one(cmd, fut)
-                else:
-                    # a table of bots waits for its turn on the event loop before each
-                    # command, and runs it in one of a few slots (its store writes
-                    # included): tables with humans never wait behind a run of bot work
-                    pacer = bot_pacer()
-                    await pacer.turn()
-                    async with pacer.slots:
-                        await self._run_one(cmd, fut)
-            except Exception as e:
-                # no exception may leave the table without a next step: the failed step is
-                # retried (a store fault), and until then nothing about it is shown
-                self.recovery.failed(e)
-            finally:
-                self.busy = False
-            if self.status == "closed" and not self.queue:
-                return  # nothing else will come: the lobby has forgotten this table
+    def finished(self) -> bool:
+        return self.status == "closed"  # nothing else will come: the lobby forgot the table
 
-    async def _run_one(self, cmd: TableCommand, fut: asyncio.Future[Any] | None) -> None:
-        """One command; an answered one's result (or refusal) goes to its caller. A fault
-        (the store) is raised on as well: the table retries what it was doing."""
-        if fut is None:
-            await self._dispatch(cmd)
+    async def _turn(self, cmd: TableCommand, fut: asyncio.Future[Any] | None) -> None:
+        if self.has_humans:
+            await self._run_one(cmd, fut)
             return
-        try:
-            result = await self._dispatch(cmd)
-            if not fut.done():
-                fut.set_result(result)
-        except Exception as e:  # handed to the caller
-            if not fut.done():
-                fut.set_exception(e)
-            if not isinstance(e, TableError | MahjongError):
-                raise
+        # a table of bots waits for its turn on the event loop before each command, and
+        # runs it in one of a few slots (its store writes included): tables with humans
+        # never wait behind a run of bot work
+        pacer = bot_pacer()
+        await pacer.turn()
+        async with pacer.slots:
+            await self._run_one(cmd, fut)
 
     async def _dispatch(self, cmd: TableCommand) -> Any:
         """The one place a command becomes the actor's work (server/commands.py)."""
@@ -266,23 +222,9 @@ class TableActor:
                 return await fn()
         raise TypeError(f"not a table command: {cmd!r}")
 
-    def submit(self, cmd: TableCommand) -> None:
-        """Queue a command (fire and forget)."""
-        self.queue.put((cmd, None))
-
     def post(self, fn: TableCommand | Callable[[], Awaitable[Any]]) -> None:
         """Queue a command, or a collaborator's own step (``commands.Step``)."""
         self.submit(fn if isinstance(fn, C.COMMANDS) else C.Step(fn))
-
-    async def ask(self, cmd: TableCommand) -> Any:
-        """Run a command inside the actor and return its result (TableError is re-raised)."""
-        if self.task is None or self.task.done():
-            raise TableError("table_closed", f"table {self.id} is closed")
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._calls.add(fut)
-        fut.add_done_callback(self._calls.discard)
-        self.queue.put((cmd, fut))
-        return await fut
 
     async def call(self, fn: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``fn`` inside the actor and return its result (``ask`` of a ``Step``)."""
@@ -290,9 +232,7 @@ class TableActor:
 
     async def stop(self) -> None:
         self.sched.cancel_all()
-        if self.task is not None and not self.task.done():
-            self.queue.put(None)
-            await self.task
+        await super().stop()
 
     # ------------------------------------------------------------------ faults
 
@@ -633,33 +573,8 @@ class TableActor:
             await self._dispatch(cmd)
 
     async def _write(self, w: Write) -> None:
-        """One of a decision's store writes (server/effects.py), committed when it returns."""
-        match w:
-            case Flush(h):
-                await self.flush(h)
-            case FinishMatchHand(match_id, played, totals, over):
-                await self.store.finish_match_hand(match_id, played, list(totals), over=over)
-            case VoidHand(hand_id, leaver):
-                await self.store.void_hand(hand_id, leaver)
-            case EndMatch(match_id, totals, leaver):
-                await self.store.end_match(match_id, list(totals), leaver)
-            case TableStatus(status):
-                await self.store.set_table_status(self.id, status)
-            case SetSeat(seat, player_id, bot, bot_kind, free):
-                await self.store.set_seat(
-                    self.id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free
-                )
-            case RecordDissolution(match_id, hand_id, votes, totals, played):
-                async with self.store.table_write(self.id) as db:
-                    await economy.record_dissolution(
-                        db,
-                        table_id=self.id,
-                        match_id=match_id,
-                        hand_id=hand_id,
-                        votes=dict(votes),
-                        totals=list(totals),
-                        hands_played=played,
-                    )
+        """One of a decision's store writes (server/writes.py), committed when it returns."""
+        await perform(self.store, self.id, w, self.flush)
 
     def _take_state(self, fx: Effects) -> None:
         """A decision's state (its writes committed): the hand's and the table's, the seats,

@@ -1,0 +1,61 @@
+"""A table's store writes (server/effects.py's ``Write``s), each committed when ``perform``
+returns: the table actor (server/table.py) runs a decision's writes in order, before
+anything about them is sent, and a write that fails raises (the table's recovery decides
+the step again, server/recovery.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from fujian_mahjong.server import economy
+from fujian_mahjong.server.effects import (
+    EndMatch,
+    FinishMatchHand,
+    Flush,
+    RecordDissolution,
+    SetSeat,
+    TableStatus,
+    VoidHand,
+    Write,
+)
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.store import Store
+    from fujian_mahjong.server.tablestate import HandState
+
+__all__ = ["perform"]
+
+
+async def perform(
+    store: Store,
+    table_id: int,
+    w: Write,
+    flush: Callable[[HandState], Awaitable[None]],
+) -> None:
+    """Carry out one write of table ``table_id`` (``flush``: the table's own, which knows
+    what of the hand is not stored yet)."""
+    match w:
+        case Flush(h):
+            await flush(h)
+        case FinishMatchHand(match_id, played, totals, over):
+            await store.finish_match_hand(match_id, played, list(totals), over=over)
+        case VoidHand(hand_id, leaver):
+            await store.void_hand(hand_id, leaver)
+        case EndMatch(match_id, totals, leaver):
+            await store.end_match(match_id, list(totals), leaver)
+        case TableStatus(status):
+            await store.set_table_status(table_id, status)
+        case SetSeat(seat, player_id, bot, bot_kind, free):
+            await store.set_seat(table_id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free)
+        case RecordDissolution(match_id, hand_id, votes, totals, played):
+            async with store.table_write(table_id) as db:
+                await economy.record_dissolution(
+                    db,
+                    table_id=table_id,
+                    match_id=match_id,
+                    hand_id=hand_id,
+                    votes=dict(votes),
+                    totals=list(totals),
+                    hands_played=played,
+                )
