@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.effects import (
@@ -21,6 +22,7 @@ from fujian_mahjong.server.effects import (
     Settled,
     TableStatus,
 )
+from fujian_mahjong.server.store.models import HandRow, MatchRow
 from tests.inproc import Client, Harness, running
 
 ENDS = ("hand_end", "match_end", "table_closed")
@@ -100,6 +102,52 @@ def test_a_failing_end_write_sends_nothing_then_everything_once(tmp_path: Path, 
             r = await h.http.get(f"/api/hands/{end['hand']}/log?format=json")
             assert r.status_code == 200
             assert table.status == "closed" and table.hand is None
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("write", ["create_match", "set_table_status", "create_hand"])
+def test_a_failing_start_write_shows_nothing_then_starts_the_hand_once(
+    tmp_path: Path, write: str
+) -> None:
+    """A match's first hand (server/dealing.py): the match's row, the table's status or the
+    hand's row fails to be written, and its retries too. Nothing of the hand is shown and the
+    table does not play it; once the store answers, the hand starts once — the same deal
+    (R12: the same seed's hash), one match row, one hand row."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=1)
+            await h.seat(me, tid)
+            table = h.lobby.tables[tid]
+            fault = Broken(h.store, write)
+            await h.ready(me)
+            await h.settle()
+            await h.advance(20)  # retried with back-off, failing each time
+            assert fault.calls >= 3
+            assert me.of_type("hand_start") == [] and me.state is None
+            assert table.hand is None and table.status == "open"
+            assert me.of_type("status")[-1]["store"] == "failing"
+            dealt = table.dealing.pending
+            assert dealt is not None
+            fault.mend()
+            await h.advance(5)
+            await h.settle()
+            starts = me.of_type("hand_start")
+            assert len(starts) == 1 and table.hand is not None
+            assert table.hand.game is dealt.game and table.match is dealt.match
+            assert starts[0]["seed_sha256"] == dealt.game.events[0]["seed_sha256"]
+            assert me.of_type("status")[-1]["store"] == "ok"
+            async with h.store.sessions() as db:
+                matches = (
+                    await db.execute(select(func.count()).where(MatchRow.table_id == tid))
+                ).scalar_one()
+                hands = (
+                    await db.execute(select(func.count()).where(HandRow.table_id == tid))
+                ).scalar_one()
+            assert (matches, hands) == (1, 1)
+            assert table.dealing.pending is None
 
     asyncio.run(main())
 

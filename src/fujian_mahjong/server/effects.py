@@ -1,7 +1,7 @@
 """What a table's part decided, for the actor to carry out (docs/architecture.md, "Effects").
 
 The finisher (server/finisher.py), seating (server/seating.py), attendance
-(server/attendance.py) and the social side
+(server/attendance.py), the hand's start (server/dealing.py) and the social side
 (server/social.py: chat, the dissolve vote, the dissolution) do not write the end of a hand
 or a match or a seat, send its messages, set their timers, change the table's state or
 close it: they read the table and the store and return ``Effects``, and
@@ -10,7 +10,7 @@ close it: they read the table and the store and return ``Effects``, and
 1. the store writes (``writes``: one frozen dataclass each, run in order) — committed before
    anything about them is sent, and when one fails nothing below happens: the table's
    recovery runs the step again, and the part decides again from the unchanged state;
-2. the hand's and the table's state (``end_sent``, ``voided``, ``hand_done``,
+2. the hand's and the table's state (``started``, ``end_sent``, ``voided``, ``hand_done``,
    ``leave_done``, ``between``, the seats that changed: ``seats``), the connections that
    leave (``detach``) or join (``attach``: server/attendance.py), and the scheduler's
    timers (``cancel``, then ``timers``: key, delay, command);
@@ -33,7 +33,7 @@ from fujian_mahjong.server import commands as C
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.conn import Conn
-    from fujian_mahjong.server.tablestate import HandState, Seat
+    from fujian_mahjong.server.tablestate import HandStart, HandState, Seat
 
 __all__ = [
     "Effects",
@@ -44,6 +44,8 @@ __all__ = [
     "Reply",
     "SetSeat",
     "Settled",
+    "StartHand",
+    "StartMatch",
     "TableStatus",
     "VoidHand",
     "Write",
@@ -116,7 +118,32 @@ class SetSeat:
     free: bool = False
 
 
-Write = Flush | FinishMatchHand | VoidHand | EndMatch | TableStatus | RecordDissolution | SetSeat
+@dataclass(frozen=True, slots=True)
+class StartMatch:
+    """The match's row, made once (its id is kept in ``start``), and the table ``playing``."""
+
+    start: HandStart
+    players: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand:
+    """The hand's row, made once (its id is kept in ``start``)."""
+
+    start: HandStart
+
+
+Write = (
+    Flush
+    | FinishMatchHand
+    | VoidHand
+    | EndMatch
+    | TableStatus
+    | RecordDissolution
+    | SetSeat
+    | StartMatch
+    | StartHand
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +174,7 @@ class Effects:
     writes: list[Write] = field(default_factory=list)
     end_sent: HandState | None = None  # its hand_end is among the messages
     voided: HandState | None = None  # its void is among the writes
+    started: HandStart | None = None  # its rows are among the writes: the table's hand now
     hand_done: bool = False  # no hand at the table now: no automatic act, no deadline
     leave_done: bool = False  # the pending leave has been dealt with (the match ended)
     between: bool = False  # between two hands: every seat's 准备 cleared, the seats sent
@@ -166,6 +194,7 @@ class Effects:
         self.writes += other.writes
         self.end_sent = other.end_sent or self.end_sent
         self.voided = other.voided or self.voided
+        self.started = other.started or self.started
         self.hand_done = self.hand_done or other.hand_done
         self.leave_done = self.leave_done or other.leave_done
         self.between = self.between or other.between

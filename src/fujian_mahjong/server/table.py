@@ -9,6 +9,7 @@ parts with files of their own:
   them now, and the opening;
 * ``social.py``: chat and the dissolve vote;
 * ``seating.py``: who sits where before and outside play;
+* ``dealing.py``: a match's and a hand's start (its rows stored before it is shown);
 * ``attendance.py``: a connection joining (a seat, or to watch), leaving, losing its socket;
 * ``pause.py``: the claim pause — when it starts, who was asked, when it ends;
 * ``restore.py``: the table after a restart, from its rows;
@@ -36,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Action, Match, Phase
@@ -49,6 +50,7 @@ from fujian_mahjong.server.attendance import Attendance
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
+from fujian_mahjong.server.dealing import Dealing, hand_state
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.effects import Effects, Settled, Write
 from fujian_mahjong.server.finisher import Finisher
@@ -61,7 +63,7 @@ from fujian_mahjong.server.restore import rebuild, restored
 from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
-from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig, TableError
+from fujian_mahjong.server.tablestate import HandStart, HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 from fujian_mahjong.server.writes import perform
 
@@ -115,6 +117,7 @@ class TableActor(Actor[TableCommand]):
         self.finisher = Finisher(self)
         self.social = Social(self)  # chat and the dissolve vote (server/social.py)
         self.seating = Seating(self, settings.grace_s)  # who sits where (server/seating.py)
+        self.dealing = Dealing(self)  # a hand's start (server/dealing.py)
         self.attendance = Attendance(self, settings.grace_s)  # who is here (attendance.py)
         self.presenter = Presenter(self)  # what each connection is shown (server/presenter.py)
         self.seats_dirty = False
@@ -392,76 +395,26 @@ class TableActor(Actor[TableCommand]):
     # ------------------------------------------------------------------ match and hands
 
     async def _maybe_start(self) -> None:
-        if self.status not in ("open", "between"):
-            return
-        if not all(s.taken for s in self.seats):
-            return
-        auto = self.auto_ready and self.status == "open"
-        if not all(s.bot or ((s.ready or auto) and s.conn is not None) for s in self.seats):
-            return
-        if self.status == "open":
-            if self.match is None:
-                # R2, R12: the deal source draws the first dealer and the match seed (by
-                # default from `secrets`; hand k plays HMAC(seed, k))
-                self.match = self.deals.new_match(self.cfg.profile, self.cfg.players)
-            if self.match_id is None:
-                self.match_id = await self.store.create_match(
-                    self.id, self.match.dealer, self.cfg.players, self.match.seed
-                )
-            await self.store.set_table_status(self.id, "playing")
-        await self.start_hand()
+        """The next hand, if the table may start one (server/dealing.py)."""
+        await self.effect(self.dealing.start())
 
-    async def start_hand(self) -> None:
-        assert self.match is not None and self.match_id is not None
-        m = self.match
-        if m.current is not None and not m.current.is_over():
-            game = m.current  # dealt already, but its row was not stored (a store fault)
-        else:
-            game = self.deals.next_hand(m)  # its seed's SHA-256 goes out now (R12)
-        start: Mapping[str, Any] = game.events[0]  # the start event (R12: its seed's hash)
-        hand_id = await self.store.create_hand(
-            match_id=self.match_id,
-            table_id=self.id,
-            number=m.hands_played,
-            profile=self.cfg.profile,
-            players=self.cfg.players,
-            dealer=game.dealer,
-            streak=game.streak,
-            seed=game.seed,
-            seed_sha256=str(start["seed_sha256"]),
-            seat_players=[None if s.bot else s.player_id for s in self.seats],
-            bot_kinds=[
-                (s.bot_kind or self.sched.default_kind) if s.bot else None for s in self.seats
-            ],
-        )
-        self.status = "playing"
+    def _begin(self, st: HandStart) -> None:
+        """A hand's rows are stored: it is the table's hand now, nothing of it shown yet."""
+        self.dealing.taken()
+        self.match, self.match_id, self.status = st.match, st.match_id, "playing"
         for s in self.seats:
             s.ready = False
-        h = HandState(id=hand_id, number=m.hands_played, game=game)
-        self.hand = h
-        self.last_hand_id = hand_id
-        # nothing of this hand has been shown yet: a client that rejoins inside its deal's
-        # pause gets nothing (not the last hand's view) until the pause is over
-        for seat in self.seats:
-            seat.last_view, seat.last_key = None, 0
+            # a client that rejoins inside the deal's pause gets nothing (not the last
+            # hand's view) until the pause is over
+            s.last_view, s.last_key = None, 0
         for c in self.spectators:
             c.last_view, c.last_key = None, 0
+        h = self.hand = hand_state(st, self.id)
+        self.last_hand_id = h.id
         self.sched.scheduled.clear()
         self.sched.deadlines.clear()
         self.pause.check(h, self.humans, self.clock.now())
-        h.notices.append(
-            {
-                "type": "hand_start",
-                "table": self.id,
-                "hand": hand_id,
-                "number": m.hands_played,
-                "dealer": m.dealer,
-                "streak": m.streak,
-                "seed_sha256": start["seed_sha256"],
-            }
-        )
         self.seats_dirty = True
-        await self._pump()
 
     @property
     def claim_window(self) -> str:
@@ -583,6 +536,8 @@ class TableActor(Actor[TableCommand]):
             fx.end_sent.end_sent = True
         if fx.voided is not None:
             fx.voided.voided = True
+        if fx.started is not None:
+            self._begin(fx.started)
         if fx.hand_done:
             self.hand = None
             self.sched.clear_acts()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fujian_mahjong.engine import Game
+from fujian_mahjong.engine import Game, Match
 from fujian_mahjong.server.conn import Conn
 
-__all__ = ["HandState", "Seat", "TableConfig", "TableError"]
+__all__ = ["HandStart", "HandState", "Seat", "TableConfig", "TableError"]
 
 
 class TableError(Exception):
@@ -91,3 +91,16 @@ class HandState:
     # none), and whether the hand has been shown to every seat yet (the deal's pause over)
     opening_until: float = 0.0
     shown: bool = False
+
+
+@dataclass(slots=True)
+class HandStart:
+    """A hand to start (server/dealing.py): its match, what was dealt, and its rows' ids
+    once they are stored — the writes record them here, so a start decided again after a
+    store fault deals nothing again and makes neither row twice."""
+
+    match: Match
+    game: Game
+    match_id: int | None = None  # None: the match's row is still to be made
+    hand_id: int | None = None
+    hand_row: dict[str, Any] = field(default_factory=dict)  # Store.create_hand's keywords

@@ -15,6 +15,8 @@ from fujian_mahjong.server.effects import (
     Flush,
     RecordDissolution,
     SetSeat,
+    StartHand,
+    StartMatch,
     TableStatus,
     VoidHand,
     Write,
@@ -48,6 +50,15 @@ async def perform(
             await store.set_table_status(table_id, status)
         case SetSeat(seat, player_id, bot, bot_kind, free):
             await store.set_seat(table_id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free)
+        case StartMatch(start, players):
+            if start.match_id is None:
+                m = start.match
+                start.match_id = await store.create_match(table_id, m.dealer, players, m.seed)
+            await store.set_table_status(table_id, "playing")
+        case StartHand(start):
+            if start.hand_id is None:
+                assert start.match_id is not None
+                start.hand_id = await store.create_hand(match_id=start.match_id, **start.hand_row)
         case RecordDissolution(match_id, hand_id, votes, totals, played):
             async with store.table_write(table_id) as db:
                 await economy.record_dissolution(
