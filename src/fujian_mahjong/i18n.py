@@ -91,6 +91,7 @@ _EN_HONOUR = (
 )
 
 
+@cache  # 42 kinds x 2 languages: the bots name tiles in every decision's reason
 def tile_name(kind: int, lang: str = "zh") -> str:
     """A tile kind (R1: 0-41) in words as the table names it: ``五饼``, ``东``, ``春`` (zh);
     ``5 Dots``, ``1 Dot``, ``9 Characters``, ``3 Bamboo``, ``East wind``, ``Red dragon``,

@@ -519,6 +519,16 @@ def _crash_point(s: AsyncSession, name: str) -> None:
         point(name)
 
 
+# a hand's settlement's statements, built once (their values as parameters: building
+# ``.values(...)`` at every hand cost more than the statement; docs/architecture.md)
+_BALANCES_UPDATE = (
+    update(_ACCOUNTS)
+    .where(_ACCOUNTS.c.player_id == bindparam("b_pid"))
+    .values(silver=bindparam("b_silver"), rating=bindparam("b_rating"))
+)
+_SETTLEMENT_INSERT = insert(cast(Table, SettlementRow.__table__))
+
+
 async def settle_hand(
     s: AsyncSession,
     hand_id: int,
@@ -612,13 +622,7 @@ async def settle_hand(
     if house_rows:
         await c.execute(insert(HouseLedgerRow), house_rows)
     if balances:
-        t = cast(Table, Account.__table__)
-        await c.execute(
-            update(t)
-            .where(t.c.player_id == bindparam("b_pid"))
-            .values(silver=bindparam("b_silver"), rating=bindparam("b_rating")),
-            balances,
-        )
+        await c.execute(_BALANCES_UPDATE, balances)
     await _bump_stats(s, profile, stats)
     if results:
         await c.execute(insert(HandResultRow), results)
@@ -644,9 +648,8 @@ async def settle_hand(
         "skill": skills,
     }
     await c.execute(
-        insert(SettlementRow).values(
-            hand_id=hand_id, kind="hand", detail=detail, created_at=utcnow()
-        )
+        _SETTLEMENT_INSERT,
+        {"hand_id": hand_id, "kind": "hand", "detail": detail, "created_at": utcnow()},
     )
     _crash_point(s, "settle_before_commit")
     return detail

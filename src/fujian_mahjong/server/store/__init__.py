@@ -83,6 +83,18 @@ _HAND_OVER = (
 )
 
 
+# a new hand's row (its values as parameters: building ``.values(...)`` at every hand cost
+# more than the insert; docs/architecture.md)
+_HAND_INSERT = insert(_HANDS)
+_MATCHES = cast(Table, MatchRow.__table__)
+# the match's record of a hand it goes on after (R9), with that hand's end
+_MATCH_RECORD = (
+    update(_MATCHES)
+    .where(_MATCHES.c.id == bindparam("m_id"))
+    .values(hands_played=bindparam("m_played"), totals=bindparam("m_totals"))
+)
+
+
 def mark_write_lock(s: AsyncSession) -> None:
     """This session's transaction has written (on SQLite: it holds the database's write
     lock until it ends). Kept as the transaction itself, so it says nothing of a later one."""
@@ -684,21 +696,22 @@ class Store:
             await self._fence(s, table_id)
             # a Core insert (the ORM's unit of work cost more than the row, every hand)
             r = await (await s.connection()).execute(
-                insert(_HANDS).values(
-                    match_id=match_id,
-                    table_id=table_id,
-                    number=number,
-                    profile=profile,
-                    players=players,
-                    dealer=dealer,
-                    streak=streak,
-                    seed=seed,
-                    seed_sha256=seed_sha256,
-                    status="playing",
-                    seat_players=seat_players,
-                    bot_kinds=bot_kinds,
-                    created_at=utcnow(),
-                )
+                _HAND_INSERT,
+                {
+                    "match_id": match_id,
+                    "table_id": table_id,
+                    "number": number,
+                    "profile": profile,
+                    "players": players,
+                    "dealer": dealer,
+                    "streak": streak,
+                    "seed": seed,
+                    "seed_sha256": seed_sha256,
+                    "status": "playing",
+                    "seat_players": seat_players,
+                    "bot_kinds": bot_kinds,
+                    "created_at": utcnow(),
+                },
             )
             key = r.inserted_primary_key
             assert key is not None
@@ -808,8 +821,17 @@ class Store:
                         # SQLite: this transaction holds the write lock now (economy.py)
                         mark_write_lock(s)
                         match = fin.get("match")
-                        if match is not None:
+                        if match is not None and not match["over"]:
                             # the match's record of the hand, with the hand's end
+                            await conn.execute(
+                                _MATCH_RECORD,
+                                {
+                                    "m_id": match["match_id"],
+                                    "m_played": match["hands_played"],
+                                    "m_totals": list(match["totals"]),
+                                },
+                            )
+                        elif match is not None:
                             await conn.execute(_match_update(**match))
                         # R11: the hand is settled in this same transaction, once
                         if self.settlement is not None:
