@@ -52,13 +52,17 @@ PASSWORD = "correct horse 42"
 
 class Server(WebServer):
     """The real app in a subprocess (tests/serve_test_server.py) with ROOMS_CONFIG, bots
-    without delay and a 20 ms claim pause."""
+    without delay, a 20 ms claim pause and 600 s to decide (quick-match tables too)."""
 
     def __init__(
         self, data_dir: Path, walls: list[list[int]] | None = None, seed: str | None = None
     ) -> None:
         (data_dir / "rooms.toml").write_text(ROOMS_CONFIG)
-        rooms = ["--rooms-config", str(data_dir / "rooms.toml")]
+        # a quick-match table takes the server's turn time (15 s by default): past it the
+        # server plays our seat (托管) and its bots finish the hand, so a journey that looks
+        # at a hand in play (its stakes line, 离开's penalty) would hold only if it got there
+        # in time. With 600 s the hand waits for us as long as any journey runs.
+        rooms = ["--rooms-config", str(data_dir / "rooms.toml"), "--turn-seconds", "600"]
         super().__init__(data_dir, walls or [], claim_pause_ms=20, extra=rooms, seed=seed)
 
     def guest_json(self, name: str) -> dict[str, Any]:
@@ -181,6 +185,7 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     expect(pg.locator("[data-action=ready]")).to_have_count(0)
     expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"每分 {junior['stake']} 银子")
     info = server.http("GET", f"/api/tables/{table}")
+    assert info["turn_seconds"] == 600  # the hand waits for us through the journey
     assert info["room"] == "fuzhou-tcy:junior" and info["bots"] == 3
     assert info["practice"] is False  # the bots play for the house
     assert [s["bot_level"] for s in info["seats"]] == [None, "heuristic", "heuristic", "heuristic"]
