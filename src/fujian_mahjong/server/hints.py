@@ -2,7 +2,7 @@
 own decision, from the seat's view alone (R12).
 
 A hint is asked in two steps on the table's actor, with the search between them outside it
-(``TableActor.hint``): :meth:`Hints.begin` checks the seat is at a decision and copies the
+(``Hints.ask``): :meth:`Hints.begin` checks the seat is at a decision and copies the
 hand's log; the bot thinks on the hand rebuilt from that copy in the worker pool (up to a
 CPU second) while the table goes on; :meth:`Hints.end` returns the reply as ``Effects``
 (server/effects.py), to that connection only, and only while the seat is still at the same
@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.effects import Effects, Reply
 from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
+    from fujian_mahjong.server.commands import TableCommand
     from fujian_mahjong.server.conn import Conn
+    from fujian_mahjong.server.scheduler import Scheduler
     from fujian_mahjong.server.tablestate import HandState
 
 __all__ = ["Hints", "HintsTable"]
@@ -31,12 +34,30 @@ class HintsTable(Protocol):
 
     @property
     def id(self) -> int: ...
+    @property
+    def sched(self) -> Scheduler: ...
+
+    async def ask(self, cmd: TableCommand) -> Any: ...
 
 
 class Hints:
     def __init__(self, table: HintsTable) -> None:
         self.t = table
         self.preparing: set[int] = set()  # seats whose hint the bot is preparing
+
+    async def ask(self, conn: Conn) -> None:
+        """WS ``hint``, called outside the actor (server/ws.py): the hand's log up to the
+        seat's decision is copied inside the actor (``HintBegin``); the hint bot thinks on
+        the hand rebuilt from it (the worker pool, up to a second) while the table goes on,
+        so nobody else's message waits for it (R12: a table that stalled would tell
+        everyone that a seat asked, e.g. inside a claim window); the reply goes to the seat
+        only while it is still at that decision (``HintEnd``)."""
+        seat, events, seed, legal = await self.t.ask(C.HintBegin(conn))
+        try:
+            d = await self.t.sched.advise(events, seed, seat)
+        finally:
+            self.done(seat)
+        await self.t.ask(C.HintEnd(conn, seat, legal, d))
 
     def _seat(self, conn: Conn) -> int:
         if conn.seat is None or conn.table is not self.t:

@@ -456,20 +456,6 @@ class TableActor(Actor[TableCommand]):
             self.seats_dirty = True
         await self._apply(seat, a)
 
-    async def hint(self, conn: Conn) -> None:
-        """WS ``hint``, called outside the actor (server/ws.py). The hand's log up to the
-        seat's decision is copied inside the actor; the hint bot thinks on the hand rebuilt
-        from it (the search worker process, up to a second) while the table goes on, so
-        nobody else's message waits for it (R12: a table that stalled would tell everyone
-        that a seat asked, e.g. inside a claim window); the reply goes to the seat only
-        while it is still at that decision."""
-        seat, events, seed, legal = await self.ask(C.HintBegin(conn))
-        try:
-            d = await self.sched.advise(events, seed, seat)
-        finally:
-            self.hints.done(seat)
-        await self.ask(C.HintEnd(conn, seat, legal, d))
-
     async def apply_for(self, seat: int, a: Action) -> None:
         """A decision made for a seat by the table itself (D-24: a leaver's pending answer
         becomes a pass): applied, logged and shown like any other."""

@@ -182,7 +182,7 @@ class Dispatcher:
 
         async def run() -> None:
             try:
-                await t.hint(conn)
+                await t.hints.ask(conn)
             except (P.ProtocolError, TableError) as e:
                 conn.error(e.code, e.message)
             except Exception:
