@@ -96,7 +96,8 @@ def seated_silent(server: Server, token: str, table: int) -> Iterator[None]:
     from websockets.sync.client import connect
 
     url = server.base.replace("http://", "ws://") + "/ws"
-    with connect(url, open_timeout=10) as ws:
+    # it reads nothing while held: an unbounded queue keeps the client answering pings
+    with connect(url, open_timeout=10, max_queue=None) as ws:
         ws.send(json.dumps({"type": "hello", "token": token}))
         ws.send(json.dumps({"type": "join", "table": table, "as": "player"}))
         while (msg := json.loads(ws.recv(timeout=20)))["type"] != "seated":

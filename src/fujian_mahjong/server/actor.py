@@ -120,7 +120,8 @@ class Actor(Generic[Cmd]):
         self.queue.put((cmd, None))
 
     async def ask(self, cmd: Cmd) -> Any:
-        """Run a command inside the actor and return its result (a refusal is re-raised)."""
+        """Run a command inside the actor and return its result; what it raised (a refusal
+        or a fault) is raised here."""
         if self.task is None or self.task.done():
             raise self.closed_error()
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

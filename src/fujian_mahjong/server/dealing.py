@@ -11,7 +11,7 @@
   stored already (``pending``: the same match, the same deal, the ids its rows got), so
   nothing is dealt or stored twice; the seats' rows are read afresh each time.
 
-Nothing here writes, sends or changes the table."""
+Nothing here writes, sends or changes the table (it keeps only its own ``pending``)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,9 @@ class Dealing:
         st = self.pending
         if st is None:
             m = t.match if t.match is not None else t.deals.new_match(t.cfg.profile, t.cfg.players)
-            st = self.pending = HandStart(match=m, game=_deal(t.deals, m), match_id=t.match_id)
+            # the deal's seed's SHA-256 goes out with its start (R12)
+            game = t.deals.next_hand(m)
+            st = self.pending = HandStart(match=m, game=game, match_id=t.match_id)
         m, game = st.match, st.game
         st.hand_row = {
             "table_id": t.id,
@@ -100,12 +102,6 @@ class Dealing:
     def taken(self) -> None:
         """The start's rows are stored and the table plays its hand."""
         self.pending = None
-
-
-def _deal(deals: DealSource, m: Match) -> Game:
-    if m.current is not None and not m.current.is_over():
-        return m.current  # dealt already (a restored match), its row not stored
-    return deals.next_hand(m)  # its seed's SHA-256 goes out with its start (R12)
 
 
 def _start_event(game: Game) -> Mapping[str, Any]:
