@@ -21,7 +21,7 @@ UI never crashes on a missing text; ``tests/test_vocabulary.py`` keeps the parts
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -91,7 +91,9 @@ _EN_HONOUR = (
 )
 
 
-@cache  # 42 kinds x 2 languages: the bots name tiles in every decision's reason
+# the bots name tiles in every decision's reason: 42 kinds x the languages asked for (a
+# bound, since ``lang`` may come from a request)
+@lru_cache(maxsize=256)
 def tile_name(kind: int, lang: str = "zh") -> str:
     """A tile kind (R1: 0-41) in words as the table names it: ``五饼``, ``东``, ``春`` (zh);
     ``5 Dots``, ``1 Dot``, ``9 Characters``, ``3 Bamboo``, ``East wind``, ``Red dragon``,
