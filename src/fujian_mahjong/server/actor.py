@@ -18,6 +18,7 @@ A subclass gives ``_dispatch`` (its one ``match`` over its command classes) and 
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from typing import Any, Generic, TypeVar
 
 from fujian_mahjong.server.mailbox import Mailbox
@@ -27,7 +28,7 @@ __all__ = ["Actor"]
 Cmd = TypeVar("Cmd")
 
 
-class Actor(Generic[Cmd]):
+class Actor(ABC, Generic[Cmd]):
     # exceptions that answer the caller (a refusal) rather than fail the actor
     refusals: tuple[type[BaseException], ...] = ()
 
@@ -44,9 +45,9 @@ class Actor(Generic[Cmd]):
     def task_name(self) -> str:
         return type(self).__name__
 
+    @abstractmethod
     async def _dispatch(self, cmd: Cmd) -> Any:
         """Run one command (the subclass's one ``match``)."""
-        raise NotImplementedError
 
     async def _turn(self, cmd: Cmd, fut: asyncio.Future[Any] | None) -> None:
         """Run one command when its turn comes (at once, unless the subclass paces)."""

@@ -638,7 +638,6 @@ class TableActor(Actor[TableCommand]):
                     "match_id": self.match_id,
                     "hands_played": played,
                     "totals": totals,
-                    "over": False,
                 }
         await self.store.append_events(h.id, h.persisted, events, finish=finish)
         h.persisted = len(g.events)

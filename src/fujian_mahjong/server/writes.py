@@ -56,9 +56,9 @@ async def perform(
                 start.match_id = await store.create_match(table_id, m.dealer, players, m.seed)
             await store.set_table_status(table_id, "playing")
         case StartHand(start):
-            if start.hand_id is None:
-                assert start.match_id is not None
-                start.hand_id = await store.create_hand(match_id=start.match_id, **start.hand_row)
+            # the last write of a start: once it commits, the start is taken (never re-run)
+            assert start.match_id is not None
+            start.hand_id = await store.create_hand(match_id=start.match_id, **start.hand_row)
         case RecordDissolution(match_id, hand_id, votes, totals, played):
             async with store.table_write(table_id) as db:
                 await economy.record_dissolution(

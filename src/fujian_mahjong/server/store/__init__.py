@@ -739,8 +739,8 @@ class Store:
         finish: dict[str, Any] | None = None,
     ) -> None:
         """Store events ``start…`` of a hand (and, with ``finish``, mark it over with its
-        ``result`` and ``score``, settle it, and with ``finish["match"]`` — the keywords of
-        ``finish_match_hand`` — record it in its match, all in one transaction) — committed
+        ``result`` and ``score``, settle it, and with ``finish["match"]`` — ``match_id``,
+        ``hands_played``, ``totals`` — record it in its match, all in one transaction) — committed
         when this returns. Appends from many tables share one transaction (group commit)."""
         rows = [{"hand_id": hand_id, "seq": start + i, "data": e} for i, e in enumerate(events)]
         fin = None if finish is None else {"hand_id": hand_id, **finish}
@@ -821,8 +821,9 @@ class Store:
                         # SQLite: this transaction holds the write lock now (economy.py)
                         mark_write_lock(s)
                         match = fin.get("match")
-                        if match is not None and not match["over"]:
-                            # the match's record of the hand, with the hand's end
+                        if match is not None:
+                            # the match's record of the hand, with the hand's end (never
+                            # its end: that is EndMatch's own write)
                             await conn.execute(
                                 _MATCH_RECORD,
                                 {
@@ -831,8 +832,6 @@ class Store:
                                     "m_totals": list(match["totals"]),
                                 },
                             )
-                        elif match is not None:
-                            await conn.execute(_match_update(**match))
                         # R11: the hand is settled in this same transaction, once
                         if self.settlement is not None:
                             await self.settlement.settle_hand(
