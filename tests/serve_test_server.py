@@ -25,7 +25,7 @@ import uvicorn
 
 from fujian_mahjong.server.app import create_app
 from fujian_mahjong.server.deals import DealSource, FixedDeals, StackedDeals
-from fujian_mahjong.server.settings import Settings
+from fujian_mahjong.server.settings import OPENING_S, Settings
 from fujian_mahjong.tiles import parse
 
 
@@ -57,6 +57,12 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--bot-delay-ms", type=int, default=0)
     ap.add_argument("--grace-s", type=float, default=120.0)
     ap.add_argument("--turn-seconds", type=float, default=15.0)
+    ap.add_argument(
+        "--opening-ms",
+        type=int,
+        default=round(OPENING_S * 1000),
+        help="a hand's opening at a table with humans (default: the server's)",
+    )
     ap.add_argument("--log-level", default="warning")
     lobby_options(ap)
     return ap
@@ -83,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         bot_delay_ms=args.bot_delay_ms,
         grace_s=args.grace_s,
         turn_seconds=args.turn_seconds,
+        opening_s=args.opening_ms / 1000,
     )
     settings = lobby_settings(args, settings)
     app = create_app(settings, deals=deal_source(args))

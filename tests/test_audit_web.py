@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from tests.test_web import (  # noqa: F401
     CHROMIUM,
     MAIN_WALL,
+    SHORT_OPENING_MS,
     Server,
     Watched,
     browser,
@@ -60,7 +61,12 @@ RECORD_ARRIVALS = """(() => {
 
 @pytest.fixture(scope="module")
 def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serving(tmp_path_factory.mktemp("audit-web"), [MAIN_WALL], claim_pause_ms=PAUSE_MS) as s:
+    with serving(
+        tmp_path_factory.mktemp("audit-web"),
+        [MAIN_WALL],
+        claim_pause_ms=PAUSE_MS,
+        opening_ms=SHORT_OPENING_MS,  # the claim pause is the point here, not the opening
+    ) as s:
         yield s
 
 

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from fujian_mahjong.server.scheduler import OPENING_S, ClaimPace
+from fujian_mahjong.server.scheduler import ClaimPace
+from fujian_mahjong.server.settings import OPENING_S
 from tests.inproc import Client, StackedDeals, running
 from tests.test_audit_server import (
     FIVE_P,

@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 
 from fujian_mahjong.server.deals import FixedDeals
-from fujian_mahjong.server.scheduler import OPENING_S
+from fujian_mahjong.server.settings import OPENING_S
 from tests.inproc import StackedDeals, running
 from tests.test_audit_server import FIVE_P, heaven_wall, wall
 from tests.test_table_support import guest, reconnect, seat_of, table, times

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fujian_mahjong.engine import Action
-from fujian_mahjong.server.scheduler import OPENING_S
+from fujian_mahjong.server.settings import OPENING_S
 from fujian_mahjong.tiles import parse
 from tests.inproc import Client, StackedDeals, game_of_wall, running, stacked
 from tests.test_table_support import (

@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 # the browser (and its skip rule), the server process and the watched page are
 # tests/test_web.py's; MAIN_WALL: fuzhou-tcy, seat 0 deals (the gold is 4m), holds 14 tiles
 # and discards first, and no seat can rob the gold or hold three golds (no opening window)
-from tests.test_web import MAIN_WALL, launch
+from tests.test_web import MAIN_WALL, SHORT_OPENING_MS, launch
 from tests.test_web import Server as WebServer
 from tests.test_web import Watched as WebWatched
 
@@ -63,7 +63,14 @@ class Server(WebServer):
         # at a hand in play (its stakes line, 离开's penalty) would hold only if it got there
         # in time. With 600 s the hand waits for us as long as any journey runs.
         rooms = ["--rooms-config", str(data_dir / "rooms.toml"), "--turn-seconds", "600"]
-        super().__init__(data_dir, walls or [], claim_pause_ms=20, extra=rooms, seed=seed)
+        super().__init__(
+            data_dir,
+            walls or [],
+            claim_pause_ms=20,
+            extra=rooms,
+            seed=seed,
+            opening_ms=SHORT_OPENING_MS,  # these journeys are not about the opening
+        )
 
     def guest_json(self, name: str) -> dict[str, Any]:
         """A guest: {"token", "player_id", "name"}."""

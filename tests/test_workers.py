@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fujian_mahjong.server import scheduler
 from fujian_mahjong.server.app import create_app
-from fujian_mahjong.server.settings import Settings
+from fujian_mahjong.server.settings import OPENING_S, Settings
 from fujian_mahjong.server.workers import (
     WorkerClosed,
     WorkerLost,
@@ -235,7 +234,7 @@ def test_a_hint_is_the_strong_bots_search_in_the_apps_pool(tmp_path: Path) -> No
             await h.seat(me, tid)
             await h.ready(me)
             assert h.app.state.lobby.tables[tid].sched.workers is pool
-            await h.advance(scheduler.OPENING_S + 1.0)
+            await h.advance(OPENING_S + 1.0)
             assert me.legal
             await me.send({"type": "hint"})
             await h.hints_done()

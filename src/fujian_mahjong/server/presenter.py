@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fujian_mahjong.engine import Game, Match, Phase, spectator_view
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.conn import Conn, send_all
-from fujian_mahjong.server.scheduler import OPENING_S
 from fujian_mahjong.server.visibility import seat_waits
 
 if TYPE_CHECKING:
@@ -260,11 +259,11 @@ class Presenter:
     @property
     def opening_s(self) -> float:
         """How long a hand's opening lasts here (docs/protocol.md, "The opening"): at a table
-        with humans, ``OPENING_S`` (the server's ``opening_s`` where it has one); none at a
-        table of bots, which nobody plays at."""
+        with humans, the server's ``opening_s`` (settings.py ``OPENING_S`` by default); none at a table of
+        bots, which nobody plays at."""
         if not self.t.has_humans:
             return 0.0
-        return float(getattr(self.t.settings, "opening_s", OPENING_S))
+        return self.t.settings.opening_s
 
     @staticmethod
     def fresh(g: Game) -> bool:

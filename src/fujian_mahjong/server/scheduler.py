@@ -356,10 +356,6 @@ FALLBACK_KIND = "heuristic"
 # a search bot's own moves are shown this long after they are due, at least: more than its
 # longest search (bots/strong.py: ``deadline_s`` 0.6 s) and the worker's start
 SEARCH_SHOWN_AFTER_S = 0.75
-# the hand's opening (the dice, the deal, each 补花, the 开金) as a client shows it, at a
-# table with humans: for this long after a hand is first shown no bot or 托管 seat acts on
-# its turn and no deadline runs (docs/protocol.md, "The opening"; docs/web.md)
-OPENING_S = 3.0
 # a search or a hint not back from its worker this long after the worker took it: the worker
 # is stuck (its bot keeps a deadline of well under a second); the pool replaces it and the
 # fast bot answers

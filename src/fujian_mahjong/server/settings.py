@@ -154,6 +154,11 @@ def default_rooms() -> tuple[Room, ...]:
 
 # ---------------------------------------------------------------------------- config
 
+# the hand's opening (the dice, the deal, each 补花, the 开金) as a client shows it, at a
+# table with humans: for this long after a hand is first shown no bot or 托管 seat acts on
+# its turn and no deadline runs (docs/protocol.md, "The opening"; docs/web.md)
+OPENING_S = 3.0
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -173,6 +178,10 @@ class Settings:
     bot_delay_ms: int = 300
     # R11: a disconnected player may come back within this many seconds
     grace_s: float = 120.0
+    # a hand's opening at a table with humans (docs/protocol.md, "The opening"): the web
+    # client's OPENING_MS is the same (web/js/reducer.js); the browser journeys whose point
+    # is not the opening shorten it
+    opening_s: float = OPENING_S
     # default turn timer of a new table (a table may choose its own)
     turn_seconds: float = 15.0
     # a connection is closed after this many bad messages within a minute
