@@ -22,6 +22,7 @@ from fujian_mahjong.server.effects import (
     Settled,
     TableStatus,
 )
+from fujian_mahjong.server.roster import Roster
 from fujian_mahjong.server.store.models import HandRow, MatchRow
 from tests.inproc import Client, Harness, running
 
@@ -165,7 +166,7 @@ class _Table:
         self.status = "playing"
         self.pending_leave = 2
         self.seats: list[Any] = []
-        self.spectators: set[Any] = set()
+        self.roster = Roster(self)
         self.on_close = None
         self.seats_dirty = False
         self.sched = MagicMock()

@@ -13,7 +13,8 @@ close it: they read the table and the store and return ``Effects``, and
 2. the hand's and the table's state (``started``, ``end_sent``, ``voided``, ``hand_done``,
    ``leave_done``, ``between``, the seats that changed: ``seats``), the connections that
    leave (``detach``) or join (``attach``: server/attendance.py), and the scheduler's
-   timers (``cancel``, then ``timers``: key, delay, command);
+   timers (``cancel``; ``replan``: these seats' automatic acts planned again at the next
+   pump; then ``timers``: key, delay, command);
 3. the messages to everyone at the table, in order — a ``Settled`` one completed with the
    silver its hand's settlement committed (economy.hand_end_fields) — then the replies to
    one connection each;
@@ -183,6 +184,7 @@ class Effects:
     attach: tuple[Conn, int | None] | None = None  # this connection joins: a seat, or watches
     detach: list[Conn] = field(default_factory=list)  # these connections leave the table
     cancel: list[Any] = field(default_factory=list)  # the scheduler's timers to cancel
+    replan: list[int] = field(default_factory=list)  # these seats' next acts planned again
     timers: list[tuple[Any, float, C.TableCommand]] = field(default_factory=list)  # to set
     messages: list[dict[str, Any] | Settled] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
@@ -203,6 +205,7 @@ class Effects:
         self.attach = other.attach or self.attach
         self.detach += other.detach
         self.cancel += other.cancel
+        self.replan += other.replan
         self.timers += other.timers
         self.messages += other.messages
         self.replies += other.replies

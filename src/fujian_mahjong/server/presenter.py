@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fujian_mahjong.engine import Game, Match, Phase, spectator_view
+from fujian_mahjong.engine import Action, Game, Match, Phase, spectator_view
+from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.conn import Conn, send_all
+from fujian_mahjong.server.tablestate import TableError
 from fujian_mahjong.server.visibility import seat_waits
 
 if TYPE_CHECKING:
@@ -124,6 +126,32 @@ class Presenter:
         )
         if vis.may_refresh(seat, asked, held, window):
             self.send_state(conn, h, held, window, force=True)
+
+    def checked(self, conn: Conn, seat: int, h: HandState, seq: int, action: Any) -> Action:
+        """WS ``act`` of ``seat``: the action, checked against the state this connection was
+        shown (its ``seq``; the decision point it showed) and the engine's legal actions. A
+        client that acts on a state it was not shown is sent the current one."""
+        g = h.game
+        if seq < conn.state_seq or seq > conn.seq:
+            raise TableError(
+                "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
+            )
+        if conn.state_key != len(g.events):
+            self.refresh(conn, h)
+            raise TableError("stale", "the table has moved on; wait for the next state")
+        try:
+            a = Action.from_json(action)
+        except MahjongError as e:
+            raise TableError("bad_action", str(e)) from None
+        legal = g.legal_actions(seat)
+        if not legal:
+            raise TableError("not_your_turn", f"seat {seat} need not act now")
+        if a not in legal:
+            raise TableError(
+                "illegal",
+                f"{a} is not legal now; legal: {', '.join(str(x) for x in legal)}",
+            )
+        return a
 
     def show(self, h: HandState, fresh: Conn | None, held: bool, window: bool) -> None:
         """The public notices to everyone at once, then each connection's state as far as

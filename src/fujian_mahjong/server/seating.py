@@ -8,7 +8,9 @@ commands that follow (deal when everyone is there, show the change).
   for the grace period (R11) like a seat whose connection was lost;
 - a player taking a free seat by joining (R11: not below the table's minimum balance);
 - a seat freed at an open table (its player left, or never came): the table closes when no
-  human is left.
+  human is left;
+- a seat's 准备 (then the deal, once every seat is ready) and its 托管 (the seat's pending
+  decision planned again).
 
 A leaver during a match is the finisher's (server/finisher.py: R9, R11, D-24). Nothing here
 writes, sends or changes the table: what it decides is applied in one place,
@@ -16,6 +18,7 @@ writes, sends or changes the table: what it decides is applied in one place,
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from fujian_mahjong.server import commands as C
@@ -124,6 +127,23 @@ class Seating:
         return seat, Effects(
             writes=[SetSeat(seat, player_id)], seats=[(seat, Seat(player_id=player_id, name=name))]
         )
+
+    def ready(self, seat: int) -> Effects:
+        """准备: the seat is ready, then the table deals if every seat is (server/dealing.py)."""
+        if self.t.status not in ("open", "between"):
+            raise TableError("not_now", "a hand is in progress")
+        return Effects(
+            seats=[(seat, replace(self.t.seats[seat], ready=True))],
+            then=[C.MaybeStart(), C.Pump()],
+        )
+
+    def set_auto(self, seat: int, on: bool) -> Effects:
+        """托管 on or off: the seat's pending decision is planned again — at once (托管) or
+        at a fresh deadline."""
+        s = self.t.seats[seat]
+        if s.auto == on:
+            return Effects(then=[C.Pump()])
+        return Effects(seats=[(seat, replace(s, auto=on))], replan=[seat], then=[C.Pump()])
 
     def free(self, seat: int) -> Effects:
         """An open table's seat is freed (its player left, or never came back): stored,

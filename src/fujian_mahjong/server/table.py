@@ -11,6 +11,7 @@ parts with files of their own:
 * ``seating.py``: who sits where before and outside play;
 * ``dealing.py``: a match's and a hand's start (its rows stored before it is shown);
 * ``attendance.py``: a connection joining (a seat, or to watch), leaving, losing its socket;
+* ``roster.py``: the connections attached (each seat's socket, those watching);
 * ``pause.py``: the claim pause — when it starts, who was asked, when it ends;
 * ``restore.py``: the table after a restart, from its rows;
 * ``recovery.py``: a store fault — the table degraded, the failed step retried with
@@ -60,12 +61,13 @@ from fujian_mahjong.server.pause import Pause
 from fujian_mahjong.server.presenter import Presenter, public_view
 from fujian_mahjong.server.recovery import Recovery
 from fujian_mahjong.server.restore import rebuild, restored
+from fujian_mahjong.server.roster import Roster
 from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandStart, HandState, Seat, TableConfig, TableError
 from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
-from fujian_mahjong.server.writes import perform
+from fujian_mahjong.server.writes import perform, store_events
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.settings import Settings
@@ -107,7 +109,7 @@ class TableActor(Actor[TableCommand]):
         self.deals = deals
         self.on_close = on_close
         self.seats = [Seat() for _ in range(cfg.players)]
-        self.spectators: set[Conn] = set()
+        self.roster = Roster(self)  # who is connected: the seats' sockets, those watching
         self.status = "open"  # open | playing | between | closed
         self.match: Match | None = None
         self.match_id: int | None = None
@@ -262,10 +264,12 @@ class TableActor(Actor[TableCommand]):
             sum(1 for s in self.seats if s.human),
         )
 
+    @property
+    def spectators(self) -> set[Conn]:
+        return self.roster.spectators
+
     def conns(self) -> list[Conn]:
-        out = [s.conn for s in self.seats if s.conn is not None]
-        out.extend(self.spectators)
-        return out
+        return self.roster.conns()
 
     def broadcast(self, msg: dict[str, Any]) -> None:
         send_all(self.conns(), msg)  # validated and encoded once (server/conn.py)
@@ -302,58 +306,11 @@ class TableActor(Actor[TableCommand]):
         """R11: why this account may not sit down here (None: it may)."""
         return await self.finisher.can_sit(player_id)
 
-    def _detach(self, conn: Conn) -> None:
-        """``conn`` is at this table no more (server/attendance.py)."""
-        self.spectators.discard(conn)
-        for s in self.seats:
-            if s.conn is conn:
-                s.conn = None
-        if conn.table is self:
-            conn.table = None
-            conn.seat = None
-
-    def _attach(self, conn: Conn, seat: int | None) -> None:
-        """``conn`` joins this table at ``seat`` (None: to watch), leaving whatever it had
-        here before; a connection the seat had is replaced (server/attendance.py)."""
-        self._detach(conn)
-        conn.table = self
-        conn.last_view = None
-        conn.state_key = -1
-        conn.state_seq = conn.seq + 1
-        conn.history_due = True  # its first state of a hand carries the hand's history
-        conn.seat = seat
-        conn.spectator = seat is None
-        if seat is None:
-            self.spectators.add(conn)
-            return
-        s = self.seats[seat]
-        if s.conn is not None and s.conn is not conn:
-            old = s.conn
-            old.error("replaced", "this seat was opened on another connection")
-            old.table = None
-            old.close("replaced by a newer connection")
-        s.conn = conn
-        s.disconnected_at = None
-
     async def ready(self, conn: Conn) -> None:
-        seat = self._seat_for(conn)
-        if self.status not in ("open", "between"):
-            raise TableError("not_now", "a hand is in progress")
-        self.seats[seat].ready = True
-        self.seats_dirty = True
-        await self._maybe_start()
-        await self._pump()
+        await self.effect(self.seating.ready(self._seat_for(conn)))
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
-        seat = self._seat_for(conn)
-        s = self.seats[seat]
-        if s.auto != on:
-            self.seats_dirty = True
-            s.auto = on
-            # re-plan this seat's pending decision: at once (托管) or at a fresh deadline
-            self.sched.forget(seat)
-            self.sched.cancel(("act", seat))
-        await self._pump()
+        await self.effect(self.seating.set_auto(self._seat_for(conn), on))
 
     async def _grace_over(self, seat: int) -> None:
         s = self.seats[seat]
@@ -431,26 +388,7 @@ class TableActor(Actor[TableCommand]):
         h = self.hand
         if h is None or self.status != "playing":
             raise TableError("not_now", "no hand is in progress")
-        g = h.game
-        if seq < conn.state_seq or seq > conn.seq:
-            raise TableError(
-                "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
-            )
-        if conn.state_key != len(g.events):
-            self.presenter.refresh(conn, h)
-            raise TableError("stale", "the table has moved on; wait for the next state")
-        try:
-            a = Action.from_json(action)
-        except MahjongError as e:
-            raise TableError("bad_action", str(e)) from None
-        legal = g.legal_actions(seat)
-        if not legal:
-            raise TableError("not_your_turn", f"seat {seat} need not act now")
-        if a not in legal:
-            raise TableError(
-                "illegal",
-                f"{a} is not legal now; legal: {', '.join(str(x) for x in legal)}",
-            )
+        a = self.presenter.checked(conn, seat, h, seq, action)
         if self.seats[seat].auto:
             self.seats[seat].auto = False  # 托管 ends when the player acts again
             self.seats_dirty = True
@@ -498,6 +436,9 @@ class TableActor(Actor[TableCommand]):
         self._take_state(fx)
         for key in fx.cancel:
             self.sched.cancel(key)
+        for seat in fx.replan:
+            self.sched.forget(seat)
+            self.sched.cancel(("act", seat))
         self.sched.set(fx.timers)
         for m in messages:
             self.broadcast(m)
@@ -533,9 +474,9 @@ class TableActor(Actor[TableCommand]):
             self.seats[i] = s
             self.seats_dirty = True
         for conn in fx.detach:
-            self._detach(conn)
+            self.roster.detach(conn)
         if fx.attach is not None:
-            self._attach(*fx.attach)
+            self.roster.attach(*fx.attach)
         if fx.seats_changed:
             self.seats_dirty = True
         if fx.between:
@@ -549,19 +490,11 @@ class TableActor(Actor[TableCommand]):
         self.status = "closed"
         self.sched.cancel_all()
         self.broadcast({"type": "table_closed", "table": self.id, "reason": why})
-        for c in self.conns():
-            c.table = None
-            c.seat = None
-        for s in self.seats:
-            s.conn = None
-        self.spectators.clear()
+        self.roster.let_go()
         if self.on_close is not None:
             self.on_close(self)
 
     # ------------------------------------------------------------------ the pump
-
-    def _recipients(self) -> bool:
-        return bool(self.spectators) or any(s.conn is not None for s in self.seats)
 
     async def _pump(self, fresh: Conn | None = None) -> None:
         """Persist, then send whatever each connection may now see, then schedule the
@@ -603,7 +536,7 @@ class TableActor(Actor[TableCommand]):
         unflushed = len(g.events) - h.persisted
         if unflushed and (
             g.is_over()
-            or self._recipients()
+            or self.roster.any()
             or unflushed >= self.settings.max_unflushed_events
             or self.degraded
         ):
@@ -621,27 +554,8 @@ class TableActor(Actor[TableCommand]):
             self.broadcast_seats()
 
     async def flush(self, h: HandState) -> None:
-        g = h.game
-        events = g.events[h.persisted :]
-        finish = None
-        m = self.match
-        if g.is_over():
-            v = g.view(0)
-            finish = {"result": v.get("result"), "score": v.get("score")}
-            if m is not None and self.match_id is not None:
-                # R9: the match's row as it will be once the hand is recorded (the finisher
-                # records it in memory after this commit: nothing shows it before). Never
-                # "over" here: the match's end is its own write (EndMatch, with the table's
-                # close), so a restart inside the last hand's pause still finds the match
-                played, totals = m.standing_after(g)
-                finish["match"] = {
-                    "match_id": self.match_id,
-                    "hands_played": played,
-                    "totals": totals,
-                }
-        await self.store.append_events(h.id, h.persisted, events, finish=finish)
-        h.persisted = len(g.events)
-        h.match_stored = finish is not None and "match" in finish
+        """The hand's events not stored yet, committed (server/writes.py)."""
+        await store_events(self.store, h, self.match, self.match_id)
 
     # ------------------------------------------------------------------ automatic acts
 

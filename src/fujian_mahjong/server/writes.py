@@ -23,10 +23,34 @@ from fujian_mahjong.server.effects import (
 )
 
 if TYPE_CHECKING:
+    from fujian_mahjong.engine import Match
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.tablestate import HandState
 
-__all__ = ["perform"]
+__all__ = ["perform", "store_events"]
+
+
+async def store_events(
+    store: Store, h: HandState, match: Match | None, match_id: int | None
+) -> None:
+    """The hand's events not stored yet, committed; with the hand's last, its result and the
+    match's record as it will be once the hand is recorded."""
+    g = h.game
+    events = g.events[h.persisted :]
+    finish = None
+    if g.is_over():
+        v = g.view(0)
+        finish = {"result": v.get("result"), "score": v.get("score")}
+        if match is not None and match_id is not None:
+            # R9: the match's row as it will be once the hand is recorded (the finisher
+            # records it in memory after this commit: nothing shows it before). Never "over"
+            # here: the match's end is its own write (EndMatch, with the table's close), so a
+            # restart inside the last hand's pause still finds the match
+            played, totals = match.standing_after(g)
+            finish["match"] = {"match_id": match_id, "hands_played": played, "totals": totals}
+    await store.append_events(h.id, h.persisted, events, finish=finish)
+    h.persisted = len(g.events)
+    h.match_stored = finish is not None and "match" in finish
 
 
 async def perform(
