@@ -145,3 +145,27 @@ def test_a_failing_seat_write_seats_nobody_until_the_store_answers(tmp_path: Pat
             assert fault.calls == 4
 
     asyncio.run(main())
+
+
+def test_ready_and_tuoguan_are_effects_on_a_copy_of_the_seat() -> None:
+    """准备 and 托管 change nothing themselves: the seat comes back as a new ``Seat`` (the
+    table's list is replaced when the effects are carried out), 准备 then deals if it may and
+    shows it, 托管 plans the seat's pending decision again (``replan``: at once, or at a fresh
+    deadline)."""
+    t = _Table(seats=[Seat(player_id=i + 1, name=f"p{i}") for i in range(4)])
+    fx = Seating(t, 30.0).ready(2)
+    assert fx.writes == [] and fx.then == [C.MaybeStart(), C.Pump()]
+    assert [(i, s.ready) for i, s in fx.seats] == [(2, True)]
+    assert fx.seats[0][1].player_id == 3 and not t.seats[2].ready  # a copy, not a change
+    fx = Seating(t, 30.0).set_auto(1, True)
+    assert [(i, s.auto) for i, s in fx.seats] == [(1, True)] and fx.replan == [1]
+    assert not t.seats[1].auto
+    t.seats[1].auto = True
+    fx = Seating(t, 30.0).set_auto(1, True)  # already on: nothing to plan again
+    assert fx.seats == [] and fx.replan == [] and fx.then == [C.Pump()]
+    t.status = "playing"
+    with pytest.raises(TableError) as e:
+        Seating(t, 30.0).ready(0)
+    assert e.value.code == "not_now"
+    t.status = "between"  # between two hands, 准备 is how the next one starts
+    assert Seating(t, 30.0).ready(0).seats[0][1].ready
