@@ -17,6 +17,7 @@ import uvicorn
 
 from fujian_mahjong.server.app import create_app
 from fujian_mahjong.server.settings import Settings
+from tests.test_economy_support import OPENING_MS
 
 
 class CrashAt:
@@ -48,6 +49,7 @@ def main() -> None:
         claim_pause_ms=0,
         claim_window="fast",
         bot_delay_ms=0,
+        opening_s=OPENING_MS / 1000,
         quickmatch_wait_s=a.quickmatch_wait_s,
     )
     a.data_dir.mkdir(parents=True, exist_ok=True)

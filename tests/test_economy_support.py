@@ -43,6 +43,9 @@ from tests.conftest import free_port
 from tests.serving import wait_serving
 
 FJMJ = str(Path(sys.executable).with_name("fjmj"))
+# a hand's opening at these servers (``--opening-ms``): they are about silver, not the opening
+# (docs/protocol.md, "The opening"), and each hand's bots would wait the 3 s of it
+OPENING_MS = 200
 
 # --------------------------------------------------------------------------- databases
 
@@ -201,6 +204,7 @@ class EconServer:
         if crash_at is None:
             cmd = [FJMJ, "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
             cmd += ["--claim-pause-ms", "0", "--claim-window", "fast", "--bot-delay-ms", "0"]
+            cmd += ["--opening-ms", str(OPENING_MS)]
         else:
             cmd = [sys.executable, "-m", "tests.crash_server", "--crash-at", crash_at]
             cmd += ["--port", str(self.port), "--data-dir", str(self.data_dir)]

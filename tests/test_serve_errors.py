@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.test_server_support import FJMJ
 
@@ -140,3 +141,32 @@ def test_errors_are_one_line_for_every_bad_option(tmp_path: Path) -> None:
     for url in ("not a url", "sqlite:///x.sqlite3"):
         assert "--db" in _one_error(_run("db", "upgrade", "--db", url), 2)
     assert not list(tmp_path.iterdir())  # nothing was made
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--claim-pause-ms", "-5"),
+        ("--bot-delay-ms", "0.5"),
+        ("--opening-ms", "-1"),
+        ("--grace-s", "nan"),
+        ("--grace-s", "-3"),
+        ("--max-fee-ratio", "inf"),
+        ("--starting-grant", "1e3"),
+        ("--guests-per-address", "-1"),
+    ],
+    ids=" ".join,
+)
+def test_a_negative_or_malformed_amount_is_one_line_and_starts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, str]
+) -> None:
+    """The durations, amounts and limits of ``fjmj serve`` are numbers of at least 0: any
+    other value is refused by name, before anything is made (in-process: the parser)."""
+    from fujian_mahjong.cli.main import main
+
+    data = tmp_path / "data"
+    assert main(["serve", "--port", "0", "--data-dir", str(data), *args]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fjmj: error: argument {args[0]}: "), lines
+    assert args[1] in lines[0]
+    assert not data.exists()

@@ -40,7 +40,11 @@ class Server:
         claim_pause_ms: int = 30,
         bot_delay_ms: int = 0,
         grace_s: float = 120.0,
+        opening_ms: int = 200,
     ) -> None:
+        """``opening_ms``: a hand's opening (the server's is 3000, docs/protocol.md "The
+        opening"): short by default, as the bots of every hand with a human wait it out and
+        these tests are not about it (tests/test_opening_clock.py is)."""
         self.data_dir = data_dir
         self.db = db
         self.opts = [
@@ -52,6 +56,8 @@ class Server:
             str(bot_delay_ms),
             "--grace-s",
             str(grace_s),
+            "--opening-ms",
+            str(opening_ms),
         ]
         self.port = 0
         self.proc: subprocess.Popen[str] | None = None

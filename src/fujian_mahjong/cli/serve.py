@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -52,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     _db_options(p)
     p.add_argument(
         "--claim-pause-ms",
-        type=int,
+        type=_count,
         default=None,
         help="minimum pause after every discard at tables with humans (R12; default 600)",
     )
@@ -66,19 +67,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument(
         "--bot-delay-ms",
-        type=int,
+        type=_count,
         default=None,
         help="bots act this long after the claim pause (default 300)",
     )
     p.add_argument(
+        "--opening-ms",
+        type=_count,
+        default=None,
+        help="how long a hand's opening (the dice, the deal, 补花, 开金) holds the first "
+        "decisions at tables with humans (default 3000: the web client shows it in 3 s)",
+    )
+    p.add_argument(
         "--grace-s",
-        type=float,
+        type=_amount,
         default=None,
         help="seconds a disconnected player may take to come back (default 120)",
     )
     p.add_argument(
         "--starting-grant",
-        type=int,
+        type=_count,
         default=None,
         help="silver a new account starts with (R11; default 10000)",
     )
@@ -91,19 +99,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument(
         "--guests-per-address",
-        type=int,
+        type=_count,
         default=None,
         help="new guests per client address per 10 minutes (default 60)",
     )
     p.add_argument(
         "--bot-tables-per-player",
-        type=int,
+        type=_count,
         default=None,
         help="bot-only tables a player may have live at a time (default 10; 0: no limit)",
     )
     p.add_argument(
         "--max-fee-ratio",
-        type=float,
+        type=_amount,
         default=None,
         help="a table's fee may be at most this many times its stake (R11; default 1)",
     )
@@ -191,6 +199,28 @@ def _port(text: str) -> int:
     return n
 
 
+def _count(text: str) -> int:
+    """A whole number of at least 0 (argparse type): milliseconds, silver, a limit."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 2**31 - 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number 0 or more, got {text!r}")
+    return n
+
+
+def _amount(text: str) -> float:
+    """A finite number of at least 0 (argparse type): seconds, a ratio."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not (math.isfinite(x) and 0 <= x <= 10.0**9):
+        raise argparse.ArgumentTypeError(f"must be a number 0 or more, got {text!r}")
+    return x
+
+
 def _operator_token(path: str) -> str:
     try:
         token = Path(path).expanduser().read_text(encoding="utf-8").strip()
@@ -238,6 +268,8 @@ def _settings(args: argparse.Namespace) -> object:
     ):
         if getattr(args, name, None) is not None:
             extra[name] = getattr(args, name)
+    if getattr(args, "opening_ms", None) is not None:
+        extra["opening_s"] = args.opening_ms / 1000
     if getattr(args, "redis", None):
         extra["redis_url"] = args.redis
     for name in ("redis_prefix", "lease_s"):
