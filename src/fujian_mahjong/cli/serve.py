@@ -188,26 +188,25 @@ class StartError(RuntimeError):
 ERROR = "fjmj: error:"  # every error line's prefix (cli/main.py)
 
 
-def _port(text: str) -> int:
-    """A TCP port number (argparse type): 0-65535."""
+def _whole(text: str, hi: int, what: str) -> int:
+    """A whole number 0-``hi`` (argparse types), else why not (``what`` it must be)."""
     try:
         n = int(text)
     except ValueError:
         n = -1
-    if not 0 <= n <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number 0-65535, got {text!r}")
+    if not 0 <= n <= hi:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
     return n
+
+
+def _port(text: str) -> int:
+    """A TCP port number (argparse type): 0-65535."""
+    return _whole(text, 65535, "a port number 0-65535")
 
 
 def _count(text: str) -> int:
     """A whole number of at least 0 (argparse type): milliseconds, silver, a limit."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if not 0 <= n <= 2**31 - 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number 0 or more, got {text!r}")
-    return n
+    return _whole(text, 2**31 - 1, "a whole number 0 or more")
 
 
 def _amount(text: str) -> float:
