@@ -17,7 +17,7 @@ import uvicorn
 
 from fujian_mahjong.server.app import create_app
 from fujian_mahjong.server.settings import Settings
-from tests.test_economy_support import OPENING_MS
+from tests.serving import OPENING_MS
 
 
 class CrashAt:

@@ -15,6 +15,11 @@ from pathlib import Path
 
 import httpx
 
+# a hand's opening at the economy, crash and server suites' servers (``--opening-ms``): they are
+# about silver, not the opening (docs/protocol.md, "The opening"), and each hand's bots
+# would wait the 3 s of it
+OPENING_MS = 200
+
 START_CEILING_S = 300.0
 
 

@@ -40,12 +40,9 @@ from fujian_mahjong.server.store.models import (
     utcnow,
 )
 from tests.conftest import free_port
-from tests.serving import wait_serving
+from tests.serving import OPENING_MS, wait_serving
 
 FJMJ = str(Path(sys.executable).with_name("fjmj"))
-# a hand's opening at these servers (``--opening-ms``): they are about silver, not the opening
-# (docs/protocol.md, "The opening"), and each hand's bots would wait the 3 s of it
-OPENING_MS = 200
 
 # --------------------------------------------------------------------------- databases
 

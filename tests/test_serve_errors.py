@@ -154,6 +154,9 @@ def test_errors_are_one_line_for_every_bad_option(tmp_path: Path) -> None:
         ("--max-fee-ratio", "inf"),
         ("--starting-grant", "1e3"),
         ("--guests-per-address", "-1"),
+        ("--grace-s", "1e10"),
+        ("--lease-s", "nan"),
+        ("--drain-s", "-5"),
     ],
     ids=" ".join,
 )

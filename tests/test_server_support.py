@@ -25,7 +25,7 @@ from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.server.protocol import server_message
 from fujian_mahjong.server.table import WINDOW_PHASES, public_view
 from tests.conftest import free_port
-from tests.serving import wait_serving
+from tests.serving import OPENING_MS, wait_serving
 
 FJMJ = str(Path(sys.executable).with_name("fjmj"))
 
@@ -40,7 +40,7 @@ class Server:
         claim_pause_ms: int = 30,
         bot_delay_ms: int = 0,
         grace_s: float = 120.0,
-        opening_ms: int = 200,
+        opening_ms: int = OPENING_MS,
     ) -> None:
         """``opening_ms``: a hand's opening (the server's is 3000, docs/protocol.md "The
         opening"): short by default, as the bots of every hand with a human wait it out and

@@ -130,14 +130,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument(
         "--lease-s",
-        type=float,
+        type=_amount,
         default=None,
         help="with --redis: seconds a table's lease lasts unrenewed (default 5); a dead "
         "process's tables move after about this long",
     )
     p.add_argument(
         "--drain-s",
-        type=float,
+        type=_amount,
         default=25.0,
         help="on SIGTERM: seconds to hand the tables to the other processes (--redis) or "
         "to let the hands in progress finish (one process) before stopping; 0: stop at "
@@ -206,7 +206,7 @@ def _port(text: str) -> int:
 
 def _count(text: str) -> int:
     """A whole number of at least 0 (argparse type): milliseconds, silver, a limit."""
-    return _whole(text, 2**31 - 1, "a whole number 0 or more")
+    return _whole(text, 2**31 - 1, "a whole number 0-2147483647")
 
 
 def _amount(text: str) -> float:
@@ -216,7 +216,7 @@ def _amount(text: str) -> float:
     except ValueError:
         x = -1.0
     if not (math.isfinite(x) and 0 <= x <= 10.0**9):
-        raise argparse.ArgumentTypeError(f"must be a number 0 or more, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a number 0-1000000000, got {text!r}")
     return x
 
 

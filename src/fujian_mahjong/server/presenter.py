@@ -2,7 +2,8 @@
 public notices, each seat's and each spectator's state as far as it may see it now (the
 claim pause and windows, server/visibility.py), the opening (docs/protocol.md, "The
 opening"), a (re)joining client's last state and history. The pump (server/table.py) calls
-it after the hand's events are committed, never before."""
+it after the hand's events are committed, never before. It also checks a seat's ``act``
+against the state its connection was shown (``checked``), before the engine applies it."""
 
 from __future__ import annotations
 
@@ -269,10 +270,10 @@ class Presenter:
         v = msg["view"]
         if not any(v["discards"]) and not any(v["melds"]):
             msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)
-            if self.opening_s > 0:
+            if self.t.has_humans:
                 # what is left of it (0: over, also when the view is one sent before the
-                # first discard), so a client that (re)joins resumes it where it is
-                # (docs/protocol.md, "The opening")
+                # first discard, or when the server's opening is 0), so a client that
+                # (re)joins resumes it where it is (docs/protocol.md, "The opening")
                 left = h.opening_until - self.t.clock.now() if self.fresh(g) else 0.0
                 msg["opening_ms"] = max(0, round(left * 1000))
         msg["number"] = common["number"]
@@ -287,8 +288,8 @@ class Presenter:
     @property
     def opening_s(self) -> float:
         """How long a hand's opening lasts here (docs/protocol.md, "The opening"): at a table
-        with humans, the server's ``opening_s`` (settings.py ``OPENING_S`` by default); none at a table of
-        bots, which nobody plays at."""
+        with humans, the server's ``opening_s`` (settings.py ``OPENING_S`` by default); none
+        at a table of bots, which nobody plays at."""
         if not self.t.has_humans:
             return 0.0
         return self.t.settings.opening_s

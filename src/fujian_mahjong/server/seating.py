@@ -9,8 +9,9 @@ commands that follow (deal when everyone is there, show the change).
 - a player taking a free seat by joining (R11: not below the table's minimum balance);
 - a seat freed at an open table (its player left, or never came): the table closes when no
   human is left;
-- a seat's 准备 (then the deal, once every seat is ready) and its 托管 (the seat's pending
-  decision planned again).
+- a seat's 准备 (then the deal, once every seat is ready) and its 托管 turned on or off by
+  its player (the seat's pending decision planned again; acting ends 托管, and a missed
+  turn starts it, on the decision path of server/table.py).
 
 A leaver during a match is the finisher's (server/finisher.py: R9, R11, D-24). Nothing here
 writes, sends or changes the table: what it decides is applied in one place,
