@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from fujian_mahjong.server.deals import FixedDeals
 from fujian_mahjong.server.settings import OPENING_S
 from tests.inproc import StackedDeals, running
@@ -21,13 +23,20 @@ OPENING_MS = round(OPENING_S * 1000)
 TURN = 15.0
 
 
-def test_no_bot_acts_during_the_opening(tmp_path: Path) -> None:
+@pytest.mark.parametrize("length", [OPENING_S, 1.0, 0.0])
+def test_no_bot_acts_during_the_opening(tmp_path: Path, length: float) -> None:
     """A bot deals (seat 1): its first discard comes when the opening is over, not at the
-    bots' pace (0.3 s) while the player still watches the deal."""
+    bots' pace (0.3 s) while the player still watches the deal. The opening's length is a
+    setting (``opening_s``; ``fjmj serve --opening-ms``): the bots wait that long and
+    ``opening_ms`` says so; with 0 they play at their own pace and ``opening_ms`` is 0 (so
+    the web client shows no opening), not left out as at a table of bots."""
 
     async def main() -> None:
         async with running(
-            tmp_path, deals=FixedDeals("opening", dealer=1), claim_pause_ms=PAUSE_MS
+            tmp_path,
+            deals=FixedDeals("opening", dealer=1),
+            claim_pause_ms=PAUSE_MS,
+            opening_s=length,
         ) as h:
             me = await guest(h, "watcher")
             tid = await table(h, me, bots=3, turn_seconds=TURN)
@@ -38,13 +47,14 @@ def test_no_bot_acts_during_the_opening(tmp_path: Path) -> None:
             st = me.state
             assert st is not None and st["view"]["phase"] == "turn" and st["view"]["turn"] == 1
             shown = times(me)[-1]
-            await h.advance(OPENING_S - 0.001)
+            due = max(length, h.settings.bot_delay_ms / 1000)
+            await h.advance(due - 0.001)
             assert not me.of_type("discard"), "a bot played while the opening was shown"
             await h.advance(0.001)
             first = me.of_type("discard")
             assert first and first[0]["seat"] == 1
-            assert round(times(me)[me.messages.index(first[0])] - shown, 6) == OPENING_S
-            assert st["opening_ms"] == OPENING_MS and st["opening"]
+            assert round(times(me)[me.messages.index(first[0])] - shown, 6) == due
+            assert st["opening_ms"] == round(length * 1000) and st["opening"]
 
     asyncio.run(main())
 
@@ -214,37 +224,3 @@ def test_a_spectator_sees_the_turns_countdown(tmp_path: Path) -> None:
             assert bot_turns and all(m["deadline_ms"] is None for m in bot_turns)
 
     asyncio.run(main())
-
-
-def test_an_opening_of_another_length_is_what_the_server_holds_and_says(tmp_path: Path) -> None:
-    """The opening's length is a setting (``opening_s``; ``fjmj serve --opening-ms``): the
-    bots wait that long and ``opening_ms`` says so; with 0 the bots play at their own pace
-    (0.3 s here) and ``opening_ms`` is 0 (so the web client shows no opening), not left out
-    as at a table of bots."""
-
-    async def main(length: float) -> None:
-        async with running(
-            tmp_path / str(length),
-            deals=FixedDeals("opening", dealer=1),
-            claim_pause_ms=PAUSE_MS,
-            opening_s=length,
-        ) as h:
-            me = await guest(h, "watcher")
-            tid = await table(h, me, bots=3, turn_seconds=TURN)
-            await h.seat(me, tid)
-            await h.ready(me)
-            await h.advance(PAUSE)
-            st = me.state
-            assert st is not None and st["view"]["turn"] == 1 and st["opening"]
-            assert st["opening_ms"] == round(length * 1000)
-            shown = times(me)[-1]
-            due = max(length, h.settings.bot_delay_ms / 1000)
-            await h.advance(due - 0.001)
-            assert not me.of_type("discard"), "a bot played before its time"
-            await h.advance(0.001)
-            first = me.of_type("discard")
-            assert first and first[0]["seat"] == 1
-            assert round(times(me)[me.messages.index(first[0])] - shown, 6) == due
-
-    asyncio.run(main(1.0))
-    asyncio.run(main(0.0))
