@@ -54,8 +54,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# FJMJ_BENCH_FJMJ: another `fjmj` to measure (e.g. an older build, for a before/after)
-FJMJ = os.environ.get("FJMJ_BENCH_FJMJ") or str(Path(sys.executable).with_name("fjmj"))
+# this build's `fjmj`; FJMJ_BENCH_FJMJ: the previous build's (e.g. the code before a change,
+# in its own venv): `make bench` and `main` then measure both in the same run, the previous
+# build first (bench_soak.py and bench_claims.py measure FJMJ: that build only)
+THIS = str(Path(sys.executable).with_name("fjmj"))
+PREV = os.environ.get("FJMJ_BENCH_FJMJ", "")
+FJMJ = PREV or THIS
 TABLES = int(os.environ.get("FJMJ_BENCH_TABLES", "200"))
 SECONDS = float(os.environ.get("FJMJ_BENCH_SECONDS", "30"))
 BOT_TABLES = int(os.environ.get("FJMJ_BENCH_BOT_TABLES", "50"))
@@ -125,7 +129,12 @@ def _database(kind: str) -> Iterator[str]:
 
 class _Server:
     def __init__(
-        self, db: str = "", serve_args: tuple[str, ...] = (), keep_log: bool = False, **opts: Any
+        self,
+        db: str = "",
+        serve_args: tuple[str, ...] = (),
+        keep_log: bool = False,
+        fjmj: str = "",
+        **opts: Any,
     ) -> None:
         import httpx
 
@@ -136,7 +145,7 @@ class _Server:
         self.token = "bench-operator-token-0123456789"
         tok_file = Path(self.dir) / "operator-token"
         tok_file.write_text(self.token)
-        args = [FJMJ, "serve", "--port", str(self.port), "--data-dir", self.dir]
+        args = [fjmj or FJMJ, "serve", "--port", str(self.port), "--data-dir", self.dir]
         args += ["--operator-token-file", str(tok_file), "--guests-per-address", "100000"]
         args += ["--bot-tables-per-player", "0"]  # the bot-only runs make 50-60 at once
         # the exact pause (fast): the figures compare with earlier runs; bench_claims.py
@@ -382,6 +391,7 @@ def humans(
     serve_args: tuple[str, ...] = (),
     procs: int = 1,
     direct: bool = False,
+    fjmj: str = "",
 ) -> dict[str, Any]:
     """N tables x 4 clients acting THINK_S after each prompt; the figures as a dict.
 
@@ -410,6 +420,7 @@ def humans(
                     db,
                     serve_args,
                     keep_log=procs > 1,
+                    fjmj=fjmj,
                     claim_pause_ms=600,
                     bot_delay_ms=0,
                     grace_s=120,
@@ -522,10 +533,14 @@ def humans(
 
 
 def bots(
-    n_tables: int, seconds: float, db: str = "", serve_args: tuple[str, ...] = ()
+    n_tables: int,
+    seconds: float,
+    db: str = "",
+    serve_args: tuple[str, ...] = (),
+    fjmj: str = "",
 ) -> dict[str, Any]:
     """N bot-only tables at full speed: decisions/s, CPU per decision, memory per table."""
-    srv = _Server(db, serve_args, claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
+    srv = _Server(db, serve_args, fjmj=fjmj, claim_pause_ms=600, bot_delay_ms=0, grace_s=120)
     try:
         tok = srv.post("/api/guests", {"name": "bench"})["token"]
         rss0 = _rss_kb(srv.proc.pid)
@@ -589,11 +604,14 @@ def run() -> list[Row]:
     process, then CLUSTER_TABLES human tables on 2 processes (PostgreSQL + Redis)."""
     print(f"  (bench_server: load average {_loadavg()} before)", flush=True)
     db = " (PostgreSQL)" if DB.startswith("postgresql") else ""
-    rows = _bot_rows(bots(BOT_TABLES, min(SECONDS, 10.0), DB), db)
-    rows += _human_rows(humans(TABLES, SECONDS, DB), db)
+    rows: list[Row] = []
+    for label, fjmj in _builds():
+        # FJMJ_BENCH_FJMJ: the previous build's rows first, then this build's
+        rows += _bot_rows(bots(BOT_TABLES, min(SECONDS, 10.0), DB, fjmj=fjmj), db + label)
+        rows += _human_rows(humans(TABLES, SECONDS, DB, fjmj=fjmj), db + label)
     if CLUSTER_TABLES:
         with _database("postgresql") as url:
-            r = humans(CLUSTER_TABLES, CLUSTER_SECONDS, url, procs=2)
+            r = humans(CLUSTER_TABLES, CLUSTER_SECONDS, url, procs=2, fjmj=THIS)
         for w in r["cluster_warnings"] + [f"errors: {r['error_codes']}"] * bool(r["errors"]):
             print(f"  (bench_server, 2 processes: {w})", flush=True)
         rows += _human_rows(r, " (2 processes, PostgreSQL+Redis)")
@@ -606,6 +624,11 @@ HEAD = (
     f"{'lag p50/p99/max':>16} {'dec/s':>6} {'cpu ms/dec':>10} {'KiB/table':>9} "
     f"{'errors':>6}  load avg"
 )
+
+
+def _builds() -> list[tuple[str, str]]:
+    """(label, fjmj) of the builds to measure: the previous one (FJMJ_BENCH_FJMJ) first."""
+    return [(" (previous build)", PREV), ("", THIS)] if PREV else [("", THIS)]
 
 
 def _cell(kind: str, procs: int, direct: bool = False) -> str:
@@ -646,6 +669,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--serve-arg", action="append", default=[], help="an extra `fjmj serve` argument"
     )
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="runs of every cell (with FJMJ_BENCH_FJMJ: of each build, alternately)",
+    )
     a = ap.parse_args(argv)
     ladder = a.tables if a.tables is not None else (list(LADDER) if a.full else [TABLES])
     procs = [int(x) for x in a.procs.split(",")] if a.procs else ([1, 2] if a.full else [1])
@@ -659,39 +688,84 @@ def main(argv: list[str]) -> int:
         ap.error("more than one process needs --db postgresql")
     extra = tuple(a.serve_arg)
     print(f"load average before: {_loadavg()}; {os.cpu_count()} CPUs; serve args {extra}")
-    # bot-only tables on one process (bench/bench_cluster.py measures them on several)
-    for kind in dict.fromkeys(kind for kind, k in cells if k == 1):
-        if a.bot_tables:
-            with _database(kind) as url:
-                r = bots(a.bot_tables, min(a.seconds, 10.0), url, extra)
-            print(
-                f"{kind:<12} {a.bot_tables} bot-only tables: {r['rate']:,.0f} decisions/s, "
-                f"{r['cpu_ms']:.2f} ms CPU/decision, {r['kib_per_table']:.0f} KiB/table, "
-                f"lag p99 {r['lag_p99']:.0f} ms  (load {r['load']})",
-                flush=True,
-            )
-    print(HEAD, flush=True)
-    for kind, k in cells:
-        for n in ladder:
-            with _database(kind) as url:
-                r = humans(n, a.seconds, url, extra, procs=k, direct=a.direct)
-            print(_line(_cell(kind, k, a.direct), r), flush=True)
-            if k > 1:
-                print(
-                    f"  per process: decisions {r['decisions_each']}, lag p99 "
-                    f"{[round(x) for x in r['lag_p99_each']]} ms, CPU (cores) "
-                    f"{[round(x, 2) for x in r['cpu_share_each']]}, RSS growth "
-                    f"{r['kib_each']} KiB (the row: sums; lag: all samples together)"
-                )
-                for w in r["cluster_warnings"]:
-                    print(f"  {w}", flush=True)
-            print(
-                f"  gc collections (gen 0/1/2) {r['gc']}, longest pauses {r['gc_max_ms']} ms;"
-                f" load clients' own loop lag p99 {r['client_lag_p99']:.0f} ms"
-            )
-            if r["errors"]:
-                print(f"  errors: {r['error_codes']}", flush=True)
+    builds = _builds()
+    if PREV:
+        print(f"builds, alternately: previous {PREV}, this {THIS}; {a.runs} run(s) each")
+    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in range(a.runs):
+        if a.runs > 1:
+            print(f"-- run {run + 1} of {a.runs}", flush=True)
+        for label, fjmj in builds:
+            # bot-only tables on one process (bench/bench_cluster.py measures them on several)
+            for kind in dict.fromkeys(kind for kind, k in cells if k == 1):
+                if a.bot_tables:
+                    with _database(kind) as url:
+                        r = bots(a.bot_tables, min(a.seconds, 10.0), url, extra, fjmj=fjmj)
+                    seen.setdefault((label, f"{kind} bot-only"), []).append(r)
+                    print(
+                        f"{kind:<12} {a.bot_tables} bot-only tables{label}: {r['rate']:,.0f} "
+                        f"decisions/s, {r['cpu_ms']:.2f} ms CPU/decision, "
+                        f"{r['kib_per_table']:.0f} KiB/table, lag p99 {r['lag_p99']:.0f} ms  "
+                        f"(load {r['load']})",
+                        flush=True,
+                    )
+            print(HEAD + (f"  [{label.strip(' ()')}]" if label else ""), flush=True)
+            for kind, k in cells:
+                for n in ladder:
+                    with _database(kind) as url:
+                        r = humans(n, a.seconds, url, extra, procs=k, direct=a.direct, fjmj=fjmj)
+                    seen.setdefault((label, f"{_cell(kind, k, a.direct)} {n}"), []).append(r)
+                    _print_human(_cell(kind, k, a.direct), r)
+    if a.runs > 1 or PREV:
+        _summary(seen)
     return 0
+
+
+def _print_human(cell: str, r: dict[str, Any]) -> None:
+    print(_line(cell, r), flush=True)
+    if r.get("procs", 1) > 1:
+        print(
+            f"  per process: decisions {r['decisions_each']}, lag p99 "
+            f"{[round(x) for x in r['lag_p99_each']]} ms, CPU (cores) "
+            f"{[round(x, 2) for x in r['cpu_share_each']]}, RSS growth "
+            f"{r['kib_each']} KiB (the row: sums; lag: all samples together)"
+        )
+        for w in r["cluster_warnings"]:
+            print(f"  {w}", flush=True)
+    print(
+        f"  gc collections (gen 0/1/2) {r['gc']}, longest pauses {r['gc_max_ms']} ms;"
+        f" load clients' own loop lag p99 {r['client_lag_p99']:.0f} ms"
+    )
+    if r["errors"]:
+        print(f"  errors: {r['error_codes']}", flush=True)
+
+
+def _summary(seen: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+    """Every run's figures side by side, per build and cell, and how many met the targets
+    (docs/architecture.md: CPU per decision <= 1.0 ms and notice p99 < 50 ms at 200 human
+    tables, >= 3,500 bot-only decisions/s)."""
+    print("summary (every run, in order):", flush=True)
+    for (label, cell), rs in seen.items():
+        build = label.strip(" ()") or "this build"
+        cpu = [round(r["cpu_ms"], 2) for r in rs]
+        if "bot-only" in cell:
+            rate = [round(r["rate"]) for r in rs]
+            ok = sum(x >= 3500 for x in rate)
+            print(
+                f"  {build}, {cell}: decisions/s {rate} (>= 3,500 in {ok} of {len(rs)}); "
+                f"CPU ms/decision {cpu}"
+            )
+            continue
+        p99 = [round(r["notice_p99"]) for r in rs]
+        gc = [max(r["gc_max_ms"] or [0]) for r in rs]
+        print(
+            f"  {build}, {cell} tables: CPU ms/decision {cpu} (<= 1.0 in "
+            f"{sum(x <= 1.0 for x in cpu)} of {len(rs)}); notice p99 ms {p99} (< 50 in "
+            f"{sum(x < 50 for x in p99)} of {len(rs)}); lag p99 "
+            f"{[round(r['lag_p99']) for r in rs]} ms; longest GC pause {gc} ms; KiB/table "
+            f"{[round(r['kib_per_table']) for r in rs]}; load {[r['load'] for r in rs]}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

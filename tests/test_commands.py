@@ -30,7 +30,6 @@ def _fake() -> Any:
         "_maybe_start",
         "_grace_over",
         "_seat_leaves",
-        "_recover",
     ):
         setattr(t, name, AsyncMock(return_value=name))
     # chat and the vote decide (their Effects), the actor carries them out
@@ -49,6 +48,7 @@ def _fake() -> Any:
     # the finisher decides (its Effects), the actor carries them out (TableActor.effect)
     t.finisher.close = Mock(return_value="close")
     t.finisher.finish_match = Mock(return_value="finish_match")
+    t.recovery.recover = AsyncMock(return_value="recover")  # a store fault's retry
     t.effect = AsyncMock(side_effect=lambda fx: fx)
     return t
 
@@ -78,7 +78,7 @@ CASES: list[tuple[Any, str, tuple[Any, ...]]] = [
     (C.MaybeStart(), "_maybe_start", ()),
     (C.GraceOver(1), "_grace_over", (1,)),
     (C.SeatLeaves(2), "_seat_leaves", (2,)),
-    (C.Recover(), "_recover", ()),
+    (C.Recover(), "recovery.recover", ()),
     (C.Close("nobody sat down"), "finisher.close", ("nobody sat down",)),
     (C.FinishMatch(), "finisher.finish_match", (None,)),
     (C.VoteLapsed(4), "social.lapsed", (4,)),

@@ -22,7 +22,7 @@ from fujian_mahjong.engine.replay import fresh_game
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server.deals import FixedDeals
 from fujian_mahjong.server.settings import OPENING_S
-from fujian_mahjong.server.table import WINDOW_PHASES
+from fujian_mahjong.server.visibility import WINDOW_PHASES
 from fujian_mahjong.tiles import KIND_STR, parse
 from tests.inproc import Client, Harness, StackedDeals, game_of_wall, running, stacked
 from tests.test_table_support import (

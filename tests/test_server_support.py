@@ -22,8 +22,9 @@ import websockets
 
 from fujian_mahjong.engine import Action, Game
 from fujian_mahjong.engine.replay import fresh_game
+from fujian_mahjong.server.presenter import public_view
 from fujian_mahjong.server.protocol import server_message
-from fujian_mahjong.server.table import WINDOW_PHASES, public_view
+from fujian_mahjong.server.visibility import WINDOW_PHASES
 from tests.conftest import free_port
 from tests.serving import OPENING_MS, wait_serving
 

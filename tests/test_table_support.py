@@ -17,7 +17,7 @@ from typing import Any
 
 from fujian_mahjong.cli.main import main as fjmj
 from fujian_mahjong.server.protocol import server_message
-from fujian_mahjong.server.table import WINDOW_PHASES
+from fujian_mahjong.server.visibility import WINDOW_PHASES
 from tests.inproc import Client, Harness, TimedTransport
 from tests.test_server_support import _key, check_opening, naive, seat_views
 

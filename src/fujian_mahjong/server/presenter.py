@@ -88,6 +88,17 @@ class Presenter:
             for i, s in enumerate(self.t.seats)
         ]
 
+    def seats_msg(self) -> dict[str, Any]:
+        """The ``seats`` message: the same for every connection (every entry is public)."""
+        return {"type": "seats", "table": self.t.id, "seats": self.seats_json()}
+
+    def seats_may_go(self, h: HandState | None, now: float) -> bool:
+        """A changed seat list may go out now: never inside a claim pause or window (R12: it
+        would tell who was asked)."""
+        if h is None:
+            return True
+        return not vis.quiet(self.t.status == "playing", now, h.hold_until, h.game.phase)
+
     def summary(self) -> dict[str, Any]:
         """What the lobby lists and ``GET /api/tables/{id}`` returns."""
         t = self.t

@@ -17,14 +17,17 @@ import logging
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Container, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, Phase, apply_decisions, fresh_game
 from fujian_mahjong.server.clock import Clock, Timer
-from fujian_mahjong.server.commands import TableCommand
+from fujian_mahjong.server.commands import AutoAct, TableCommand
 from fujian_mahjong.server.visibility import in_window
 from fujian_mahjong.server.workers import WorkerClosed, WorkerError, WorkerPool
+
+if TYPE_CHECKING:
+    from fujian_mahjong.server.tablestate import HandState
 
 log = logging.getLogger("fjmj.table")
 
@@ -174,7 +177,7 @@ class Scheduler:
         not_before: float = 0.0,
     ) -> list[TimerSpec]:
         """Bots, 托管 seats and deadlines: one timer per seat that must act, returned as
-        (key, delay, command), which the table sets (``TableActor._plan``, with
+        (key, delay, command), which the table sets (:meth:`plan_hand`, then
         :meth:`set`). A search bot
         (``game`` given) starts thinking now, on a copy of the game, while its delay runs
         (:meth:`prethink`). ``not_before``: the end of the hand's opening — no bot or 托管
@@ -213,6 +216,33 @@ class Scheduler:
                     self.paced.add((seat, key))
             timers.append((("act", seat), delay, command(seat, key)))
         return timers
+
+    def plan_hand(
+        self,
+        h: HandState,
+        held: bool,
+        seats: list[Any],
+        bot_delay_s: float,
+        turn_seconds: float,
+        not_before: float,
+    ) -> list[TimerSpec]:
+        """:meth:`plan` for the hand in progress: its seats to act at its decision point
+        (the number of its events), each timer posting ``AutoAct``."""
+        g = h.game
+        return self.plan(
+            g.to_act(),
+            seats,
+            len(g.events),
+            g.phase,
+            h.window_key,
+            h.window_asked,
+            held,
+            bot_delay_s,
+            turn_seconds,
+            AutoAct,
+            g,
+            not_before,
+        )
 
     def bot(self, kind: str | None = None) -> Bot:
         """The bot of this kind (None: the default kind)."""

@@ -305,7 +305,7 @@ class Social:
         dissolution in one transaction (the hand void, its note, the match, the table), then
         ``hand_void`` and ``match_end``, then the close — which the actor carries out, writes
         first. None yet (empty effects) while a pause or a window is open: looked at again
-        then. Decided again after a store fault (the table's ``_recover``): nothing of a
+        then. Decided again after a store fault (the table's ``Recover``): nothing of a
         failed dissolution was applied, and the store records it once."""
         t = self.t
         votes = self.agreed

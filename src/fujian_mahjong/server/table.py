@@ -1,32 +1,11 @@
 """One actor per table: an asyncio task draining a command queue, so that no two actions of
 one table ever run concurrently (the lichess model; the queue itself is ``actor.py``). This
-file is the table's shell — the one ``match`` over the typed commands the socket layer and
-REST post (join, ready, act, hint, auto, leave, bots), and the pump — and it delegates to
-parts with files of their own:
-
-* ``visibility.py`` (pure): who may see what now, the claim pause (R12 rev 2);
-* ``presenter.py``: each connection's state and the public notices, as far as it may see
-  them now, and the opening;
-* ``social.py``: chat and the dissolve vote;
-* ``seating.py``: who sits where before and outside play;
-* ``dealing.py``: a match's and a hand's start (its rows stored before it is shown);
-* ``attendance.py``: a connection joining (a seat, or to watch), leaving, losing its socket;
-* ``roster.py``: the connections attached (each seat's socket, those watching);
-* ``pause.py``: the claim pause — when it starts, who was asked, when it ends;
-* ``restore.py``: the table after a restart, from its rows;
-* ``recovery.py``: a store fault — the table degraded, the failed step retried with
-  back-off, the game going on once the store answers;
-* ``hints.py``: a seat's hint, checked and answered on the actor, searched outside it;
-* ``scheduler.py``: deadlines, bot delays, 托管, grace periods, on the injected Clock (its
-  plan returned as timers, which the actor sets); the claim pause's length (``ClaimPace``:
-  ``fast`` or ``fixed``) and bot-only tables' turns on the event loop (``BotPacer``: they
-  never hold up a table with humans);
-* ``finisher.py``: decides the hand over, a leaver, the match over, the close; it alone
-  reads the economy.
-
-The finisher, seating, attendance, the social side and the hints return ``Effects``
-(``effects.py``), which ``TableActor.effect`` alone carries out: the writes, then the state
-and the timers, the messages and the close, then the commands that follow.
+file is the table's shell: the one ``match`` over the typed commands (server/commands.py)
+that the socket layer, REST and the table's own timers post, the decision path and the pump.
+Everything else is a part with a file of its own (docs/architecture.md, "Files"); the parts
+return ``Effects`` (server/effects.py), which ``TableActor.effect`` alone carries out: the
+writes, then the state and the timers, the messages and the close, then the commands that
+follow.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
 Persistence (docs/architecture.md): every event is committed before any message about it is
@@ -41,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from fujian_mahjong.engine import Action, Match, Phase
+from fujian_mahjong.engine import Action, Match
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import economy
@@ -58,15 +37,14 @@ from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
 from fujian_mahjong.server.metrics import observe_decision
 from fujian_mahjong.server.pause import Pause
-from fujian_mahjong.server.presenter import Presenter, public_view
+from fujian_mahjong.server.presenter import Presenter
 from fujian_mahjong.server.recovery import Recovery
-from fujian_mahjong.server.restore import rebuild, restored
+from fujian_mahjong.server.restore import restored
 from fujian_mahjong.server.roster import Roster
 from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandStart, HandState, Seat, TableConfig, TableError
-from fujian_mahjong.server.visibility import WINDOW_EVENTS, WINDOW_PHASES, seat_waits
 from fujian_mahjong.server.writes import perform, store_events
 
 if TYPE_CHECKING:
@@ -75,18 +53,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fjmj.table")
 
-__all__ = [
-    "WINDOW_EVENTS",
-    "WINDOW_PHASES",
-    "HandState",
-    "Seat",
-    "TableActor",
-    "TableConfig",
-    "TableError",
-    "public_view",
-    "rebuild",
-    "seat_waits",
-]
+__all__ = ["HandState", "Seat", "TableActor", "TableConfig", "TableError"]
 
 
 class TableActor(Actor[TableCommand]):
@@ -210,7 +177,7 @@ class TableActor(Actor[TableCommand]):
             case C.SeatLeaves(seat):
                 return await self._seat_leaves(seat)
             case C.Recover():
-                return await self._recover()
+                return await self.recovery.recover()
             case C.Close(reason):
                 return await self.effect(self.finisher.close(reason))
             case C.FinishMatch():
@@ -246,9 +213,6 @@ class TableActor(Actor[TableCommand]):
         """The store failed and the table waits for it (server/recovery.py)."""
         return self.recovery.degraded
 
-    async def _recover(self) -> None:
-        await self.recovery.recover()
-
     # ------------------------------------------------------------------ public info
 
     @property
@@ -275,8 +239,7 @@ class TableActor(Actor[TableCommand]):
         send_all(self.conns(), msg)  # validated and encoded once (server/conn.py)
 
     def broadcast_seats(self) -> None:
-        for c in self.conns():
-            c.send({"type": "seats", "table": self.id, "seats": self.presenter.seats_json(c.seat)})
+        self.broadcast(self.presenter.seats_msg())
 
     # ------------------------------------------------------------------ seating (REST + WS)
 
@@ -503,13 +466,7 @@ class TableActor(Actor[TableCommand]):
         if h is None:
             if fresh is not None:
                 # no hand: the seat list (and the last hand's end) is all there is to show
-                fresh.send(
-                    {
-                        "type": "seats",
-                        "table": self.id,
-                        "seats": self.presenter.seats_json(fresh.seat),
-                    }
-                )
+                fresh.send(self.presenter.seats_msg())
             self._seats_if_quiet(None, self.clock.now())
             return
         await self._persist(h)  # raises on a store fault: nothing below is sent
@@ -545,11 +502,7 @@ class TableActor(Actor[TableCommand]):
     def _seats_if_quiet(self, h: HandState | None, now: float) -> None:
         """A changed seat list goes out, but never inside a claim pause or window (R12: it
         would tell who was asked)."""
-        if not self.seats_dirty:
-            return
-        playing = h is not None and self.status == "playing"
-        phase = h.game.phase if h is not None else Phase.DEAL
-        if not vis.quiet(playing, now, h.hold_until if h is not None else 0.0, phase):
+        if self.seats_dirty and self.presenter.seats_may_go(h, now):
             self.seats_dirty = False
             self.broadcast_seats()
 
@@ -560,22 +513,14 @@ class TableActor(Actor[TableCommand]):
     # ------------------------------------------------------------------ automatic acts
 
     def _plan(self, h: HandState, held: bool) -> None:
-        g = h.game
-        timers = self.sched.plan(
-            g.to_act(),
-            self.seats,
-            len(g.events),
-            g.phase,
-            h.window_key,
-            h.window_asked,
-            held,
-            self.settings.bot_delay_ms / 1000.0,
-            self.cfg.turn_seconds,
-            C.AutoAct,
-            g,
-            self.presenter.not_before(h),
+        """Bots, 托管 seats and deadlines: the timers of the seats to act (server/scheduler.py)."""
+        bot_delay_s = self.settings.bot_delay_ms / 1000.0
+        not_before = self.presenter.not_before(h)
+        self.sched.set(
+            self.sched.plan_hand(
+                h, held, self.seats, bot_delay_s, self.cfg.turn_seconds, not_before
+            )
         )
-        self.sched.set(timers)
 
     async def _auto_act(self, seat: int, key: int) -> None:
         """``AutoAct``: a bot's, a 托管 seat's or a missed deadline's decision, if the table
