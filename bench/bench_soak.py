@@ -13,7 +13,7 @@ each live table's ``hands_played`` (GET /api/tables). Bots of kind FJMJ_BENCH_SO
 random 13, heuristic 9 hands/s at a load average of 11 — random bots' hands are long, the
 heuristic's decisions dear), no claim pause, no bot delay, SQLite in a temporary directory
 (deleted afterwards); the server is started as the other benchmarks start it
-(bench/bench_server.py; FJMJ_BENCH_FJMJ: another `fjmj`, e.g. the code before a change).
+(bench/bench_server.py: this build's `fjmj`).
 Progress lines (hands, hands/s, RSS) every FJMJ_BENCH_SOAK_EVERY (10,000) hands.
 
 ``python bench/bench_soak.py [--hands N] [--tables T] [--bot KIND] [--every N]``; on a

@@ -2,10 +2,10 @@
 one table ever run concurrently (the lichess model; the queue itself is ``actor.py``). This
 file is the table's shell: the one ``match`` over the typed commands (server/commands.py)
 that the socket layer, REST and the table's own timers post, the decision path and the pump.
-Everything else is a part with a file of its own (docs/architecture.md, "Files"); the parts
-return ``Effects`` (server/effects.py), which ``TableActor.effect`` alone carries out: the
-writes, then the state and the timers, the messages and the close, then the commands that
-follow.
+Everything else is a part with a file of its own (docs/architecture.md, "Files and who owns
+what"); the parts return ``Effects`` (server/effects.py), which ``TableActor.effect`` alone
+carries out: the writes, then the state and the timers, the messages and the close, then the
+commands that follow.
 
 Time comes only from the Clock and deals only from the DealSource (server/deals.py).
 Persistence (docs/architecture.md): every event is committed before any message about it is
