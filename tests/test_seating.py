@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fujian_mahjong.server import commands as C
-from fujian_mahjong.server.effects import SetSeat
+from fujian_mahjong.server.effects import Effects, SetSeat
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.store import StoreUnavailable
 from fujian_mahjong.server.tablestate import Seat, TableError
@@ -163,6 +163,16 @@ def test_ready_and_tuoguan_are_effects_on_a_copy_of_the_seat() -> None:
     t.seats[1].auto = True
     fx = Seating(t, 30.0).set_auto(1, True)  # already on: nothing to plan again
     assert fx.seats == [] and fx.replan == [] and fx.then == [C.Pump()]
+    # the player acts: 托管 ends, on a copy again; a seat not in 托管 has nothing to change
+    fx = Seating(t, 30.0).acted(1)
+    assert [(i, s.auto) for i, s in fx.seats] == [(1, False)] and t.seats[1].auto
+    assert Seating(t, 30.0).acted(0) == Effects()
+    # a missed own turn starts 托管; a missed claim prompt is only a pass (R12 rev 2), and a
+    # seat already in 托管 stays as it is
+    fx = Seating(t, 30.0).missed(0, window=False)
+    assert [(i, s.auto) for i, s in fx.seats] == [(0, True)] and not t.seats[0].auto
+    assert Seating(t, 30.0).missed(0, window=True) == Effects()
+    assert Seating(t, 30.0).missed(1, window=False) == Effects()
     t.status = "playing"
     with pytest.raises(TableError) as e:
         Seating(t, 30.0).ready(0)

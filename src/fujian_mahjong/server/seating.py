@@ -146,6 +146,21 @@ class Seating:
             return Effects(then=[C.Pump()])
         return Effects(seats=[(seat, replace(s, auto=on))], replan=[seat], then=[C.Pump()])
 
+    def acted(self, seat: int) -> Effects:
+        """The seat's player acted: 托管 ends (docs/protocol.md)."""
+        s = self.t.seats[seat]
+        return Effects(seats=[(seat, replace(s, auto=False))]) if s.auto else Effects()
+
+    def missed(self, seat: int, window: bool) -> Effects:
+        """A human seat's decision is made for it at its deadline: a missed own turn starts
+        托管 until the player acts again (docs/protocol.md). A missed claim prompt
+        (``window``) is only a pass and sets nothing: it looks exactly like a human's pass
+        to everyone (R12 rev 2)."""
+        s = self.t.seats[seat]
+        if s.human and not s.auto and not window:
+            return Effects(seats=[(seat, replace(s, auto=True))])
+        return Effects()
+
     def free(self, seat: int) -> Effects:
         """An open table's seat is freed (its player left, or never came back): stored,
         shown; the table closes when no human is left at it."""

@@ -353,8 +353,7 @@ class TableActor(Actor[TableCommand]):
             raise TableError("not_now", "no hand is in progress")
         a = self.presenter.checked(conn, seat, h, seq, action)
         if self.seats[seat].auto:
-            self.seats[seat].auto = False  # 托管 ends when the player acts again
-            self.seats_dirty = True
+            await self.effect(self.seating.acted(seat))  # 托管 ends when the player acts
         await self._apply(seat, a)
 
     async def apply_for(self, seat: int, a: Action) -> None:
@@ -530,13 +529,9 @@ class TableActor(Actor[TableCommand]):
             return
         if seat not in h.game.to_act():
             return
+        if self.seats[seat].human:  # a missed own turn starts 托管 (server/seating.py)
+            await self.effect(self.seating.missed(seat, vis.in_window(h.game.phase)))
         s = self.seats[seat]
-        if s.human and not s.auto and not vis.in_window(h.game.phase):
-            # a missed own turn: 托管 until the player acts again (docs/protocol.md).
-            # A missed claim prompt is only a pass (auto_action) and sets nothing: it
-            # looks exactly like a human's pass to everyone (R12 rev 2)
-            s.auto = True
-            self.seats_dirty = True
         await self._apply(seat, await self.sched.decide(h.game, seat, s.bot, s.bot_kind))
 
     # ------------------------------------------------------------------ crash restore
