@@ -71,8 +71,8 @@ class Presenter:
     def __init__(self, table: PresenterTable) -> None:
         self.t = table
 
-    def seats_json(self, viewer: int | None = None) -> list[dict[str, Any]]:
-        """The seat list (``viewer``: whose list it is; every entry is public)."""
+    def seats_json(self) -> list[dict[str, Any]]:
+        """The seat list: the same for every viewer (every entry is public, R12)."""
         return [
             {
                 "seat": i,
