@@ -1,5 +1,5 @@
-"""The difficulty ladder (docs/bots.md): random, greedy (新手), heuristic (普通), strong (高手)
-and the frozen reference heuristic-v1.
+"""The difficulty ladder (docs/bots.md): random, greedy (新手), heuristic (普通), neural (熟手),
+strong (高手) and the frozen reference heuristic-v1.
 
 * every kind resolves on every interface (``fjmj simulate --players``, ``fjmj play --bots``,
   the simulator, ``make_bot``), ``strong`` lazily from bots/strong.py;
@@ -64,10 +64,20 @@ def test_strong_resolves_lazily_to_strongbot() -> None:
 
     bot = make_bot("strong", "s")
     assert isinstance(bot, StrongBot)
-    assert "strong" in LADDER and LADDER.index("strong") == LADDER.index("heuristic") + 1
+    assert "strong" in LADDER and LADDER[-1] == "strong"  # the strongest level
 
 
-@pytest.mark.parametrize("kind", [*KINDS, "strong"])
+def test_neural_is_the_level_between_heuristic_and_strong() -> None:
+    """The neural network is a level of its own (熟手): above the 普通, below the 高手, in the
+    order its duplicate points put it (docs/bots.md, "The neural bot"), and it is rated."""
+    assert LADDER[LADDER.index("heuristic") + 1 : LADDER.index("strong")] == ("neural",)
+    # rated like the 高手 by placements (docs/bots.md: more points than the 普通, 2 v 2, but
+    # above one of its seats only half the time)
+    assert BOT_RATINGS["neural"][0] >= BOT_RATINGS["heuristic-v1"][0]
+    assert make_bot("neural", "s").name == "neural"
+
+
+@pytest.mark.parametrize("kind", [*KINDS, "neural", "strong"])
 def test_every_kind_on_simulate_players(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(
         [
@@ -85,7 +95,7 @@ def test_every_kind_on_simulate_players(kind: str, capsys: pytest.CaptureFixture
     assert kind in json.loads(out)["by_kind"]
 
 
-@pytest.mark.parametrize("kind", [*KINDS, "strong"])
+@pytest.mark.parametrize("kind", [*KINDS, "neural", "strong"])
 def test_every_kind_on_play_bots(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
     """``fjmj play --bots KIND`` accepts the kind: it gets as far as asking for a terminal
     (the test has none); an unknown kind is refused before that."""

@@ -105,6 +105,34 @@ def test_strong_bots_think_off_the_event_loop(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+def test_a_table_of_neural_bots_plays_through(tmp_path: Path) -> None:
+    """熟手 (``neural``, the ladder's level between the 普通 and the 高手) at the server: the
+    kind is accepted, stored with the hand, decides each neural seat's move (the network's
+    choice on that seat's view), and a table of four plays its hand to a verified end."""
+
+    async def main() -> None:
+        async with running(tmp_path, bot_delay_ms=0) as h:
+            a = await h.guest("nel")
+            tid = await h.table(a, bots=4, bot_kind="neural", players=4, hands=1)
+            await h.settle()
+            async with h.store.sessions() as s:
+                row = (await s.execute(select(HandRow).where(HandRow.table_id == tid))).scalar_one()
+            assert row.bot_kinds == ["neural"] * 4 and row.status == "over"
+            _row, events = await h.store.hand_log(row.id)
+            g = replay(events)
+            assert g.is_over()  # the stored log verifies (engine.replay)
+            # every move of the hand was the network's choice on the seat's view: the same
+            # deal played by four neural bots gives the same log (R12: the bot reads views)
+            g2 = Game.new(g.profile, seed=g.seed, players=4, dealer=g.dealer, streak=g.streak)
+            bots = [make_bot("neural", s) for s in range(4)]
+            while not g2.is_over():
+                seat = g2.to_act()[0]
+                g2.apply(seat, bots[seat].act(g2.seat_view(seat)).action)
+            assert g2.events == g.events
+
+    asyncio.run(main())
+
+
 async def _with_three_strong_bots(h: Any) -> tuple[Any, Any, Any]:
     """A guest and three 高手 at a one-hand table, the opening pause over: (the guest's
     client, the table's actor, the hand's game)."""

@@ -548,6 +548,12 @@ def test_create_summary_stake_width_reactions_and_escapes_in_the_profile(
     summary = pg.locator("[data-role=create-summary]")
     expect(summary.locator("[data-role=bot-level]")).to_have_count(3)
     expect(summary.locator("[data-role=summary-practice]")).to_contain_text("Practice")
+    # the ladder's levels in order, the network (熟手, Skilled) between Standard and Expert
+    options = pg.locator("select[name=bot_kind] option")
+    expect(options).to_have_text(["Random", "Beginner", "Standard", "Skilled", "Expert"])
+    pg.select_option("select[name=bot_kind]", "neural")
+    expect(summary.locator("[data-role=bot-level][data-level=neural]")).to_have_count(3)
+    expect(summary.locator("[data-role=bot-level]").first).to_have_text("Skilled")
     pg.select_option("select[name=bot_kind]", "strong")
     expect(summary.locator("[data-role=bot-level][data-level=strong]")).to_have_count(3)
     pg.select_option("select[name=bots]", "2")

@@ -1,11 +1,11 @@
 """Bots (they see only a seat view, R12) and the difficulty ladder (docs/bots.md).
 
-Bot kinds, weakest first: ``random``, ``greedy`` (新手), ``heuristic`` (普通), ``strong``
-(高手, ``bots/strong.py``, imported when a strong bot is made), and the frozen reference
-``heuristic-v1`` (the heuristic before the
-ladder, never changed: the baseline of every "against today's heuristic" figure), and
-``neural`` (a policy network played in numpy, ``bots/neural.py``; not a level yet: it
-imitates the 高手 and scores level with the 普通, docs/bots.md "The neural bot").
+Bot kinds, weakest first: ``random``, ``greedy`` (新手), ``heuristic`` (普通), ``neural``
+(熟手: a policy network played in numpy, ``bots/neural.py``, imported when one is made; it
+imitates the 高手 and sits between the 普通 and the 高手 in duplicate, docs/bots.md "The
+neural bot"), ``strong`` (高手, ``bots/strong.py``, imported when a strong bot is made), and
+the frozen reference ``heuristic-v1`` (the heuristic before the ladder, never changed: the
+baseline of every "against today's heuristic" figure).
 """
 
 from collections.abc import Callable
@@ -46,7 +46,10 @@ BOT_KINDS: dict[str, Callable[[int | str], Bot]] = {
 
 # The ladder in order of strength (the kinds a player chooses from; heuristic-v1 is a
 # reference, not a level).
-LADDER: tuple[str, ...] = ("random", "greedy", "heuristic", "strong")
+# neural sits between heuristic and strong: in 1 v 3 duplicate (fuzhou-tcy) it scores +0.53
+# [+0.08, +0.99] a hand against three heuristic and −0.33 [−0.57, −0.10] against three strong
+# (docs/bots.md, "The neural bot").
+LADDER: tuple[str, ...] = ("random", "greedy", "heuristic", "neural", "strong")
 
 
 # A fixed rating per kind for the platform's skill rating (server/rating.py: openskill's
@@ -64,6 +67,8 @@ BOT_RATINGS: dict[str, tuple[float, float]] = {
     "heuristic": (25.0, 1.0),
     "strong": (24.9, 1.0),
     "heuristic-v1": (24.6, 1.0),
+    # neural: +0.54 ± 0.26 points a hand 2 v 2, yet above a heuristic seat 0.499 of the time
+    "neural": (25.0, 1.0),
 }
 
 

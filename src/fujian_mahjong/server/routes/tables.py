@@ -50,9 +50,9 @@ class StakesOut(BaseModel):
     min_balance: int
 
 
-# the bot kinds a table may seat (fujian_mahjong.bots.BOT_KINDS): 新手, 普通, 高手 and the
-# reference kinds
-BotKind = Literal["random", "greedy", "heuristic", "strong", "heuristic-v1"]
+# the bot kinds a table may seat (fujian_mahjong.bots.BOT_KINDS): 新手, 普通, 熟手 (the
+# neural network), 高手 and the reference kinds
+BotKind = Literal["random", "greedy", "heuristic", "neural", "strong", "heuristic-v1"]
 
 
 class TableIn(BaseModel):

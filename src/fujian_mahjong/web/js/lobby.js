@@ -506,7 +506,7 @@ function roomsCard(me) {
 // ------------------------------------------------------------------ create, join, tables
 
 // The difficulty ladder (docs/bots.md): the kind of the table's bots.
-const BOT_KINDS = ["random", "greedy", "heuristic", "strong"];
+const BOT_KINDS = ["random", "greedy", "heuristic", "neural", "strong"];
 // the private table's stake (silver per point; 0: points only): only those within the
 // operator's bounds (GET /api/stakes: [tables] stake_min–stake_max of fjmj serve --config);
 // the server refuses any other with stake_out_of_bounds
