@@ -170,9 +170,83 @@ def test_pipeline_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
     k = js["by_kind"]["neural"]  # the same deals and seatings as simulate's
     assert st["hands"] == 8 and st["points_per_hand"] == pytest.approx(k["points_per_hand"])
     assert 0 <= st["call_rate"] <= 1 and st["placement"] == pytest.approx(k["placement"])
+    # paired against other weights on the same deals: against itself, no difference at all
+    same = train.match_stats(str(weights), "random", 2, seed="tiny", baseline=str(weights))
+    assert same["vs_baseline"] == 0 and same["deals_differing"] == 0
+    assert same["points_per_hand"] == st["points_per_hand"]
     # DAgger: the network plays every seat, the teacher labels its decisions
     dag = tmp_path / "dag.npz"
     assert train.main(["gen", "--teacher", "heuristic", "--hands", "4", "--batch", "2",
                        "--seed", "tiny-d", "--player", str(weights), "--out", str(dag)]) == 0  # fmt: skip
     with np.load(dag) as z:
         assert len(z["action"]) > 20 and json.loads(str(z["meta"]))["player"] == "w.npz"
+
+
+def test_rollouts_and_the_advantage_head_on_a_tiny_budget(tmp_path: Path) -> None:
+    """roll → qfit through the CLI (two hands, one epoch), docs/bots.md "Learning from
+    rollouts": candidates are legal and hold the teacher's action; the candidates share the
+    hand's wall and hidden tiles (common random numbers), so the teacher's own action played
+    out gives exactly the points the hand ended with; the head travels in the weights, and
+    the bot with it still plays legal, deterministic hands from its seat's view."""
+    data = tmp_path / "r.npz"
+    out = tmp_path / "q.npz"
+    assert train.main(["roll", "--hands", "2", "--seed", "tiny-r", "--out", str(data)]) == 0
+    with np.load(data) as z:
+        d = {k: z[k] for k in z.files}
+    n = len(d["obs"])
+    assert n > 20 and d["cand"].shape == (n, 3) and d["vfeat"].shape == (n, N_VIEW_FEATURES)
+    for i in range(n):
+        cand = [int(c) for c in d["cand"][i] if c >= 0]
+        assert len(cand) == len(set(cand)) >= 2 and all(d["mask"][i, c] for c in cand)
+        j = cand.index(int(d["teacher"][i]))
+        assert d["ret"][i, j] == d["value"][i]
+    again = train.rollout_data(2, "tiny-r")
+    assert all(np.array_equal(again[k], d[k]) for k in ("obs", "cand", "ret"))
+    assert train.main(["qfit", "--data", str(data), "--epochs", "1", "--hidden", "16",
+                       "--margin", "0.01", "--out", str(out)]) == 0  # fmt: skip
+    net = PolicyNet.load(out)
+    assert net.has_q and net.q_top == 3 and net.q_margin == 0.01
+    assert net.meta["q_head"]["decisions"] == n and len(net.meta["q_head"]["curves"]) == 2
+    base = load_policy()
+    assert all(np.array_equal(a, net.arrays()[k]) for k, a in base.arrays().items())  # frozen
+    bot = NeuralBot(policy=net)
+
+    moved = 0
+
+    def run(seed: str) -> list[Any]:
+        nonlocal moved
+        g = Game.new("fuzhou-tcy", seed=seed)
+        while not g.is_over():
+            s = g.to_act()[0]
+            dec = bot.act(g.seat_view(s))
+            assert dec.action in g.legal_actions(s)
+            moved += "rollout advantage" in dec.reason and "推演优势" in dec.reason_zh
+            g.apply(s, dec.action)
+        return g.events
+
+    assert run("q0") == run("q0")
+    assert moved  # the head moved some choices (a tiny head, a tiny margin)
+    # R12 with the head: other seats' concealed tiles and the wall changed, same decisions
+    rng = random.Random(5)
+    g = Game.new("fuzhou-tcy", seed="q-r12")
+    checked = 0
+    while not g.is_over():
+        s = g.to_act()[0]
+        v = g.seat_view(s)
+        if len(v.legal) > 1:
+            assert bot.act(_hide_differently(g, s, rng).seat_view(s)) == bot.act(v)
+            checked += 1
+        g.apply(s, bot.act(v).action)
+    assert checked > 10
+    # act_batch applies the bot's rule (row by row here: a batch's matrix products may round
+    # the last bits differently, and the head's candidates can be that close)
+    vec = VecGames(4)
+    o = vec.reset([f"qb{i}" for i in range(4)])
+    for _ in range(20):
+        vf = np.stack([view_features(vec.view(i)) for i in range(4)])
+        acts = np.concatenate(
+            [net.act_batch(o.obs[i : i + 1], o.mask[i : i + 1], vf[i : i + 1]) for i in range(4)]
+        )
+        for i in range(4):
+            assert vec.index_of(i, bot.act(vec.view(i)).action) == acts[i] or o.mask[i].sum() == 1
+        o = vec.step(acts)

@@ -229,6 +229,20 @@ class PolicyNet:
             )
         self.meta = meta
         self.value_scale = float(meta.get("value_scale", 1.0))
+        # the optional advantage head (docs/bots.md, "Learning from rollouts"): a hidden layer
+        # ``(wq0, bq0)`` over the last hidden layer, then ``(wq, bq)``: per action the points
+        # it is worth against the other candidates, learnt from the teacher's rollouts
+        self.q_layers: list[tuple[F32, F32]] = []
+        i = 0
+        while f"wq{i}" in arrays:
+            self.q_layers.append(
+                (arrays[f"wq{i}"].astype(np.float32), arrays[f"bq{i}"].astype(np.float32))
+            )
+            i += 1
+        self.wq = arrays["wq"].astype(np.float32) if "wq" in arrays else None
+        self.bq = arrays["bq"].astype(np.float32) if "bq" in arrays else None
+        self.q_top = int(meta.get("q_top", 3))
+        self.q_margin = float(meta.get("q_margin", 0.0))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> PolicyNet:
@@ -242,6 +256,10 @@ class PolicyNet:
         for i, (w, b) in enumerate(self.layers):
             out[f"w{i}"], out[f"b{i}"] = w, b
         out.update(wp=self.wp, bp=self.bp, wv=self.wv, bv=self.bv, scale=self.scale)
+        for i, (w, b) in enumerate(self.q_layers):
+            out[f"wq{i}"], out[f"bq{i}"] = w, b
+        if self.wq is not None and self.bq is not None:
+            out.update(wq=self.wq, bq=self.bq)
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -262,6 +280,16 @@ class PolicyNet:
         """(logits (B, N_ACTIONS), value (B,) in points) for observations (B, OBS_SIZE) and,
         for a network that reads them, the legal masks (B, N_ACTIONS) and the view features
         (B, N_VIEW_FEATURES: :func:`view_features` of each row's seat view)."""
+        h = self.hidden(obs, mask, vfeat)
+        return h @ self.wp + self.bp, (h @ self.wv + self.bv)[:, 0] * self.value_scale
+
+    def hidden(
+        self,
+        obs: npt.NDArray[Any],
+        mask: npt.NDArray[Any] | None = None,
+        vfeat: npt.NDArray[Any] | None = None,
+    ) -> F32:
+        """The last hidden layer (B, width) for the inputs of :meth:`forward`."""
         x = with_features(obs) if self.features else np.asarray(obs, dtype=np.float32)
         if self.view_features:
             if vfeat is None:
@@ -274,7 +302,36 @@ class PolicyNet:
         h: F32 = x * self.scale
         for w, b in self.layers:
             h = np.maximum(h @ w + b, 0.0)
-        return h @ self.wp + self.bp, (h @ self.wv + self.bv)[:, 0] * self.value_scale
+        return h
+
+    @property
+    def has_q(self) -> bool:
+        return self.wq is not None
+
+    def advantages(self, h: F32) -> F32:
+        """The advantage head (B, N_ACTIONS) in points, from :meth:`hidden`'s output."""
+        assert self.wq is not None and self.bq is not None
+        for w, b in self.q_layers:
+            h = np.maximum(h @ w + b, 0.0)
+        q: F32 = h @ self.wq + self.bq
+        return q
+
+    def choose(self, logits: F32, q: F32 | None, legal: npt.NDArray[np.int64]) -> tuple[int, bool]:
+        """(the action index, whether the advantage head moved it) for one row: the masked
+        argmax of the logits (a tie goes to the lower index); with an advantage head, of the
+        ``q_top`` legal actions the policy rates highest, the one the head values most if it
+        gains more than ``q_margin`` points over the policy's choice."""
+        z = logits[legal]
+        j = int(legal[z == z.max()].min())
+        if q is None or len(legal) < 2:
+            return j, False
+        order = np.lexsort((legal, -z))[: self.q_top]  # by logit, ties to the lower index
+        cands = legal[order]
+        qc = q[cands]
+        k = int(qc.argmax())
+        if int(cands[k]) != j and float(qc[k] - q[j]) > self.q_margin:
+            return int(cands[k]), True
+        return j, False
 
     def act_batch(
         self,
@@ -283,9 +340,16 @@ class PolicyNet:
         vfeat: npt.NDArray[Any] | None = None,
     ) -> npt.NDArray[np.int64]:
         """The masked argmax per row (a tie goes to the lower index)."""
-        logits, _ = self.forward(obs, mask, vfeat)
-        best: npt.NDArray[np.int64] = np.where(mask > 0, logits, -np.inf).argmax(axis=1)
-        return best
+        h = self.hidden(obs, mask, vfeat)
+        logits = h @ self.wp + self.bp
+        if not self.has_q:
+            best: npt.NDArray[np.int64] = np.where(mask > 0, logits, -np.inf).argmax(axis=1)
+            return best
+        q = self.advantages(h)
+        return np.array(
+            [self.choose(logits[r], q[r], np.flatnonzero(mask[r] > 0))[0] for r in range(len(h))],
+            dtype=np.int64,
+        )
 
 
 @lru_cache(maxsize=4)
@@ -331,12 +395,26 @@ class NeuralBot:
         mask = np.zeros((1, N_ACTIONS), dtype=np.float32)
         mask[0, idx] = 1.0
         vf = view_features(view)[None, :] if self.policy.view_features else None
-        logits, value = self.policy.forward(obs[None, :], mask, vf)
-        z = logits[0, idx]
-        j = int(idx[z == z.max()].min())  # act_batch's tie rule: the lowest index
+        pol = self.policy
+        h = pol.hidden(obs[None, :], mask, vf)
+        logits = (h @ pol.wp + pol.bp)[0]
+        v = float((h @ pol.wv + pol.bv)[0, 0]) * pol.value_scale
+        q = pol.advantages(h)[0] if pol.has_q else None
+        j, moved = pol.choose(logits, q, np.sort(idx))  # act_batch's rule
+        z = logits[idx]
         e = np.exp(z - z.max())
         p = float(e[idx == j][0] / e.sum())
-        v = float(value[0])
+        if moved and q is not None:
+            top = int(idx[z == z.max()].min())
+            gain = float(q[j] - q[top])
+            return Decision(
+                lm[j],
+                f"neural policy with rollout advantage: {ACTION_NAMES[j]} rather than "
+                f"{ACTION_NAMES[top]} (worth {gain:+.1f} points; probability {p:.0%}; "
+                f"hand value {v:+.1f} points)",
+                f"神经网络策略 (推演优势): {_zh(j)}, 不选 {_zh(top)} (多 {gain:+.1f} 分; "
+                f"概率 {p:.0%}; 预计本局 {v:+.1f} 分)",
+            )
         return Decision(
             lm[j],
             f"neural policy: {ACTION_NAMES[j]} (probability {p:.0%}; hand value {v:+.1f} points)",

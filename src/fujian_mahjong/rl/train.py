@@ -3,6 +3,8 @@
     python -m fujian_mahjong.rl.train gen  --teacher strong-fast --hands 4000 --seed gen0 --out data.npz
     python -m fujian_mahjong.rl.train fit  --data data.npz --seed 0 --epochs 8 --out weights.npz
     python -m fujian_mahjong.rl.train eval --weights weights.npz --opponent heuristic --deals 500
+    python -m fujian_mahjong.rl.train roll --hands 1000 --seed roll0 --out roll.npz
+    python -m fujian_mahjong.rl.train qfit --data roll.npz --out weights-q.npz
 
 (docs/rl.md, "Training the neural bot"). Everything is numpy: no training library is
 needed (the ``train`` extra is empty for now and reserved for a later torch trainer).
@@ -20,7 +22,11 @@ needed (the ``train`` extra is empty for now and reserved for a later torch trai
   (10%); it keeps the epoch with the lowest validation loss, prints the curves and stores
   them with the weights.
 * ``eval`` plays ``fjmj simulate --duplicate`` 1 v 3 (the network against three of
-  ``--opponent``) with the given weights and prints the neural bot's row.
+  ``--opponent``) with the given weights and prints the neural bot's row (``--stats``: the
+  model card's figures; ``--baseline``: paired against other weights on the same deals).
+* ``roll`` and ``qfit``: policy improvement from rollouts — the teacher plays out the
+  network's few best candidates at each decision (:func:`rollout_data`), and an advantage
+  head is fitted on the playouts (:func:`fit_q`; docs/bots.md, "Learning from rollouts").
 
 Deterministic from the seeds: the same commands give the same data and, with one BLAS
 thread (``OPENBLAS_NUM_THREADS=1``), the same weights.
@@ -42,6 +48,7 @@ import numpy.typing as npt
 
 from fujian_mahjong.bots import Bot, make_bot
 from fujian_mahjong.bots.neural import N_FEATURES, N_VIEW_FEATURES, hand_features, view_features
+from fujian_mahjong.bots.neural import WEIGHTS as WEIGHTS_FILE
 from fujian_mahjong.rl.encoding import N_ACTIONS, OBS_HIGH, OBS_SIZE
 from fujian_mahjong.rl.vec import VecGames
 
@@ -393,6 +400,235 @@ def save_weights(p: dict[str, F32], meta: dict[str, Any], path: str) -> None:
     PolicyNet(dict(p), meta).save(path)
 
 
+# ------------------------------------------------------------------------ rollouts
+def rollout_data(
+    hands: int,
+    seed: str,
+    profile: str = "fuzhou-tcy",
+    players: int = 4,
+    top: int = 3,
+    weights: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, npt.NDArray[Any]]:
+    """Rollout-labelled decisions (docs/bots.md, "Learning from rollouts"): the teacher
+    (``strong-fast``) plays ``hands`` hands at every seat (hand h: seed ``f"{seed}/{h}"``);
+    at each decision with a choice, the network's ``top`` legal actions by policy (the
+    teacher's own action in the last place if it is not among them) are each played out
+    from the true state by the teacher at every seat, and the seat's points at the end of
+    the hand are recorded per candidate. The candidates share the wall and the hands
+    (common random numbers), so their difference is the candidate's alone. The hidden
+    state is used only to play out, never as an input (R12): a hand's true state is one
+    sample of what the seat cannot see."""
+    from fujian_mahjong.bots.base import play_out
+    from fujian_mahjong.bots.neural import NeuralBot, PolicyNet, load_policy
+    from fujian_mahjong.bots.strong import _clone
+    from fujian_mahjong.engine import Game
+
+    make = teacher_factory("strong-fast")
+    net = NeuralBot(policy=PolicyNet.load(weights) if weights else load_policy())
+    rows: dict[str, list[Any]] = {
+        k: [] for k in ("obs", "mask", "vfeat", "cand", "ret", "teacher", "seat", "hand", "value")
+    }
+    t0 = time.process_time()
+    for h in range(hands):
+        g = Game.new(profile, seed=f"{seed}/{h}", players=players, dealer=h % players, streak=0)
+        bots = [make(f"{seed}/{h}:{s}") for s in range(players)]
+        while not g.is_over():
+            s = g.to_act()[0]
+            v = g.seat_view(s)
+            d = bots[s].act(v)
+            if len(v.legal) > 1:
+                obs, lm = net.observe(v)
+                idx = np.fromiter(lm, dtype=np.int64, count=len(lm))
+                mask = np.zeros((1, N_ACTIONS), dtype=np.float32)
+                mask[0, idx] = 1.0
+                vf = view_features(v)
+                logits, _ = net.policy.forward(obs[None, :], mask, vf[None, :])
+                z = logits[0, idx]
+                cand = [int(idx[j]) for j in np.lexsort((idx, -z))[:top]]
+                ta = next(i for i, act in lm.items() if act == d.action)
+                if ta not in cand:
+                    cand[-1] = ta
+                ret = []
+                for c in cand:
+                    w = _clone(g)
+                    w.apply(s, lm[c])
+                    if not w.is_over():
+                        play_out(w, [make(f"{seed}/{h}:r{q}") for q in range(players)])
+                    sc = w.score()
+                    ret.append(sc.payments[s] if sc is not None else 0)
+                rows["obs"].append(np.minimum(obs, 255).astype(np.uint8))
+                rows["mask"].append(mask[0].astype(np.uint8))
+                rows["vfeat"].append(vf.astype(np.float16))
+                rows["cand"].append(cand + [-1] * (top - len(cand)))
+                rows["ret"].append(ret + [0] * (top - len(ret)))
+                rows["teacher"].append(ta)
+                rows["seat"].append(s)
+                rows["hand"].append(h)
+                rows["value"].append(0.0)
+            g.apply(s, d.action)
+        sc = g.score()
+        for r in range(len(rows["value"]) - 1, -1, -1):  # the hand's final points, per seat
+            if rows["hand"][r] != h:
+                break
+            rows["value"][r] = float(sc.payments[rows["seat"][r]]) if sc is not None else 0.0
+        if log and (h + 1) % 100 == 0:
+            log(f"roll: {h + 1:,} hands, {len(rows['obs']):,} decisions")
+    if log:
+        log(
+            f"roll: {hands:,} hands, {len(rows['obs']):,} decisions, "
+            f"{time.process_time() - t0:.1f} s CPU"
+        )
+    n = len(rows["obs"])
+    return {
+        "obs": np.array(rows["obs"], dtype=np.uint8).reshape(n, OBS_SIZE),
+        "mask": np.array(rows["mask"], dtype=np.uint8).reshape(n, N_ACTIONS),
+        "vfeat": np.array(rows["vfeat"], dtype=np.float16).reshape(n, N_VIEW_FEATURES),
+        "cand": np.array(rows["cand"], dtype=np.int16).reshape(n, top),
+        "ret": np.array(rows["ret"], dtype=np.float32).reshape(n, top),
+        "teacher": np.array(rows["teacher"], dtype=np.int16),
+        "seat": np.array(rows["seat"], dtype=np.int8),
+        "hand": np.array(rows["hand"], dtype=np.int32),
+        "value": np.array(rows["value"], dtype=np.float32),
+        "meta": np.array(
+            json.dumps(
+                {
+                    "rollouts": "strong-fast",
+                    "hands": hands,
+                    "seed": seed,
+                    "profile": profile,
+                    "players": players,
+                    "top": top,
+                    "weights": os.path.basename(weights) if weights else "shipped",
+                },
+                sort_keys=True,
+            )
+        ),
+    }
+
+
+def fit_q(
+    data: dict[str, npt.NDArray[Any]],
+    weights: str | None = None,
+    seed: int = 0,
+    hidden: int = 256,
+    epochs: int = 4,
+    lr: float = 1e-3,
+    l2: float = 1e-4,
+    top: int = 3,
+    margin: float = 2.0,
+    val_share: float = 0.1,
+    log: Callable[[str], None] | None = None,
+) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
+    """The advantage head on top of a policy's last hidden layer (frozen): per row, each
+    candidate's points minus the candidates' mean (common random numbers) is the target of
+    its advantage minus their mean advantage (squared error, Adam). Returns the policy's
+    arrays with the head added (``wq0, bq0, wq, bq``) and its meta with the head's."""
+    from fujian_mahjong.bots.neural import PolicyNet, load_policy
+
+    base = PolicyNet.load(weights) if weights else load_policy()
+    rng = np.random.default_rng(seed)
+    cand = data["cand"].astype(np.int64)
+    valid = cand >= 0
+    k = valid.sum(axis=1)
+    ret = data["ret"].astype(np.float32)
+    cent = np.where(valid, ret - ((ret * valid).sum(axis=1) / np.maximum(k, 1))[:, None], 0.0)
+    cent = cent.astype(np.float32)
+    t0 = time.process_time()
+    hs = []
+    for a in range(0, len(cand), 4096):
+        sl = slice(a, a + 4096)
+        hs.append(base.hidden(data["obs"][sl], data["mask"][sl], data["vfeat"][sl]))
+    hid = np.concatenate(hs) if hs else np.zeros((0, base.wp.shape[0]), dtype=np.float32)
+    hands = np.unique(data["hand"])
+    n_val = round(len(hands) * val_share) if len(hands) > 1 else 0
+    val_hands = set(rng.permutation(hands)[:n_val].tolist())
+    is_val = np.array([x in val_hands for x in data["hand"].tolist()], dtype=bool)
+    tr = np.flatnonzero(~is_val & (k > 1))
+    va = np.flatnonzero(is_val & (k > 1))
+    width = hid.shape[1]
+    p: dict[str, F32] = {
+        "wq0": (rng.standard_normal((width, hidden)) * math.sqrt(2 / width)).astype(np.float32),
+        "bq0": np.zeros(hidden, dtype=np.float32),
+        "wq": np.zeros((hidden, N_ACTIONS), dtype=np.float32),
+        "bq": np.zeros(N_ACTIONS, dtype=np.float32),
+    }
+
+    def loss_grads(j: npt.NDArray[np.intp], grads: bool) -> tuple[float, dict[str, F32]]:
+        x = hid[j]
+        a1 = np.maximum(x @ p["wq0"] + p["bq0"], 0.0)
+        q = a1 @ p["wq"] + p["bq"]
+        c = np.where(valid[j], cand[j], 0)
+        r = np.arange(len(j))[:, None]
+        qc = np.where(valid[j], q[r, c], 0.0)
+        e = np.where(valid[j], qc - (qc.sum(axis=1) / k[j])[:, None] - cent[j], 0.0)
+        loss = float((e**2).sum())
+        if not grads:
+            return loss, {}
+        de = 2.0 * e / len(j)
+        dqc = np.where(valid[j], de - (de.sum(axis=1) / k[j])[:, None], 0.0).astype(np.float32)
+        dq = np.zeros_like(q)
+        np.add.at(dq, (np.repeat(np.arange(len(j)), c.shape[1]), c.ravel()), dqc.ravel())
+        da = (dq @ p["wq"].T) * (a1 > 0)
+        g = {
+            "wq": a1.T @ dq + l2 * p["wq"],
+            "bq": dq.sum(axis=0),
+            "wq0": x.T @ da + l2 * p["wq0"],
+            "bq0": da.sum(axis=0),
+        }
+        return loss, g
+
+    def val_mse() -> float:
+        if not len(va):
+            return float("nan")
+        tot = sum(loss_grads(va[a : a + 4096], False)[0] for a in range(0, len(va), 4096))
+        return float(tot / valid[va].sum())
+
+    m = {q: np.zeros_like(v) for q, v in p.items()}
+    s2 = {q: np.zeros_like(v) for q, v in p.items()}
+    t = 0
+
+    def row(ep: int) -> dict[str, Any]:
+        v = val_mse()
+        return {"epoch": ep, "val_mse": round(v, 2) if v == v else None}
+
+    curves = [row(0)]
+    for ep in range(epochs):
+        order = rng.permutation(tr)
+        for a in range(0, len(order), 256):
+            _, g = loss_grads(np.sort(order[a : a + 256]), True)
+            t += 1
+            for q in p:
+                m[q] = 0.9 * m[q] + 0.1 * g[q]
+                s2[q] = 0.999 * s2[q] + 0.001 * g[q] * g[q]
+                step = lr * (m[q] / (1 - 0.9**t)) / (np.sqrt(s2[q] / (1 - 0.999**t)) + 1e-8)
+                p[q] -= step.astype(np.float32)
+        curves.append(row(ep + 1))
+        if log:
+            log(f"qfit: {json.dumps(curves[-1])} ({time.process_time() - t0:.0f} s CPU)")
+    arrays: dict[str, npt.NDArray[Any]] = dict(base.arrays())
+    arrays.update(p)
+    meta = dict(base.meta)
+    meta.update(
+        q_top=top,
+        q_margin=margin,
+        q_head={
+            "architecture": f"{width}-{hidden} ReLU-{N_ACTIONS} over the frozen last hidden layer",
+            "data": json.loads(str(data["meta"])) if "meta" in data else None,
+            "decisions": len(cand),
+            "train_decisions": len(tr),
+            "val_decisions": len(va),
+            "seed": seed,
+            "epochs": epochs,
+            "lr": lr,
+            "l2": l2,
+            "curves": curves,
+            "cpu_seconds": round(time.process_time() - t0, 1),
+        },
+    )
+    return arrays, meta
+
+
 # ------------------------------------------------------------------------------ eval
 def evaluate(
     weights: str | None,
@@ -492,22 +728,44 @@ def match_stats(
     profile: str = "fuzhou-tcy",
     workers: int = 1,
     start: int = 0,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
     """Mortal-style figures of the neural bot, 1 v 3 duplicate against three ``opponent``
     (the deals and seatings of ``fjmj simulate --duplicate``, so the same points): points a
     hand with a 95% CI clustered by deal, placement, win / deal-in / call rates, average win
     value, dealer and non-dealer points, specials made. ``opponent`` may also be
-    ``strong-fast`` (the 高手's rules without its search, as in ``gen``)."""
+    ``strong-fast`` (the 高手's rules without its search, as in ``gen``). With ``baseline``
+    (other weights, ``"shipped"`` for the package's), those play the same deals and seatings
+    too, and ``vs_baseline`` is the paired difference a hand with its 95% CI (clustered by
+    deal): the opponents are deterministic, so only the deals where the two networks
+    decide differently add to its variance."""
     w = os.path.abspath(weights) if weights is not None else None
     jobs = [(profile, seed, k, opponent, w) for k in range(start, start + deals)]
+    if baseline is not None:
+        b = str(WEIGHTS_FILE) if baseline == "shipped" else os.path.abspath(baseline)
+        jobs += [(profile, seed, k, opponent, b) for k in range(start, start + deals)]
     t0 = time.perf_counter()
     if workers > 1:
         import multiprocessing as mp
 
         with mp.get_context("spawn").Pool(workers) as pool:
-            out = pool.map(_stats_deal, jobs, chunksize=max(1, deals // (workers * 8)))
+            out = pool.map(_stats_deal, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
     else:
         out = [_stats_deal(j) for j in jobs]
+    paired: dict[str, Any] = {}
+    if baseline is not None:
+        out, base = out[:deals], out[deals:]
+        diffs = [
+            sum(h["points"] for h in a) / len(a) - sum(h["points"] for h in c) / len(c)
+            for a, c in zip(out, base, strict=True)
+        ]
+        dm, dci = _mean_ci(diffs)
+        paired = {
+            "baseline": baseline,
+            "vs_baseline": round(dm, 3),
+            "vs_baseline_ci95": [round(dm - dci, 3), round(dm + dci, 3)],
+            "deals_differing": sum(1 for x in diffs if x),
+        }
     hands = [h for d in out for h in d]
     n = len(hands)
 
@@ -552,6 +810,7 @@ def match_stats(
         "dealer_points": round(split(True), 3),
         "non_dealer_points": round(split(False), 3),
         "specials": dict(sorted(specials.items())),
+        **paired,
         "seconds": round(time.perf_counter() - t0, 1),
     }
 
@@ -602,6 +861,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="without the view features of bots/neural.py (the teacher's danger and values)",
     )
     f.add_argument("--out", required=True)
+    r = sub.add_parser("roll", help="rollout-labelled decisions (the teacher plays each out)")
+    r.add_argument("--hands", type=int, default=1000)
+    r.add_argument("--seed", default="roll0")
+    r.add_argument("--profile", default="fuzhou-tcy")
+    r.add_argument("--players", type=int, default=4)
+    r.add_argument("--top", type=int, default=3, help="candidates per decision")
+    r.add_argument("--weights", default=None, help="the policy ranking the candidates")
+    r.add_argument("--out", required=True)
+    q = sub.add_parser("qfit", help="fit the advantage head on rollout data -> weights (.npz)")
+    q.add_argument("--data", required=True, nargs="+")
+    q.add_argument("--weights", default=None, help="the policy to extend (default: shipped)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--hidden", type=int, default=256)
+    q.add_argument("--epochs", type=int, default=4)
+    q.add_argument("--lr", type=float, default=1e-3)
+    q.add_argument("--l2", type=float, default=1e-4)
+    q.add_argument("--top", type=int, default=3, help="candidates the bot weighs when it plays")
+    q.add_argument(
+        "--margin", type=float, default=2.0, help="points the head must gain to move the choice"
+    )
+    q.add_argument("--out", required=True)
     e = sub.add_parser("eval", help="duplicate 1 v 3 against three bots of a kind")
     e.add_argument("--weights", default=None, help="default: the shipped weights")
     e.add_argument("--opponent", default="heuristic")
@@ -616,6 +896,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="Mortal-style figures (placement, call rate, win value, dealer split, specials)",
     )
     e.add_argument("--start", type=int, default=0, help="with --stats: the first deal")
+    e.add_argument(
+        "--baseline",
+        default=None,
+        help="with --stats: weights ('shipped': the package's) played on the same deals; "
+        "prints the paired difference",
+    )
     a = ap.parse_args(argv)
 
     def log(msg: str) -> None:
@@ -659,8 +945,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"wrote {a.out}: {os.path.getsize(a.out):,} bytes; "
             f"validation accuracy {meta['curves'][-1]['val_acc']}"
         )
+    elif a.cmd == "roll":
+        d = rollout_data(a.hands, a.seed, a.profile, a.players, a.top, a.weights, log)
+        rolled: dict[str, Any] = dict(d)
+        np.savez_compressed(a.out, **rolled)
+        print(f"wrote {a.out}: {len(d['obs']):,} decisions from {a.hands:,} hands")
+    elif a.cmd == "qfit":
+        parts = []
+        for path in a.data:
+            with np.load(path, allow_pickle=False) as z:
+                parts.append({k: z[k] for k in z.files})
+        keys = ["obs", "mask", "vfeat", "cand", "ret"]
+        qd = {k: np.concatenate([pt[k] for pt in parts]) for k in keys}
+        offs = np.cumsum(
+            [0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts]
+        )
+        qd["hand"] = np.concatenate([pt["hand"] + o for pt, o in zip(parts, offs, strict=False)])
+        qd["meta"] = np.array(
+            json.dumps([json.loads(str(pt["meta"])) if "meta" in pt else None for pt in parts])
+        )
+        arrays, meta = fit_q(
+            qd, a.weights, a.seed, a.hidden, a.epochs, a.lr, a.l2, a.top, a.margin, log=log
+        )
+        from fujian_mahjong.bots.neural import PolicyNet
+
+        PolicyNet(arrays, meta).save(a.out)
+        print(f"wrote {a.out}: {os.path.getsize(a.out):,} bytes")
     elif a.stats:
-        st = match_stats(a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers, a.start)
+        st = match_stats(
+            a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers, a.start, a.baseline
+        )
         print(json.dumps(st))
     else:
         js = evaluate(a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers)
