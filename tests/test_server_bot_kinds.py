@@ -85,22 +85,28 @@ def test_bot_kind_is_stored_used_and_restored(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+async def _a_table_of_four(h: Any, kind: str) -> Game:
+    """A one-hand table of four bots of ``kind``, played to its end while the harness
+    settles (a table of bots starts at once; no bot delay): its stored, verified hand."""
+    a = await h.guest(f"{kind[:3]}-watcher")
+    tid = await h.table(a, bots=4, bot_kind=kind, players=4, hands=1)
+    await h.settle()
+    async with h.store.sessions() as s:
+        row = (await s.execute(select(HandRow).where(HandRow.table_id == tid))).scalar_one()
+    assert row.bot_kinds == [kind] * 4 and row.status == "over"
+    _row, events = await h.store.hand_log(row.id)
+    g = replay(events)
+    assert g.is_over()  # the stored log verifies (engine.replay)
+    return g
+
+
 def test_strong_bots_think_off_the_event_loop(tmp_path: Path) -> None:
     """A table of 高手 bots plays through: their decisions are made in worker threads
     (scheduler.decide), and the hand still ends with a verified log."""
 
     async def main() -> None:
         async with running(tmp_path, bot_delay_ms=0) as h:
-            a = await h.guest("bob")
-            # a table of bots only starts at once and, with no bot delay, plays its one
-            # hand to the end while the harness settles
-            tid = await h.table(a, bots=4, bot_kind="strong", players=4, hands=1)
-            await h.settle()
-            async with h.store.sessions() as s:
-                row = (await s.execute(select(HandRow).where(HandRow.table_id == tid))).scalar_one()
-            assert row.bot_kinds == ["strong"] * 4 and row.status == "over"
-            _row, events = await h.store.hand_log(row.id)
-            assert replay(events).is_over()  # the stored log verifies (engine.replay)
+            await _a_table_of_four(h, "strong")
 
     asyncio.run(main())
 
@@ -112,15 +118,7 @@ def test_a_table_of_neural_bots_plays_through(tmp_path: Path) -> None:
 
     async def main() -> None:
         async with running(tmp_path, bot_delay_ms=0) as h:
-            a = await h.guest("nel")
-            tid = await h.table(a, bots=4, bot_kind="neural", players=4, hands=1)
-            await h.settle()
-            async with h.store.sessions() as s:
-                row = (await s.execute(select(HandRow).where(HandRow.table_id == tid))).scalar_one()
-            assert row.bot_kinds == ["neural"] * 4 and row.status == "over"
-            _row, events = await h.store.hand_log(row.id)
-            g = replay(events)
-            assert g.is_over()  # the stored log verifies (engine.replay)
+            g = await _a_table_of_four(h, "neural")
             # every move of the hand was the network's choice on the seat's view: the same
             # deal played by four neural bots gives the same log (R12: the bot reads views)
             g2 = Game.new(g.profile, seed=g.seed, players=4, dealer=g.dealer, streak=g.streak)

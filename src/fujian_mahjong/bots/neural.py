@@ -199,18 +199,21 @@ def with_features(obs: npt.NDArray[Any]) -> F32:
     return np.concatenate([o, feats.astype(np.float32)], axis=1)
 
 
+def _layers(arrays: dict[str, npt.NDArray[Any]], w: str, b: str) -> list[tuple[F32, F32]]:
+    """The hidden layers ``(w0, b0), (w1, b1), …`` stored under these prefixes, in order."""
+    out: list[tuple[F32, F32]] = []
+    while f"{w}{len(out)}" in arrays:
+        i = len(out)
+        out.append((arrays[f"{w}{i}"].astype(np.float32), arrays[f"{b}{i}"].astype(np.float32)))
+    return out
+
+
 class PolicyNet:
     """An MLP over the observation: hidden layers ``(w_i, b_i)`` with ReLU, then a policy
     head ``(wp, bp)`` and a value head ``(wv, bv)``; inputs multiplied by ``scale``."""
 
     def __init__(self, arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any]) -> None:
-        self.layers: list[tuple[F32, F32]] = []
-        i = 0
-        while f"w{i}" in arrays:
-            self.layers.append(
-                (arrays[f"w{i}"].astype(np.float32), arrays[f"b{i}"].astype(np.float32))
-            )
-            i += 1
+        self.layers = _layers(arrays, "w", "b")
         self.wp = arrays["wp"].astype(np.float32)
         self.bp = arrays["bp"].astype(np.float32)
         self.wv = arrays["wv"].astype(np.float32)
@@ -232,13 +235,7 @@ class PolicyNet:
         # the optional advantage head (docs/bots.md, "Learning from rollouts"): a hidden layer
         # ``(wq0, bq0)`` over the last hidden layer, then ``(wq, bq)``: per action the points
         # it is worth against the other candidates, learnt from the teacher's rollouts
-        self.q_layers: list[tuple[F32, F32]] = []
-        i = 0
-        while f"wq{i}" in arrays:
-            self.q_layers.append(
-                (arrays[f"wq{i}"].astype(np.float32), arrays[f"bq{i}"].astype(np.float32))
-            )
-            i += 1
+        self.q_layers = _layers(arrays, "wq", "bq")
         self.wq = arrays["wq"].astype(np.float32) if "wq" in arrays else None
         self.bq = arrays["bq"].astype(np.float32) if "bq" in arrays else None
         self.q_top = int(meta.get("q_top", 3))

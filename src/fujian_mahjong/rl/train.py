@@ -816,6 +816,26 @@ def match_stats(
 
 
 # ------------------------------------------------------------------------------- CLI
+def _load_parts(
+    paths: Sequence[str], keys: list[str], optional: Sequence[str] = ()
+) -> dict[str, npt.NDArray[Any]]:
+    """The data files concatenated in the given order: ``keys`` (and each of ``optional``
+    that every file has), the hands renumbered so that they stay apart, and the files'
+    ``meta`` as a list (None for a file without one)."""
+    parts = []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as z:
+            parts.append({k: z[k] for k in z.files})
+    keys = keys + [k for k in optional if all(k in pt for pt in parts)]
+    data = {k: np.concatenate([pt[k] for pt in parts]) for k in keys}
+    offs = np.cumsum([0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts])
+    data["hand"] = np.concatenate([pt["hand"] + o for pt, o in zip(parts, offs, strict=False)])
+    data["meta"] = np.array(
+        json.dumps([json.loads(str(pt["meta"])) if "meta" in pt else None for pt in parts])
+    )
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m fujian_mahjong.rl.train", description=__doc__.split("\n\n")[0]
@@ -913,19 +933,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         np.savez_compressed(a.out, **arrays)
         print(f"wrote {a.out}: {len(d['action']):,} decisions from {a.hands:,} hands")
     elif a.cmd == "fit":
-        parts = []
-        for path in a.data:
-            with np.load(path, allow_pickle=False) as z:
-                parts.append({k: z[k] for k in z.files})
         keys = ["obs", "mask", "action", "seat", "value"]
-        if all("vfeat" in pt for pt in parts):
-            keys.append("vfeat")
-        data = {k: np.concatenate([pt[k] for pt in parts]) for k in keys}
-        offs = np.cumsum(
-            [0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts]
-        )
-        data["hand"] = np.concatenate([pt["hand"] + o for pt, o in zip(parts, offs, strict=False)])
-        data["meta"] = np.array(json.dumps([json.loads(str(pt["meta"])) for pt in parts]))
+        data = _load_parts(a.data, keys, optional=["vfeat"])
         hidden = tuple(int(h) for h in a.hidden.split(",") if h)
         p, meta = fit(
             data,
@@ -951,19 +960,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         np.savez_compressed(a.out, **rolled)
         print(f"wrote {a.out}: {len(d['obs']):,} decisions from {a.hands:,} hands")
     elif a.cmd == "qfit":
-        parts = []
-        for path in a.data:
-            with np.load(path, allow_pickle=False) as z:
-                parts.append({k: z[k] for k in z.files})
-        keys = ["obs", "mask", "vfeat", "cand", "ret"]
-        qd = {k: np.concatenate([pt[k] for pt in parts]) for k in keys}
-        offs = np.cumsum(
-            [0] + [int(pt["hand"].max()) + 1 if len(pt["hand"]) else 0 for pt in parts]
-        )
-        qd["hand"] = np.concatenate([pt["hand"] + o for pt, o in zip(parts, offs, strict=False)])
-        qd["meta"] = np.array(
-            json.dumps([json.loads(str(pt["meta"])) if "meta" in pt else None for pt in parts])
-        )
+        qd = _load_parts(a.data, ["obs", "mask", "vfeat", "cand", "ret"])
         arrays, meta = fit_q(
             qd, a.weights, a.seed, a.hidden, a.epochs, a.lr, a.l2, a.top, a.margin, log=log
         )
