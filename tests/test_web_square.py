@@ -29,6 +29,7 @@ from tests.test_web import (
     Watched,
     browser,  # noqa: F401 (the fixture)
     serving,
+    stacked,
 )
 from tests.test_web_table import TABLE_WALL, discard_rightmost
 
@@ -377,3 +378,71 @@ def test_service_worker_caches_the_static_files(server: Server, browser: Browser
     assert {"/css/style.css", "/js/app.js", "/js/table.js"} <= paths, paths
     assert not any(p.startswith("/api/") for p in paths), paths
     w.close()
+
+
+# Seat 2 (a bot) is dealt three of the gold (5m: the tail's first tile is the indicator) and
+# declares 三金倒 in opening window A (RULES.md R7, "the opening windows"), before anybody
+# discards: the hand is over at its opening. The rest is tests/test_web.py's MAIN_WALL.
+THREE_GOLDS_WALL = stacked(
+    {
+        0: "2344677899m 1258p 234s",
+        1: "23689m 13378p 111579s",
+        2: "13555m 2255679p 3466s",
+        3: "34679m 1234889p 2389s",
+    },
+    "2s 5s 7p 2m 1m 6p 5s 1m 9p 7m 4p 5s 6p 7p 1p 1m 6p 6s 3p 4p 2m 8s 1s 8s",
+    "5m 3s 6s 4m",
+)
+
+
+@pytest.mark.parametrize(("width", "height"), [(844, 390)], ids=["landscape"])
+def test_a_hand_over_at_its_opening_shows_its_table_first(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser,  # noqa: F811
+    width: int,
+    height: int,
+) -> None:
+    """A bot's 三金倒 in opening window A ends the hand before any discard (and, the window
+    being private, R12, the others are shown the hand only once it is over): the page still
+    shows the square table — four seats on their edges, the gold, our tiles, the win named in
+    the centre — for a while (END_HOLD_MS, 2.5 s, in table.js) before the result covers it,
+    as the tables players know show a win on the table first. Timed in the page: when the
+    table was first in view without the opening card, and when the result came."""
+    with serving(tmp_path_factory.mktemp("webthreegolds"), [THREE_GOLDS_WALL]) as srv:
+        tok = srv.guest("三金")
+        tid = srv.table(tok, hands=1)
+        w = Watched(browser, "zh-CN", width, height, mobile=True)
+        pg = w.page
+        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
+        ready = pg.locator("[data-action=ready]")
+        ready.wait_for()
+        pg.evaluate(
+            """() => { window.__marks = {};
+            const look = () => {
+              const m = window.__marks, t = performance.now();
+              const table = document.querySelector('[data-role=table]');
+              if (table && !document.querySelector('[data-role=opening]') && !m.table) {
+                m.table = t;
+                m.rels = [...document.querySelectorAll('section.seat[data-seat]')].map(s => s.dataset.rel).sort();
+              }
+              if (table && table.dataset.phase === 'over' && !m.over) {
+                m.over = t;
+                const o = document.querySelector('[data-role=center-outcome]');
+                m.outcome = o ? o.textContent : null;
+              }
+              if (document.querySelector('.end-host') && !m.end) m.end = t;
+            };
+            new MutationObserver(look).observe(document.body, {subtree: true, childList: true, attributes: true});
+            setInterval(look, 20); }"""
+        )
+        ready.tap()
+        pg.locator(HAND_END).wait_for()
+        marks = pg.evaluate("window.__marks")
+        assert marks.get("table") and marks.get("over"), marks
+        assert marks["rels"] == ["left", "right", "self", "top"], marks
+        # the table stayed in view, the hand over on it, before the result came
+        assert marks["end"] - marks["table"] >= 2300, marks
+        assert marks["end"] > marks["over"], marks
+        assert "三金倒" in (marks["outcome"] or ""), marks  # the win, named on the table
+        expect(pg.locator(HAND_END)).to_contain_text("三金倒")
+        w.close()

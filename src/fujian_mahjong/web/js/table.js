@@ -21,6 +21,9 @@ import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingStepMs, reduce } from "./r
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
+// how long a hand's table stays in view before its result may cover it (see holdingEnd)
+const END_HOLD_MS = 2500;
+
 export { handLayout, relation };
 
 const ORDER = ["win", "three_golds", "rob_gold", "kong", "pong", "chow", "concealed_kong", "added_kong", "jin_kan", "pass"];
@@ -355,6 +358,11 @@ function centerV(st) {
   else if (v.phase === "window_a") turnText = st.mustAct ? "" : t("web.window_a");
   else if (v.phase === "last_group") turnText = t("last_group");
   else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
+  // the hand over on the table (shown before its result covers it): who won, and how
+  const r = v.phase === "over" ? v.result : null;
+  const outcome = v.phase !== "over" ? null : r && r.winner !== null && r.winner !== undefined
+    ? `${t("winner_is", { name: who(st, r.winner) })} · ${r.discarder !== null && r.discarder !== undefined ? t("win_discard", { name: who(st, r.discarder) }) : t(`wintype.${r.win}`)}`
+    : t("draw_game");
   return h(
     "section",
     { key: "center", class: "center", dataset: { role: "center" } },
@@ -378,6 +386,7 @@ function centerV(st) {
       : null,
     // the countdown of whoever is to act: ours when we must act, else the one the server
     // gives (a spectator's view of the turn)
+    outcome ? h("div", { class: "turn-line outcome", dataset: { role: "center-outcome" } }, h("b", {}, outcome)) : null,
     h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && !st.opening ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
   );
 }
@@ -661,6 +670,13 @@ export async function showTable(root, tableRef, as) {
   let endLogOpen = false;
   let playedSound = 0;
   let openingTimer = null;
+  // the result of a hand covers its table only once that table has been in view for
+  // END_HOLD_MS: a hand that ends at its opening (三金倒 or 抢金 on the first discard, R7,
+  // R8.2) still shows its deal, its gold and the winning move on the table first, as the
+  // tables players know do; a hand seen for longer shows its result at once
+  let seenHand = null;
+  let seenAt = 0;
+  let holdTimer = null;
   let endCache = { key: null, node: null };
   let conn = null;
   let notFound = null;
@@ -748,8 +764,34 @@ export async function showTable(root, tableRef, as) {
     return endCache.node;
   };
 
+  // whether the end of the hand waits (END_HOLD_MS above); schedules the render that ends it
+  const holdingEnd = (now) => {
+    const e = st.handEnd;
+    if (!e || st.dissolved || !st.view) return false;
+    if (seenHand !== e.handNo) {
+      // the hand ended before its table was shown without the opening card (a 三金倒 in
+      // window A is shown to the others only once the hand is over, R12): from now
+      seenHand = e.handNo;
+      seenAt = now;
+    }
+    const left = seenAt + END_HOLD_MS - now;
+    if (left <= 0) return false;
+    if (!holdTimer) {
+      holdTimer = setTimeout(() => {
+        holdTimer = null;
+        render();
+      }, left + 20);
+    }
+    return true;
+  };
+
   const render = () => {
     const now = performance.now();
+    if (st.view && !st.opening && !st.handEnd && seenHand !== st.hand) {
+      seenHand = st.hand; // this hand's table in view without the opening card from now
+      seenAt = now;
+    }
+    const showEnd = Boolean(st.dissolved || (st.handEnd && !holdingEnd(now)));
     document.title = `${t("title")} · ${t("table_no", { id: st.table })}`;
     const header = h(
       "header",
@@ -772,7 +814,7 @@ export async function showTable(root, tableRef, as) {
     } else {
       const v = st.view;
       const me = st.seat ?? 0;
-      if (st.handEnd || st.dissolved) parts.push(h("div", { key: "end", class: "end-host" }, st.handEnd ? endScreen() : dissolvedV()));
+      if (showEnd) parts.push(h("div", { key: "end", class: "end-host" }, st.handEnd ? endScreen() : dissolvedV()));
       else {
         const seats = [];
         for (let s = 0; s < v.players; s++) if (s !== me) seats.push(seatV(st, s, now));
@@ -804,7 +846,7 @@ export async function showTable(root, tableRef, as) {
         );
       }
       // between hands the log and the social box (chat, the dissolve vote) stay in reach
-      if (st.handEnd || st.dissolved) parts.push(h("div", { key: "log-end", class: "end-log" }, logV(st, endLogOpen, () => {
+      if (showEnd) parts.push(h("div", { key: "log-end", class: "end-log" }, logV(st, endLogOpen, () => {
         endLogOpen = !endLogOpen;
         render();
       }), h("div", { class: "social-wrap" }, socialBox)));
