@@ -404,8 +404,8 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
 ) -> None:
     """A bot's 三金倒 in opening window A ends the hand before any discard (and, the window
     being private, R12, the others are shown the hand only once it is over): the page still
-    shows the square table — four seats on their edges, the gold, our tiles, the win named in
-    the centre — for a while (END_HOLD_MS, 2.5 s, in table.js) before the result covers it,
+    plays the hand's opening, then shows the square table — four seats on their edges, the
+    gold, our tiles, the win named in the centre — for a while (END_HOLD_MS, 2.5 s, in table.js) before the result covers it,
     as the tables players know show a win on the table first. Timed in the page: when the
     table was first in view without the opening card, and when the result came."""
     with serving(tmp_path_factory.mktemp("webthreegolds"), [THREE_GOLDS_WALL]) as srv:
@@ -421,6 +421,7 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
             const look = () => {
               const m = window.__marks, t = performance.now();
               const table = document.querySelector('[data-role=table]');
+              if (document.querySelector('[data-role=opening]') && !m.opening) m.opening = t;
               if (table && !document.querySelector('[data-role=opening]') && !m.table) {
                 m.table = t;
                 m.rels = [...document.querySelectorAll('section.seat[data-seat]')].map(s => s.dataset.rel).sort();
@@ -438,7 +439,8 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
         ready.tap()
         pg.locator(HAND_END).wait_for()
         marks = pg.evaluate("window.__marks")
-        assert marks.get("table") and marks.get("over"), marks
+        assert marks.get("opening") and marks.get("table") and marks.get("over"), marks
+        assert marks["opening"] < marks["table"], marks  # the deal's opening, shown first
         assert marks["rels"] == ["left", "right", "self", "top"], marks
         # the table stayed in view, the hand over on it, before the result came
         assert marks["end"] - marks["table"] >= 2300, marks

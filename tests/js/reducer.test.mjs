@@ -63,6 +63,15 @@ test("openingSteps starts the 补花 at the dealer", () => {
   assert.deepEqual(steps.filter((x) => x.kind === "flower").map((x) => x.seat), [2, 0, 1]);
 });
 
+test("a hand over at its opening (三金倒 in window A, shown to the others only once over) still shows its opening", () => {
+  const over = view({ phase: "over", to_act: [], legal_actions: [], result: { winner: 2, win: "three_golds", discarder: null } });
+  const s = reduce(initState({ table: 7 }), state(over, { deadline_ms: null, opening_ms: 0 }), 1000);
+  assert.deepEqual(s.opening.steps.map((x) => x.kind), ["dice", "deal", "flower", "flower", "gold"]);
+  // one that ended later (a discard in a river) opens on its result
+  const later = reduce(initState({ table: 7 }), state({ ...over, discards: ["9s", "", "", ""] }, { deadline_ms: null }), 1000);
+  assert.equal(later.opening, null);
+});
+
 test("a reconnect mid-hand shows no opening", () => {
   const s = reduce(initState(), state(view({ discards: ["9s", "", "", ""] })), 0);
   assert.equal(s.opening, null);

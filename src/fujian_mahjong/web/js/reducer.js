@@ -98,6 +98,12 @@ export function freshHand(v) {
   return v.phase !== "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
 }
 
+/** A hand that ended at its opening, before any discard or meld (三金倒 or 天胡 in window A,
+ * R7: the other seats are shown it only once it is over, R12): its opening is still shown. */
+export function endedAtOpening(v) {
+  return v.phase === "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
+}
+
 /** The opening as steps to show (R3, R4, R5): the dice, the deal, each 补花 in order from the
  * dealer on — one step per seat and round, its flowers and their replacements — and the 开金
  * flip with any flowers flipped onto the dealer.
@@ -338,9 +344,11 @@ function stateMessage(state, msg, now) {
   if (v) {
     const prev = state.view;
     const history = Array.isArray(msg.history) && (newHand || !prev) ? msg.history : null;
-    if ((newHand || !prev) && freshHand(v)) {
+    if ((newHand || !prev) && (freshHand(v) || endedAtOpening(v))) {
       const steps = openingSteps(v, msg.opening);
-      s.opening = startOpening(steps, msg.hand, now, msg.opening_ms);
+      // a hand over at its opening: the server's opening time no longer bounds anything
+      // (it sends 0), so the whole opening is shown at its own pace
+      s.opening = startOpening(steps, msg.hand, now, endedAtOpening(v) ? undefined : msg.opening_ms);
       if (s.opening) s.opening.shown = openingFlowersShown(s.opening, v.players);
       if (!history) {
         for (const st of steps) {

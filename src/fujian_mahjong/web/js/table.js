@@ -768,6 +768,7 @@ export async function showTable(root, tableRef, as) {
   const holdingEnd = (now) => {
     const e = st.handEnd;
     if (!e || st.dissolved || !st.view) return false;
+    if (st.opening) return true; // the opening plays to its end first (its steps render)
     if (seenHand !== e.handNo) {
       // the hand ended before its table was shown without the opening card (a 三金倒 in
       // window A is shown to the others only once the hand is over, R12): from now
