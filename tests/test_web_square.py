@@ -67,6 +67,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield s
 
 
+def at_a_new_table(
+    server: Server, br: Browser, name: str, width: int, height: int, touch: bool
+) -> tuple[Watched, Any]:
+    """A guest's page (zh-CN) at a new one-hand table of three bots, in its waiting room:
+    (the watched page, its 准备 button, shown)."""
+    tok = server.guest(name)
+    tid = server.table(tok)
+    w = Watched(br, "zh-CN", width, height, mobile=touch)
+    w.page.goto(f"{server.base}/?token={tok}&table={tid}")
+    ready = w.page.locator("[data-action=ready]")
+    ready.wait_for()
+    return w, ready
+
+
 def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> float:
     if not a or not b:
         return 0.0
@@ -153,13 +167,8 @@ def test_the_square_table(
     touch: bool,
 ) -> None:
     landscape = width > height
-    tok = server.guest("方桌")
-    tid = server.table(tok)
-    w = Watched(browser, "zh-CN", width, height, mobile=touch)
+    w, ready = at_a_new_table(server, browser, "方桌", width, height, touch)
     pg = w.page
-    pg.goto(f"{server.base}/?token={tok}&table={tid}")
-    ready = pg.locator("[data-action=ready]")
-    ready.wait_for()
     # while the opening card is shown, no decision is in the page (it is polled as the
     # conformance check does: every state the page goes through is looked at)
     pg.evaluate(
@@ -405,17 +414,13 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
     """A bot's 三金倒 in opening window A ends the hand before any discard (and, the window
     being private, R12, the others are shown the hand only once it is over): the page still
     plays the hand's opening, then shows the square table — four seats on their edges, the
-    gold, our tiles, the win named in the centre — for a while (END_HOLD_MS, 2.5 s, in table.js) before the result covers it,
-    as the tables players know show a win on the table first. Timed in the page: when the
-    table was first in view without the opening card, and when the result came."""
+    gold, our tiles, the win named in the centre — for a while (END_HOLD_MS, 2.5 s, in
+    table.js) before the result covers it, as the tables players know show a win on the table
+    first. Timed in the page: when the table was first in view without the opening card, and
+    when the result came."""
     with serving(tmp_path_factory.mktemp("webthreegolds"), [THREE_GOLDS_WALL]) as srv:
-        tok = srv.guest("三金")
-        tid = srv.table(tok, hands=1)
-        w = Watched(browser, "zh-CN", width, height, mobile=True)
+        w, ready = at_a_new_table(srv, browser, "三金", width, height, True)
         pg = w.page
-        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
-        ready = pg.locator("[data-action=ready]")
-        ready.wait_for()
         pg.evaluate(
             """() => { window.__marks = {};
             const look = () => {
