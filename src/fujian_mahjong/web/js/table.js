@@ -384,9 +384,9 @@ function centerV(st) {
     ld
       ? h("div", { class: "last-discard", dataset: { role: "last-discard", from: String(ld.seat) } }, h("span", {}, t("last_discard", { name: seatName(st.seats, ld.seat) })), vtile(ld.tile, { size: "m", gold: v.gold }))
       : null,
+    outcome ? h("div", { class: "turn-line outcome", dataset: { role: "center-outcome" } }, h("b", {}, outcome)) : null,
     // the countdown of whoever is to act: ours when we must act, else the one the server
     // gives (a spectator's view of the turn)
-    outcome ? h("div", { class: "turn-line outcome", dataset: { role: "center-outcome" } }, h("b", {}, outcome)) : null,
     h("div", { class: "turn-line" }, h("span", {}, turnText), st.deadlineAt && !st.opening ? h("span", { class: "countdown", dataset: { role: "countdown" } }, "") : null),
   );
 }
