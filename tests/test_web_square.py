@@ -431,8 +431,8 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
                 m.table = t;
                 m.rels = [...document.querySelectorAll('section.seat[data-seat]')].map(s => s.dataset.rel).sort();
               }
-              if (table && table.dataset.phase === 'over' && !m.over) {
-                m.over = t;
+              if (table && table.dataset.phase === 'over' && !m.over) m.over = t;
+              if (m.table && m.outcome === undefined) {
                 const o = document.querySelector('[data-role=center-outcome]');
                 m.outcome = o ? o.textContent : null;
               }

@@ -360,7 +360,7 @@ function centerV(st) {
   else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
   // the hand over on the table (shown before its result covers it): who won, and how
   const r = v.phase === "over" ? v.result : null;
-  const outcome = v.phase !== "over" ? null : r && r.winner !== null && r.winner !== undefined
+  const outcome = v.phase !== "over" || st.opening ? null : r && r.winner !== null && r.winner !== undefined
     ? `${t("winner_is", { name: who(st, r.winner) })} · ${r.discarder !== null && r.discarder !== undefined ? t("win_discard", { name: who(st, r.discarder) }) : t(`wintype.${r.win}`)}`
     : t("draw_game");
   return h(
