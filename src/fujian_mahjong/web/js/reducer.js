@@ -95,13 +95,18 @@ function claimedTile(m, lastDiscard) {
 
 /** A view at the very start of a hand (after the deal, 补花 and 开金, before any discard). */
 export function freshHand(v) {
-  return v.phase !== "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
+  return v.phase !== "over" && untouched(v);
 }
 
 /** A hand that ended at its opening, before any discard or meld (三金倒 or 天胡 in window A,
  * R7: the other seats are shown it only once it is over, R12): its opening is still shown. */
 export function endedAtOpening(v) {
-  return v.phase === "over" && v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
+  return v.phase === "over" && untouched(v);
+}
+
+/** No discard and no meld yet. */
+function untouched(v) {
+  return v.discards.every((d) => !d) && v.melds.every((ms) => !ms.length);
 }
 
 /** The opening as steps to show (R3, R4, R5): the dice, the deal, each 补花 in order from the
