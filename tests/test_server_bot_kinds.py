@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,42 @@ def test_a_table_of_neural_bots_plays_through(tmp_path: Path) -> None:
                 seat = g2.to_act()[0]
                 g2.apply(seat, bots[seat].act(g2.seat_view(seat)).action)
             assert g2.events == g.events
+
+    asyncio.run(main())
+
+
+def test_the_network_loads_off_the_event_loop(tmp_path: Path, monkeypatch: Any) -> None:
+    """The first neural bot of a process loads numpy and the network's weights (about 0.2 s):
+    that happens in a thread when a table with neural bots is made, when one is added and
+    when such a table is restored, never on the event loop, where it would stall every
+    table of the process at the bots' first move."""
+    made: list[bool] = []  # per neural bot made: was it on the event loop's thread?
+
+    def recording(kind: str, seed: int | str = 0) -> Any:
+        if kind == "neural":
+            made.append(threading.get_ident() == loop_thread)
+        return make_bot(kind, seed)
+
+    monkeypatch.setattr(scheduler, "make_bot", recording)
+    loop_thread = threading.get_ident()  # asyncio.run runs the loop in this thread
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a = await h.guest("ann")
+            tid = await h.table(a, bots=2, bot_kind="neural", players=4)
+            assert made == [False]
+            other = await h.table(a, bots=0, players=4)
+            r = await h.http.post(
+                f"/api/tables/{other}/bots",
+                params={"kind": "neural"},
+                headers={"Authorization": f"Bearer {a.token}"},
+            )
+            assert r.status_code == 200, r.text
+            assert made == [False, False]
+        made.clear()
+        async with running(tmp_path) as h2:
+            assert {tid, other} <= set(h2.lobby.tables)
+            assert made == [False]  # the restored tables' kinds, once
 
     asyncio.run(main())
 

@@ -15,6 +15,7 @@ from fujian_mahjong.server.clock import Clock, LoopClock
 from fujian_mahjong.server.deals import DealSource, SecretDeals
 from fujian_mahjong.server.economy import escape_penalty
 from fujian_mahjong.server.rooms import RoomService
+from fujian_mahjong.server.scheduler import warm_bots
 from fujian_mahjong.server.settings import Settings
 from fujian_mahjong.server.store import Store
 from fujian_mahjong.server.table import Seat, TableActor, TableConfig, TableError
@@ -184,6 +185,8 @@ class Lobby:
         if not 0 <= bots <= players:
             raise TableError("bad_bots", f"bots must be 0-{players}, got {bots}")
         ts = self.settings.turn_seconds if turn_seconds is None else float(turn_seconds)
+        if bots:
+            await warm_bots([bot_kind])
         code = await self._new_code()
         bot_seats = list(range(players - bots, players))
         # docs/economy.md: a room table's bots play for the house account (operator option)
@@ -249,6 +252,7 @@ class Lobby:
         entries = await (
             self.store.load_live_tables() if only is None else self.store.load_live_tables(only)
         )
+        await warm_bots(k for e in entries for k in e.get("bot_kinds", {}).values())
         for entry in entries:
             t = entry["table"]
             cfg = TableConfig(

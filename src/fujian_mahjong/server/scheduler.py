@@ -392,6 +392,19 @@ SEARCH_SHOWN_AFTER_S = 0.75
 SEARCH_TIMEOUT_S = 30.0
 
 
+# the kinds that load a model the first time one is made in a process (bots/neural.py: numpy
+# and the network's weights, about 0.2 s)
+LOADING_KINDS = frozenset({"neural"})
+
+
+async def warm_bots(kinds: Iterable[str | None]) -> None:
+    """Make one bot of each kind that loads a model, in a thread, so that its first decision
+    at a table does not stall the event loop, and every other table with it, while the
+    model loads. Once a process has one, making another is instant (cached)."""
+    for kind in sorted({k for k in kinds if k in LOADING_KINDS}):
+        await asyncio.to_thread(make_bot, kind, 0)
+
+
 # ---------------------------------------------------------------------- the claim pause's length
 
 CLAIM_WINDOWS = ("fast", "fixed", "auto")

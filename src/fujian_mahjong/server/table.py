@@ -41,7 +41,7 @@ from fujian_mahjong.server.presenter import Presenter
 from fujian_mahjong.server.recovery import Recovery
 from fujian_mahjong.server.restore import restored
 from fujian_mahjong.server.roster import Roster
-from fujian_mahjong.server.scheduler import Scheduler, bot_pacer
+from fujian_mahjong.server.scheduler import Scheduler, bot_pacer, warm_bots
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.social import Social
 from fujian_mahjong.server.tablestate import HandStart, HandState, Seat, TableConfig, TableError
@@ -300,6 +300,7 @@ class TableActor(Actor[TableCommand]):
             await self.effect(await self.finisher.end_match(leaver=seat))
 
     async def add_bot(self, player_id: int, kind: str | None = None) -> dict[str, Any]:
+        await warm_bots([kind, *(s.bot_kind for s in self.seats)])  # None: the table's kind
         await self.effect(self.seating.add_bot(player_id, kind))
         return self.presenter.summary()
 
