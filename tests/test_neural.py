@@ -180,6 +180,20 @@ def test_pipeline_end_to_end_on_a_tiny_budget(tmp_path: Path) -> None:
                        "--seed", "tiny-d", "--player", str(weights), "--out", str(dag)]) == 0  # fmt: skip
     with np.load(dag) as z:
         assert len(z["action"]) > 20 and json.loads(str(z["meta"]))["player"] == "w.npz"
+    # an ensemble in one file: another network of the same encoding (another seed and width)
+    # merged with it plays the mean of their logits and values
+    other, merged = tmp_path / "w2.npz", tmp_path / "m.npz"
+    train.save_weights(*train.fit(d, seed=2, hidden=(16,), epochs=1), str(other))
+    assert train.main(["merge", "--weights", str(weights), str(other), "--out", str(merged)]) == 0
+    nets = [PolicyNet.load(p) for p in (weights, other, merged)]
+    rows = d["obs"][:50], d["mask"][:50], d["vfeat"][:50].astype(np.float32)
+    (la, va), (lb, vb), (lm, vm) = (n.forward(*rows) for n in nets)
+    assert np.allclose(lm, (la + lb) / 2, atol=1e-4) and np.allclose(vm, (va + vb) / 2, atol=1e-3)
+    assert nets[2].layers[0][0].shape[1] == 48 and nets[2].meta["ensemble"][1]["seed"] == 2
+    # networks of another depth are refused in one line, and nothing is written
+    bad = tmp_path / "bad.npz"
+    assert train.main(["merge", "--weights", str(weights), str(WEIGHTS), "--out", str(bad)]) == 2
+    assert not bad.exists()
 
 
 def test_rollouts_and_the_advantage_head_on_a_tiny_budget(tmp_path: Path) -> None:

@@ -47,7 +47,13 @@ import numpy as np
 import numpy.typing as npt
 
 from fujian_mahjong.bots import Bot, make_bot
-from fujian_mahjong.bots.neural import N_FEATURES, N_VIEW_FEATURES, hand_features, view_features
+from fujian_mahjong.bots.neural import (
+    N_FEATURES,
+    N_VIEW_FEATURES,
+    PolicyNet,
+    hand_features,
+    view_features,
+)
 from fujian_mahjong.bots.neural import WEIGHTS as WEIGHTS_FILE
 from fujian_mahjong.rl.encoding import N_ACTIONS, OBS_HIGH, OBS_SIZE
 from fujian_mahjong.rl.vec import VecGames
@@ -398,6 +404,54 @@ def save_weights(p: dict[str, F32], meta: dict[str, Any], path: str) -> None:
     from fujian_mahjong.bots.neural import PolicyNet
 
     PolicyNet(dict(p), meta).save(path)
+
+
+def merge(paths: Sequence[str]) -> PolicyNet:
+    """Networks of one encoding as one wider network whose logits and value are their means
+    (an ensemble in one file, played by the same numpy code): the first hidden layers side by
+    side (they read the same inputs), the later ones block-diagonal, the heads stacked and
+    divided by their number."""
+    nets = [PolicyNet.load(p) for p in paths]
+    first = nets[0]
+    for path, n in zip(paths, nets, strict=True):
+        same = (n.features, n.view_features, n.mask_input) == (
+            first.features,
+            first.view_features,
+            first.mask_input,
+        )
+        if not same or len(n.layers) != len(first.layers) or n.has_q:
+            raise ValueError(f"{path}: not a network of the first one's encoding and depth")
+        if not np.array_equal(n.scale, first.scale):
+            raise ValueError(f"{path}: its input scale differs from the first network's")
+    k = len(nets)
+    arrays: dict[str, npt.NDArray[Any]] = {"scale": first.scale}
+    for i in range(len(first.layers)):
+        ws = [n.layers[i][0] for n in nets]
+        if i == 0:
+            w = np.concatenate(ws, axis=1)
+        else:
+            w = np.zeros((sum(x.shape[0] for x in ws), sum(x.shape[1] for x in ws)), np.float32)
+            r = c = 0
+            for x in ws:
+                w[r : r + x.shape[0], c : c + x.shape[1]] = x
+                r, c = r + x.shape[0], c + x.shape[1]
+        arrays[f"w{i}"] = w
+        arrays[f"b{i}"] = np.concatenate([n.layers[i][1] for n in nets])
+    arrays["wp"] = np.concatenate([n.wp for n in nets]) / k
+    arrays["bp"] = np.mean([n.bp for n in nets], axis=0)
+    arrays["wv"] = np.concatenate([n.wv * n.value_scale for n in nets]) / k
+    arrays["bv"] = np.mean([n.bv * n.value_scale for n in nets], axis=0)
+    widths = [int(arrays[f"w{i}"].shape[1]) for i in range(len(first.layers))]
+    meta = {
+        "architecture": f"MLP {first.scale.shape[0]}-{'-'.join(map(str, widths))} ReLU, "
+        f"the mean of {k} networks; heads 179 logits + 1 value",
+        "features": first.features,
+        "view_features": first.view_features,
+        "mask_input": first.mask_input,
+        "value_scale": 1.0,
+        "ensemble": [n.meta for n in nets],
+    }
+    return PolicyNet({k_: v.astype(np.float32) for k_, v in arrays.items()}, meta)
 
 
 # ------------------------------------------------------------------------ rollouts
@@ -902,6 +956,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--margin", type=float, default=2.0, help="points the head must gain to move the choice"
     )
     q.add_argument("--out", required=True)
+    m = sub.add_parser("merge", help="networks -> one network playing the mean of their logits")
+    m.add_argument("--weights", required=True, nargs="+")
+    m.add_argument("--out", required=True)
     e = sub.add_parser("eval", help="duplicate 1 v 3 against three bots of a kind")
     e.add_argument("--weights", default=None, help="default: the shipped weights")
     e.add_argument("--opponent", default="heuristic")
@@ -968,6 +1025,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         PolicyNet(arrays, meta).save(a.out)
         print(f"wrote {a.out}: {os.path.getsize(a.out):,} bytes")
+    elif a.cmd == "merge":
+        try:
+            merged = merge(a.weights)
+        except (OSError, ValueError) as ex:
+            print(f"merge: {ex}", file=sys.stderr)
+            return 2
+        merged.save(a.out)
+        print(f"wrote {a.out}: {os.path.getsize(a.out):,} bytes, {merged.parameters:,} parameters")
     elif a.stats:
         st = match_stats(
             a.weights, a.opponent, a.deals, a.seed, a.profile, a.workers, a.start, a.baseline
