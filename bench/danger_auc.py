@@ -19,6 +19,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,43 +30,49 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fujian_mahjong.bots.neural import V_RISK, view_features
 from fujian_mahjong.engine.events import Phase
+from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.rl.encoding import OBS_HIGH
 from fujian_mahjong.rl.train import teacher_factory
 from fujian_mahjong.rl.vec import VecGames
 
 
-def collect(args: tuple[str, int]) -> dict[str, Any]:
-    seed, hands = args
+def teacher_discards(seed: str, hands: int) -> Iterator[tuple[Any, SeatView, Any]]:
+    """The teacher's self-play, ``hands`` hands of fuzhou-tcy, 16 at a time: at each turn
+    where the seat acting may discard, (its game, its seat view, its observation)."""
     make = teacher_factory("strong-fast")
     batch = 16
     vec = VecGames(batch, "fuzhou-tcy", 4)
     out = vec.reset([f"{seed}/{i}" for i in range(batch)])
     bots = [[make(f"{seed}/{i}:0:{s}") for s in range(4)] for i in range(batch)]
     done = 0
-    obs, vf, y, held = [], [], [], []
     while done < hands:
         acts = np.zeros(batch, dtype=np.int64)
         for i in range(batch):
-            s = int(out.seat[i])
             view = vec.view(i)
-            acts[i] = vec.index_of(i, bots[i][s].act(view).action)
+            acts[i] = vec.index_of(i, bots[i][int(out.seat[i])].act(view).action)
             if view.phase == Phase.TURN and any(a.type == "discard" for a in view.legal):
-                g = vec.games[i]
-                h = np.zeros(34, np.uint8)
-                lab = np.zeros(34, np.uint8)
-                for k in range(34):
-                    if g.counts[s][k] and k != g.gold:
-                        h[k] = 1
-                        lab[k] = any(g._may_win_on(o, k, True) for o in range(4) if o != s)
-                obs.append(np.minimum(out.obs[i], 255).astype(np.uint8))
-                vf.append(view_features(view).astype(np.float16))
-                y.append(lab)
-                held.append(h)
+                yield vec.games[i], view, out.obs[i]
         out = vec.step(acts)
         for i in np.flatnonzero(out.done).tolist():
             done += 1
             j = int(vec.hands[i]) - 1
             bots[i] = [make(f"{seed}/{i}:{j}:{s}") for s in range(4)]
+
+
+def collect(args: tuple[str, int]) -> dict[str, Any]:
+    obs, vf, y, held = [], [], [], []
+    for g, view, ob in teacher_discards(*args):
+        s = view.seat
+        h = np.zeros(34, np.uint8)
+        lab = np.zeros(34, np.uint8)
+        for k in range(34):
+            if g.counts[s][k] and k != g.gold:
+                h[k] = 1
+                lab[k] = any(g._may_win_on(o, k, True) for o in range(4) if o != s)
+        obs.append(np.minimum(ob, 255).astype(np.uint8))
+        vf.append(view_features(view).astype(np.float16))
+        y.append(lab)
+        held.append(h)
     return {"obs": np.array(obs), "vf": np.array(vf), "y": np.array(y), "held": np.array(held)}
 
 

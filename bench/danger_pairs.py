@@ -40,15 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from bench.danger_auc import auc
+from bench.danger_auc import auc, teacher_discards
 from fujian_mahjong.bots import heuristic
 from fujian_mahjong.bots.base import play_out
 from fujian_mahjong.bots.strong import _DANGER_BETA, StrongBot, danger_features
 from fujian_mahjong.engine import Game
-from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.match import hand_seed
 from fujian_mahjong.engine.view import SeatView
-from fujian_mahjong.rl.vec import VecGames
 from fujian_mahjong.sim.simulate import DEALER
 
 N_BASE = len(_DANGER_BETA)
@@ -97,41 +95,19 @@ def features(view: SeatView) -> dict[int, dict[int, list[float]]]:
 
 
 def collect(args: tuple[str, int]) -> dict[str, Any]:
-    seed, hands = args
-    batch = 16
-    vec = VecGames(batch, "fuzhou-tcy", 4)
-    out = vec.reset([f"{seed}/{i}" for i in range(batch)])
-
-    def teachers(i: int, j: int) -> list[StrongBot]:
-        return [StrongBot(f"{seed}/{i}:{j}:{s}", max_rollouts=0, deadline_s=None) for s in range(4)]
-
-    bots = [teachers(i, 0) for i in range(batch)]
-    done = decisions = 0
     xs: list[list[float]] = []
     ys: list[bool] = []
     ds: list[int] = []
     fast: list[float] = []  # the 普通's own chance (the model --play replaces)
-    while done < hands:
-        acts = np.zeros(batch, dtype=np.int64)
-        for i in range(batch):
-            s = int(out.seat[i])
-            view = vec.view(i)
-            acts[i] = vec.index_of(i, bots[i][s].act(view).action)
-            if view.phase == Phase.TURN and any(a.type == "discard" for a in view.legal):
-                g = vec.games[i]
-                tb = heuristic._Table(view)
-                for o, rows in features(view).items():
-                    opp = tb.opp(o)  # None: not ready enough for the 普通 to fear it
-                    for k, x in rows.items():
-                        fast.append(0.0 if opp is None else opp.p * opp.wait(k, tb.vis, tb.ug))
-                        xs.append(x)
-                        ys.append(g._may_win_on(o, k, True))
-                        ds.append(decisions)
-                decisions += 1
-        out = vec.step(acts)
-        for i in np.flatnonzero(out.done).tolist():
-            done += 1
-            bots[i] = teachers(i, int(vec.hands[i]) - 1)
+    for decision, (g, view, _obs) in enumerate(teacher_discards(*args)):
+        tb = heuristic._Table(view)
+        for o, rows in features(view).items():
+            opp = tb.opp(o)  # None: not ready enough for the 普通 to fear it
+            for k, x in rows.items():
+                fast.append(0.0 if opp is None else opp.p * opp.wait(k, tb.vis, tb.ug))
+                xs.append(x)
+                ys.append(g._may_win_on(o, k, True))
+                ds.append(decision)
     return {
         "x": np.array(xs, np.float32),
         "y": np.array(ys, np.float32),
