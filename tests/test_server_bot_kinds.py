@@ -168,6 +168,36 @@ def test_the_network_loads_off_the_event_loop(tmp_path: Path, monkeypatch: Any) 
     asyncio.run(main())
 
 
+def test_a_network_that_cannot_load_is_refused_before_a_table_gets_it(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """With ``$FJMJ_NEURAL_WEIGHTS`` naming a missing file, a table of neural bots is refused
+    in one line with a code (it could never play), and so is a neural bot added to a table;
+    nothing is created or seated."""
+    monkeypatch.setenv("FJMJ_NEURAL_WEIGHTS", str(tmp_path / "missing.npz"))
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a = await h.guest("ann")
+            auth = {"Authorization": f"Bearer {a.token}"}
+            before = set(h.lobby.tables)
+            r = await h.http.post(
+                "/api/tables", json={"bots": 3, "bot_kind": "neural"}, headers=auth
+            )
+            assert r.status_code == 400 and r.json()["code"] == "bot_kind_unavailable", r.text
+            assert "neural" in r.json()["detail"] and "\n" not in r.json()["detail"]
+            assert set(h.lobby.tables) == before
+            tid = await h.table(a, bots=1, bot_kind="heuristic", players=4)
+            r = await h.http.post(
+                f"/api/tables/{tid}/bots", params={"kind": "neural"}, headers=auth
+            )
+            assert r.status_code == 409 and r.json()["code"] == "bot_kind_unavailable", r.text
+            await h.settle()
+            assert await _seat_kinds(h, tid) == {3: "heuristic"}
+
+    asyncio.run(main())
+
+
 async def _with_three_strong_bots(h: Any) -> tuple[Any, Any, Any]:
     """A guest and three 高手 at a one-hand table, the opening pause over: (the guest's
     client, the table's actor, the hand's game)."""

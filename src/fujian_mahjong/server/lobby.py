@@ -252,7 +252,8 @@ class Lobby:
         entries = await (
             self.store.load_live_tables() if only is None else self.store.load_live_tables(only)
         )
-        await warm_bots(k for e in entries for k in e.get("bot_kinds", {}).values())
+        kinds = (k for e in entries for k in e.get("bot_kinds", {}).values())
+        await warm_bots(kinds, refuse=False)
         for entry in entries:
             t = entry["table"]
             cfg = TableConfig(

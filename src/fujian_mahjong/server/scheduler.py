@@ -23,6 +23,7 @@ from fujian_mahjong.bots import Bot, Decision, make_bot
 from fujian_mahjong.engine import Action, Game, Phase, apply_decisions, fresh_game
 from fujian_mahjong.server.clock import Clock, Timer
 from fujian_mahjong.server.commands import AutoAct, TableCommand
+from fujian_mahjong.server.tablestate import TableError
 from fujian_mahjong.server.visibility import in_window
 from fujian_mahjong.server.workers import WorkerClosed, WorkerError, WorkerPool
 
@@ -397,12 +398,23 @@ SEARCH_TIMEOUT_S = 30.0
 LOADING_KINDS = frozenset({"neural"})
 
 
-async def warm_bots(kinds: Iterable[str | None]) -> None:
+async def warm_bots(kinds: Iterable[str | None], refuse: bool = True) -> None:
     """Make one bot of each kind that loads a model, in a thread, so that its first decision
     at a table does not stall the event loop, and every other table with it, while the
-    model loads. Once a process has one, making another is instant (cached)."""
+    model loads. Once a process has one, making another is instant (cached). A model that
+    cannot load (``$FJMJ_NEURAL_WEIGHTS`` naming a missing file) is refused in one line
+    (``TableError`` ``bot_kind_unavailable``) before a table gets bots that could not play;
+    with ``refuse`` false (tables restored after a restart) it is only logged."""
     for kind in sorted({k for k in kinds if k in LOADING_KINDS}):
-        await asyncio.to_thread(make_bot, kind, 0)
+        try:
+            await asyncio.to_thread(make_bot, kind, 0)
+        except Exception as e:
+            log.exception("bot kind %s: its model does not load", kind)
+            if refuse:
+                raise TableError(
+                    "bot_kind_unavailable",
+                    f"bot kind {kind}: this server cannot load its model ({type(e).__name__})",
+                ) from None
 
 
 # ---------------------------------------------------------------------- the claim pause's length
