@@ -264,3 +264,18 @@ def test_rollouts_and_the_advantage_head_on_a_tiny_budget(tmp_path: Path) -> Non
         for i in range(4):
             assert vec.index_of(i, bot.act(vec.view(i)).action) == acts[i] or o.mask[i].sum() == 1
         o = vec.step(acts)
+
+
+def test_match_stats_refuses_a_deal_that_stopped_with_stop_iteration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a StopIteration escaping a bot would end a Pool.map chunk quietly and lose deals; the
+    # figures are refused instead of computed over fewer deals than asked
+    import fujian_mahjong.bots.base as base
+
+    def stops(*_a: Any, **_k: Any) -> int:
+        raise StopIteration
+
+    monkeypatch.setattr(base, "play_out", stops)
+    with pytest.raises(RuntimeError, match="deal 0 of 'x'"):
+        train.match_stats(None, "heuristic-v1", 2, seed="x")

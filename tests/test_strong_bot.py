@@ -90,6 +90,42 @@ def test_sampled_worlds_are_consistent_with_the_seats_view(profile: str) -> None
     assert checked > 5
 
 
+def test_a_seat_locked_by_jin_kan_keeps_a_winning_hand_in_every_world() -> None:
+    # R8.5: a 金坎 hand is the two shown tiles and tiles complete without golds, locked until
+    # a draw wins it. A world that dealt it at random could draw it a gold it cannot win
+    # with and may not discard (R5): a rollout would find a seat with no legal action.
+    from pathlib import Path
+
+    from fujian_mahjong.analysis import shanten_keys, split_keys34
+    from fujian_mahjong.bots.base import play_out
+    from fujian_mahjong.scenario import load_scenarios
+
+    root = Path(__file__).resolve().parents[1]
+    sc = load_scenarios(root / "scenarios" / "r8-jin-kan.jsonl")[0]
+    g = Game.from_wall(sc.profile, sc.wall, sc.dice, sc.players, sc.dealer, sc.streak)
+    for a in sc.actions[:3]:  # seat 1 declares 金坎 with its discard
+        g.apply(int(a["seat"]), Action.from_json(a))
+    while g.phase is Phase.CLAIMS:
+        g.apply(g.to_act()[0], Action("pass"))
+    assert g.jin_kan[1] and g.phase is Phase.TURN
+    s = g.to_act()[0]
+    pub = public_state(g.seat_view(s))
+    assert pub is not None and pub.jin_kan[1]
+    shown = list(pub.jin_kan_tiles[1])
+    rng = random.Random(3)
+    for i in range(200):
+        w = determinize(pub, rng, Weights(), 40)
+        c = w.counts[1]
+        assert w.hand_size(1) == g.hand_size(1)
+        assert c[w.gold] == 0
+        assert all(c[k] >= shown.count(k) for k in shown)
+        k0, k1, k2, kh, wild = split_keys34(c, w.gold)
+        assert shanten_keys(k0, k1, k2, wild + 1, 5 - len(w.melds[1]), kh) == -1
+        if i < 30:
+            play_out(w, [HeuristicV1Bot(f"jk{i}:{o}") for o in range(w.n)])
+            assert w.is_over()
+
+
 def test_a_world_reveals_nothing_hidden() -> None:
     # R12: two games that differ only in what the seat cannot see give the same worlds
     g = _views("fuzhou-tcy", "hidden", every=7)[3]

@@ -44,6 +44,7 @@ from fujian_mahjong.bots.base import Decision
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.view import SeatView
+from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.tiles import is_honour, name
 
 LATE = 24
@@ -198,7 +199,10 @@ class HeuristicV1Bot:
                 )
         if "pass" in by:
             return Decision(by["pass"][0], "pass", "过")
-        return Decision(next(iter(by.values()))[0], "only choice", "唯一选择")
+        for acts in by.values():
+            return Decision(acts[0], "only choice", "唯一选择")
+        # not a StopIteration: inside a generator or Pool.map that would end a loop quietly
+        raise MahjongError(f"seat {view.seat} has no legal action (phase {view.phase})")
 
     def _turn(self, view: SeatView, by: dict[str, list[Action]]) -> Decision:
         c = view.counts

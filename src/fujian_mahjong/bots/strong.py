@@ -369,9 +369,19 @@ def determinize(
     naturals = [k for k in pool if not fl[k]]
     flowers_left = [k for k in pool if fl[k]]
     hands: list[list[int]] = [[] for _ in range(n)]
+    # R8.5: a seat locked by 金坎 holds its two shown tiles and tiles complete without
+    # golds (a pair and sets); dealt at random it could draw a gold it cannot win with
+    # and, the gold being its only discard where golds may not be discarded, not act
+    for s in range(n):
+        if s != seat and pub.jin_kan[s]:
+            locked = _locked_hand(naturals, pub.jin_kan_tiles[s], pub.sizes[s], pub.gold, rng)
+            if locked is not None:
+                hands[s] = locked
+                for k in locked:
+                    naturals.remove(k)
     at = 0
     for s in range(n):
-        if s == seat:
+        if s == seat or hands[s]:
             continue
         m = pub.sizes[s]
         hands[s] = naturals[at : at + m]
@@ -453,6 +463,61 @@ def determinize(
         g.pending = pending
         g.answers = {}
     return g
+
+
+def _locked_hand(
+    naturals: Sequence[int], shown: Sequence[int], size: int, gold: int, rng: random.Random
+) -> list[int] | None:
+    """A concealed hand of ``size`` tiles for a seat locked by 金坎 (R8.5), drawn from the
+    unseen natural tiles: the shown tiles, a pair and sets, no gold. The sets are found by a
+    depth-first search over the options in a random order (each option at or after the one
+    before, so no set of sets is tried twice); the real hand is one answer, so there always
+    is one. None only where the seat's knowledge is inconsistent."""
+    have = [0] * _NK
+    for k in naturals:
+        have[k] += 1
+    for k in shown:
+        if have[k] == 0:
+            return None
+        have[k] -= 1
+    rest = size - len(shown)
+    if rest < 2 or (rest - 2) % 3:
+        return None
+    need = (rest - 2) // 3
+    options: list[tuple[int, ...]] = [(k, k, k) for k in range(_NK) if k != gold]
+    options += [
+        (k, k + 1, k + 2) for k in range(27) if k % 9 <= 6 and gold not in (k, k + 1, k + 2)
+    ]
+    rng.shuffle(options)
+    pairs = [k for k in range(_NK) if k != gold and have[k] >= 2]
+    rng.shuffle(pairs)
+    chosen: list[tuple[int, ...]] = []
+
+    def fill(start: int) -> bool:
+        if len(chosen) == need:
+            return True
+        for i in range(start, len(options)):
+            opt = options[i]
+            for k in opt:
+                have[k] -= 1
+            if min(have[k] for k in opt) >= 0:
+                chosen.append(opt)
+                if fill(i):
+                    return True
+                chosen.pop()
+            for k in opt:
+                have[k] += 1
+        return False
+
+    for p in pairs:
+        have[p] -= 2
+        if fill(0):
+            hand = [*shown, p, p]
+            for opt in chosen:
+                hand.extend(opt)
+            return hand
+        have[p] += 2
+    return None
 
 
 def _flower_kinds(profile: Profile) -> list[bool]:

@@ -741,7 +741,11 @@ def _stats_deal(args: tuple[str, str, int, str, str | None]) -> list[dict[str, A
             for s, kind in enumerate(rot)
         ]
         g = Game.new(profile, seed=hand_seed, players=len(rot), dealer=DEALER)
-        play_out(g, bots, 5000)
+        try:
+            play_out(g, bots, 5000)
+        except StopIteration as e:
+            # Pool.map would take a StopIteration for the end of its chunk and drop deals
+            raise RuntimeError(f"deal {k} of {seed!r} ({profile}): {e!r}") from e
         sc = g.score()
         assert sc is not None
         pay = list(sc.payments)
@@ -806,6 +810,8 @@ def match_stats(
             out = pool.map(_stats_deal, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
     else:
         out = [_stats_deal(j) for j in jobs]
+    if len(out) != len(jobs) or any(not rows for rows in out):
+        raise RuntimeError(f"{len(jobs)} deals played, {len(out)} results: a worker lost deals")
     paired: dict[str, Any] = {}
     if baseline is not None:
         out, base = out[:deals], out[deals:]
