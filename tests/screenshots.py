@@ -52,9 +52,9 @@ def journey(pg: Page, base: str, tok: str, tid: int, tag: str) -> None:
     pg.screenshot(path=str(SHOTS / f"opening-flower-{tag}.png"))
     pg.locator("[data-role=opening][data-step=gold]").wait_for()
     pg.screenshot(path=str(SHOTS / f"opening-{tag}.png"))
-    skip = pg.locator("[data-action=skip-opening]")
-    if skip.count():
-        skip.click()
+    # the opening ends on its own within its budget; clicking its skip button raced that end
+    # (the button could go between finding it and clicking it)
+    pg.locator("[data-role=opening]").wait_for(state="detached")
     for _ in range(12):
         pg.locator(ACTIONS).first.wait_for()
         chow = pg.locator(f"{ACTIONS}[data-action=chow]")

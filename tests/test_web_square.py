@@ -61,6 +61,19 @@ GEOMETRY = """() => {
 }"""
 
 
+# 对家's 碰 callout once its entrance is over (measured in the frame that finds it, so its
+# 2.6 s life cannot end between finding and measuring), with every seat's name line and
+# flower line
+BUBBLE = """() => {
+  const b = document.querySelector("[data-role=bubble][data-kind=pong][data-seat='2']");
+  if (!b || b.getAnimations().some(a => a.playState !== 'finished')) return null;
+  const r = e => { const x = e.getBoundingClientRect(); return {x: x.x, y: x.y, w: x.width, h: x.height}; };
+  const heads = [...document.querySelectorAll('section.seat .seat-head > *, section.seat .seat-info > *')]
+    .filter(e => e.getBoundingClientRect().width > 0).map(e => ({...r(e), what: e.textContent}));
+  return {bubble: r(b), heads, view: [innerWidth, innerHeight]};
+}"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serving(tmp_path_factory.mktemp("websquare"), [TABLE_WALL]) as s:
@@ -221,6 +234,18 @@ def test_the_square_table(
     tops = {round(t.bounding_box()["y"]) for t in tiles.all()}  # type: ignore[index]
     assert len(tops) == 1, f"the chow button's tiles wrap ({tops}, {lines} lines)"
     pg.click("[data-role=lang]")
+    # our chow loses to 对家's pong (TABLE_WALL): its 碰 callout stands on the side of its
+    # panel that faces the centre, inside the screen, over no seat's name, level or flowers
+    if touch:
+        chow.tap()
+    else:
+        chow.click()
+    callout = pg.wait_for_function(BUBBLE).json_value()
+    vw, vh = callout["view"]
+    b = callout["bubble"]
+    assert b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["w"] <= vw and b["y"] + b["h"] <= vh, b
+    covered = [h for h in callout["heads"] if overlap(b, h) > 16]
+    assert covered == [], f"the 碰 callout {b} covers {covered}"
     # 托管 to the end: the end of the hand inside the viewport, above nothing
     pg.click("[data-role=tuoguan] input")
     end = pg.locator(HAND_END)
