@@ -12,6 +12,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fujian_mahjong.analysis.tables import POW5
 from fujian_mahjong.bots import HeuristicBot, RandomBot
@@ -124,6 +126,49 @@ def test_a_seat_locked_by_jin_kan_keeps_a_winning_hand_in_every_world() -> None:
         if i < 30:
             play_out(w, [HeuristicV1Bot(f"jk{i}:{o}") for o in range(w.n)])
             assert w.is_over()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gold=st.sampled_from([s * 9 + r for s in range(3) for r in range(1, 8)]),
+    melds=st.integers(0, 3),
+    extra=st.integers(0, 40),
+    seed=st.integers(0, 2**32),
+)
+def test_a_locked_hand_is_drawn_from_the_unseen_tiles_and_wins_with_a_gold(
+    gold: int, melds: int, extra: int, seed: int
+) -> None:
+    # R8.5: whatever the unseen tiles around a real 金坎 hand, the sampled hand is made of
+    # them, holds the shown tiles and no gold, and one gold completes it
+    from fujian_mahjong.analysis import shanten_keys, split_keys34
+    from fujian_mahjong.bots.strong import _locked_hand
+
+    rng = random.Random(seed)
+    left = [4] * 34
+    left[gold] = 0
+    hand = [gold - 1, gold + 1, gold - 1, gold - 1]  # the shown tiles and a pair
+    left[gold - 1] -= 3
+    left[gold + 1] -= 1
+    while len(hand) < 16 - 3 * melds:
+        k = rng.randrange(34)
+        run = (k, k + 1, k + 2) if rng.random() < 0.5 and k < 27 and k % 9 <= 6 else (k, k, k)
+        if all(left[t] >= run.count(t) for t in run):
+            hand += run
+            for t in run:
+                left[t] -= 1
+    others = [k for k in range(34) for _ in range(left[k])]
+    rng.shuffle(others)
+    unseen = hand + others[:extra]
+    rng.shuffle(unseen)
+    got = _locked_hand(unseen, (gold - 1, gold + 1), len(hand), gold, rng)
+    assert got is not None and len(got) == len(hand)
+    assert all(got.count(k) <= unseen.count(k) for k in set(got))
+    assert got[:2] == [gold - 1, gold + 1] and gold not in got
+    c = [0] * 34
+    for k in got:
+        c[k] += 1
+    k0, k1, k2, kh, w = split_keys34(c, gold)
+    assert shanten_keys(k0, k1, k2, w + 1, 5 - melds, kh) == -1
 
 
 def test_a_world_reveals_nothing_hidden() -> None:
