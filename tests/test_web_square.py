@@ -274,6 +274,34 @@ def test_the_square_table(
     w.close()
 
 
+def test_a_phone_notch_and_home_bar_cover_nothing(
+    server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """index.html takes the whole screen (viewport-fit=cover); on a phone in landscape with a
+    notch on each side and a home bar (Chromium's safe-area override, as an iPhone reports
+    them) the header, the seats, the hand and the decisions stay inside the safe area."""
+    inset = {"top": 0, "left": 47, "right": 47, "bottom": 21}
+    w, ready = at_a_new_table(server, browser, "刘海屏", 844, 390, True)
+    pg = w.page
+    w.ctx.new_cdp_session(pg).send("Emulation.setSafeAreaInsetsOverride", {"insets": inset})
+    ready.tap()
+    pg.locator("[data-role=opening]").wait_for()
+    pg.locator("[data-role=opening]").wait_for(state="detached")
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    outside = pg.evaluate(
+        """([t, l, r, b]) => [...document.querySelectorAll(
+            '.bar > *, .seat-box, [data-role=hand] [data-tile], [data-role=river], button')]
+          .filter(e => { const x = e.getBoundingClientRect();
+            return x.width > 0 && (x.left < l - 0.5 || x.right > innerWidth - r + 0.5
+              || x.top < t - 0.5 || x.bottom > innerHeight - b + 0.5); })
+          .map(e => e.outerHTML.slice(0, 60))""",
+        [inset["top"], inset["left"], inset["right"], inset["bottom"]],
+    )
+    assert outside == [], outside
+    w.close()
+
+
 def test_bot_levels_practice_and_no_silver_for_spectators(
     server: Server,
     browser: Browser,  # noqa: F811
