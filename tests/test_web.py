@@ -560,6 +560,24 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
     assert "Played:" in dec.inner_text() and "Bot:" in dec.inner_text()
     pg.click("[data-role=replay-last]")
     expect(pg.locator("[data-role=replay-next]")).to_be_disabled()
+    # upright on a phone the centre (the gold, the wall, the step) keeps the width of its
+    # words (the face-up side hands once squeezed it to a character a line) and no seat
+    # covers it
+    pg.set_viewport_size({"width": 390, "height": 844})
+    g = pg.evaluate(
+        """() => { const r = e => { const b = e.getBoundingClientRect();
+            return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+          const board = document.querySelector('[data-role=replay-board]');
+          const c = board.querySelector('.center');
+          return {center: r(c), em: parseFloat(getComputedStyle(c).fontSize),
+                  seats: [...board.querySelectorAll('.seat-box')].map(r)}; }"""
+    )
+    c = g["center"]
+    assert c["w"] >= 6 * g["em"], f"the replay's centre is {c['w']:.0f} px wide"
+    for b in g["seats"]:
+        x = min(c["x"] + c["w"], b["x"] + b["w"]) - max(c["x"], b["x"])
+        y = min(c["y"] + c["h"], b["y"] + b["h"]) - max(c["y"], b["y"])
+        assert x <= 4 or y <= 4, ("a seat covers the replay's centre", b, c)
     w.close()
 
 
