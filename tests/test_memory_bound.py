@@ -175,3 +175,28 @@ def test_a_rate_limiter_forgets_the_keys_whose_window_has_passed() -> None:
     now[0] += 31.0
     lim.hit("c")
     assert lim.retry_after("a") == 0.0 and "a" not in lim._hits
+
+
+def test_a_written_session_is_freed_without_the_cycle_collector(tmp_path: Path) -> None:
+    """A session whose transaction wrote (``mark_write_lock``, every hand's end) is freed by
+    reference counting as it closes: a reference cycle per hand waits for the cyclic
+    collector, and the soak's resident memory grew 29 % over 100,000 hands that way."""
+    import weakref
+
+    from fujian_mahjong.server.store import holds_write_lock, mark_write_lock
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            gc.collect()
+            gc.disable()
+            try:
+                async with h.store.write() as s:
+                    mark_write_lock(s)
+                    assert holds_write_lock(s)
+                    ref = weakref.ref(s.sync_session)
+                del s
+                assert ref() is None, "the closed session is still alive"
+            finally:
+                gc.enable()
+
+    asyncio.run(main())

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import secrets
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -97,14 +98,19 @@ _MATCH_RECORD = (
 
 def mark_write_lock(s: AsyncSession) -> None:
     """This session's transaction has written (on SQLite: it holds the database's write
-    lock until it ends). Kept as the transaction itself, so it says nothing of a later one."""
-    s.info["write_locked"] = s.sync_session.get_transaction()
+    lock until it ends). Kept as a weak reference to the transaction itself, so it says
+    nothing of a later one and does not keep the transaction (and through it the session)
+    alive after the session closes: a strong one made a cycle per written session, freed
+    only by the cyclic garbage collector."""
+    tx = s.sync_session.get_transaction()
+    s.info["write_locked"] = weakref.ref(tx) if tx is not None else None
 
 
 def holds_write_lock(s: AsyncSession) -> bool:
     """Whether this session's current transaction has written already (``mark_write_lock``)."""
     tx = s.sync_session.get_transaction()
-    return tx is not None and s.info.get("write_locked") is tx
+    ref = s.info.get("write_locked")
+    return tx is not None and ref is not None and ref() is tx
 
 
 def _match_update(match_id: int, hands_played: int, totals: Sequence[int], over: bool) -> Update:
