@@ -26,6 +26,7 @@ from tests.test_web_table import TABLE_WALL  # noqa: E402
 
 ACTIONS = "[data-role=actions] button"
 # FJMJ_SHOTS=DIR writes them elsewhere (to look at a change before refreshing the docs)
+# FJMJ_SHOTS_LOCALE=en-US takes them in English (the page follows the browser's language)
 SHOTS = Path(os.environ.get("FJMJ_SHOTS") or DOC_SHOTS)
 VIEWPORTS = (
     ("desktop", (1280, 800), False),
@@ -95,7 +96,7 @@ def main() -> int:
                 continue
             ctx = b.new_context(
                 viewport={"width": vp[0], "height": vp[1]},
-                locale="zh-CN",
+                locale=os.environ.get("FJMJ_SHOTS_LOCALE", "zh-CN"),
                 is_mobile=mobile,
                 has_touch=mobile,
                 device_scale_factor=2 if mobile else 1,

@@ -80,6 +80,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield s
 
 
+# records each toast the page shows (window.fjmjToasts) from the moment it runs
+TOASTS = """() => { window.fjmjToasts = []; const el = document.getElementById('toast');
+  new MutationObserver(() => { if (el.classList.contains('show'))
+    window.fjmjToasts.push(el.textContent); })
+  .observe(el, {attributes: true, childList: true, characterData: true, subtree: true}); }"""
+
+
 def at_a_new_table(
     server: Server, br: Browser, name: str, width: int, height: int, touch: bool
 ) -> tuple[Watched, Any]:
@@ -246,6 +253,8 @@ def test_the_square_table(
     assert b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["w"] <= vw and b["y"] + b["h"] <= vh, b
     covered = [h for h in callout["heads"] if overlap(b, h) > 16]
     assert covered == [], f"the 碰 callout {b} covers {covered}"
+    # every toast from here on, as it shows (one lasts 4 s: longer than the end's hold)
+    pg.evaluate(TOASTS)
     # 托管 to the end: the end of the hand inside the viewport, above nothing
     pg.click("[data-role=tuoguan] input")
     end = pg.locator(HAND_END)
@@ -254,6 +263,10 @@ def test_the_square_table(
     end.locator("[data-role=breakdown]").wait_for()
     end.locator("[data-role=match-end]").wait_for()
     expect(end.locator("[data-role=open-replay]")).to_be_visible()
+    # the table's close (table_closed follows match_end) puts no toast over the end screen's
+    # title: the standings and the way back to the lobby say it already
+    end.and_(pg.locator("[data-closed]")).wait_for()
+    assert pg.evaluate("() => window.fjmjToasts") == []
     # found and measured in one step in the page: the end screen may be drawn again when the
     # table's close follows the match's end, and a locator's evaluate resolves its element in
     # one step and runs in another (a node replaced between the two measures nothing)
@@ -404,11 +417,16 @@ def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser: Bro
     pa.locator("[data-role=waiting-room] [data-action=ready]").tap()
     for p in (pa, pb):
         p.locator("[data-role=hand] [data-tile]").first.wait_for()
+    for p in (pa, pb):
+        p.evaluate(TOASTS)
     pa.locator("[data-action=dissolve]").tap()
     pb.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").click()
     for p in (pa, pb):
         expect(p.locator("[data-role=dissolved]").first).to_contain_text("房间已解散 · 本盘作废")
         assert p.locator(DECISIONS).count() == 0
+        # nobody left: no toast names a leaver (the void hand's message has none)
+        p.locator("[data-role=hand-end][data-closed]").wait_for()
+        assert p.evaluate("() => window.fjmjToasts") == []
         expect(
             p.locator("[data-action=back-to-lobby], [data-role=open-replay]").first
         ).to_be_visible()

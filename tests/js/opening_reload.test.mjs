@@ -206,5 +206,7 @@ test("a leaver's void hand and a closed table leave no prompt either", () => {
     assert.equal(s.mustAct, false, msg.type);
     assert.equal(s.deadlineAt, null, msg.type);
     assert.equal(s.dissolved, false, msg.type);
+    // the end screen marks a closed table (handend.js: data-closed) and no toast covers it
+    assert.equal(s.closed, msg.type === "table_closed", msg.type);
   }
 });

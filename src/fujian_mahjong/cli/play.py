@@ -22,8 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--bots",
         default="heuristic",
-        help="the bots' kind: random, greedy (新手), heuristic (普通), strong (高手) or "
-        "heuristic-v1; one for every bot, or one per bot seat, comma-separated "
+        help="the bots' kind: random, greedy (新手), heuristic (普通), neural (熟手), "
+        "strong (高手) or heuristic-v1; one for every bot, or one per bot seat, comma-separated "
         "(e.g. greedy,heuristic,strong)",
     )
     p.add_argument("--hands", default="0", help="hands in the match (0: until you quit)")

@@ -45,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--players",
         default="heuristic,heuristic,random,random",
-        help="bot kind per seat, comma-separated (random, greedy, heuristic, strong, "
+        help="bot kind per seat, comma-separated (random, greedy, heuristic, neural, strong, "
         "heuristic-v1); seats rotate",
     )
     p.add_argument(

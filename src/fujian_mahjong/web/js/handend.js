@@ -210,7 +210,8 @@ export function renderHandEnd(st, conn, rerender) {
     { class: "end-wrap" },
     h(
       "section",
-      { class: "hand-end card", dataset: { role: "hand-end" } },
+      // data-closed: the table is closed (table_closed), nothing more will come to it
+      { class: "hand-end card", dataset: { role: "hand-end", closed: st.closed ? "1" : undefined } },
       h("h2", { class: "small muted" }, t("hand_over")),
       title,
       // two columns: every hand and the 算分 on the left, what to do next, the winning

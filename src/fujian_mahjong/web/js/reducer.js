@@ -47,6 +47,7 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     hint: null,
     handEnd: null,
     matchEnd: null,
+    closed: false, // the server closed the table (table_closed): nothing more will come
     lastDiscard: null,
     winTile: null,
     myClaim: null, // the claim this seat answered in the open window
@@ -450,7 +451,7 @@ function reduceMessage(state, msg, now) {
       return s;
     }
     case "table_closed":
-      return noPrompt(state);
+      return { ...noPrompt(state), closed: true };
     case "hand_start":
       return state;
     case "hand_end": {

@@ -749,7 +749,7 @@ export async function showTable(root, tableRef, as) {
   const endScreen = () => {
     // the end screen is rebuilt only when what it shows changes (its buttons keep their
     // nodes otherwise)
-    const key = JSON.stringify([st.handEnd && st.handEnd.handNo, Boolean(st.handEnd && !st.handEnd.fromView), Boolean(st.matchEnd), st.readyFor, getLang(), st.view && st.view.phase, st.winTile, Object.keys(endCtx.summaries).map((k) => [k, Boolean(endCtx.summaries[k])]), st.seats && st.seats.map((x) => x && x.name)]);
+    const key = JSON.stringify([st.handEnd && st.handEnd.handNo, Boolean(st.handEnd && !st.handEnd.fromView), Boolean(st.matchEnd), st.closed, st.readyFor, getLang(), st.view && st.view.phase, st.winTile, Object.keys(endCtx.summaries).map((k) => [k, Boolean(endCtx.summaries[k])]), st.seats && st.seats.map((x) => x && x.name)]);
     if (endCache.key !== key) {
       const view = { ...st, ...endCtx };
       const node = renderHandEnd(view, conn, () => {
@@ -949,10 +949,13 @@ export async function showTable(root, tableRef, as) {
         break;
       }
       case "hand_void":
-        toast(t("web.hand_void", { name: msg.leaver !== null && msg.leaver !== undefined ? who(st, msg.leaver) : "?" }), "error");
+        // a dissolve agreed (no leaver): the end screen says 房间已解散 · 本盘作废 itself
+        if (!msg.dissolved) toast(t("web.hand_void", { name: msg.leaver !== null && msg.leaver !== undefined ? who(st, msg.leaver) : "?" }), "error");
         break;
       case "table_closed":
-        toast(t("table_closed"));
+        // after the end of the match the end screen already says so (its standings and the
+        // way back to the lobby): a toast there would only cover its title
+        if (!st.handEnd && !st.matchEnd) toast(t("table_closed"));
         break;
       case "status":
         // the server cannot save the game (full disk, lost database): it waits, then
