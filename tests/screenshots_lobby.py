@@ -1,6 +1,7 @@
 """Screenshots of the lobby with its rooms, a profile page and a leaderboard (docs/web.md,
 "Lobby, profile and table chat"), written to docs/screenshots/: ``lobby-tiers.png``,
-``profile.png``, ``leaderboard.png``.
+``profile.png``, ``leaderboard.png``, and the lobby and the profile on a phone
+(``{lobby,profile}-{landscape,phone}.png``).
 
     .venv/bin/python -m tests.screenshots_lobby [--out DIR]
 
@@ -104,6 +105,25 @@ def shoot(server: Server, accounts: list[dict[str, object]], out: Path) -> None:
         pg.goto(f"{server.base}/?leaderboard=fuzhou-tcy&by=skill")
         pg.locator("[data-role=leader]").first.wait_for()
         pg.screenshot(path=str(out / "leaderboard.png"), full_page=True)
+        # the same pages on a phone, sideways and upright (the screen as first seen)
+        for tag, (w, h) in (("landscape", (844, 390)), ("phone", (390, 844))):
+            phone = b.new_context(
+                viewport={"width": w, "height": h},
+                locale="zh-CN",
+                is_mobile=True,
+                has_touch=True,
+                device_scale_factor=2,
+            )
+            pp = phone.new_page()
+            pp.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            pp.goto(f"{server.base}/?token={me['token']}")
+            pp.locator("[data-role=room]").first.wait_for()
+            pp.locator("[data-role=identity] [data-role=silver]").wait_for()
+            pp.screenshot(path=str(out / f"lobby-{tag}.png"))
+            pp.goto(f"{server.base}/?player={me['player_id']}")
+            pp.locator("[data-role=recent-hands]").wait_for()
+            pp.screenshot(path=str(out / f"profile-{tag}.png"))
+            phone.close()
         b.close()
     if errors:
         raise SystemExit(f"screenshots_lobby: console errors: {errors[:3]}")
@@ -120,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             shoot(server, populate(server), args.out)
         finally:
             server.stop()
-    for name in ("lobby-tiers.png", "profile.png", "leaderboard.png"):
+    for name in ("lobby-tiers.png", "profile.png", "leaderboard.png", "lobby-landscape.png"):
         print(args.out / name)
     return 0
 
