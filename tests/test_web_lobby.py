@@ -632,3 +632,28 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     for b in boxes:
         assert b["bottom"] <= 390 and b["right"] <= 844, f"a 快速开始 off the first screen: {b}"
     w.close()
+
+
+def test_the_end_screen_shows_the_silver_the_server_settled(
+    server: Server, browser: Browser
+) -> None:
+    """A hand at a room table (中级场, 20 silver a point) played by 托管: the end screen's
+    silver line is what the server settled — the change, the fee and the balance that
+    GET /api/me then reports, with thousands separators like everywhere else."""
+    acc = server.account("银子对账")
+    start = balance(server, acc["token"])
+    room = {"room": "fuzhou-tcy:middle"}
+    tid = server.http("POST", "/api/quickmatch", room, acc["token"])["table"]
+    w = WebWatched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
+    pg.locator("[data-role=tuoguan] input").click()
+    line = pg.locator("[data-role=hand-end] [data-role=silver-change]")
+    expect(line).to_have_count(1)
+    now = balance(server, acc["token"])
+    change = now - start
+    rooms = server.http("GET", "/api/rooms?profile=fuzhou-tcy")
+    fee = int(next(r for r in rooms if r["id"] == room["room"])["fee"])
+    sign = "+" if change > 0 else ""
+    expect(line).to_have_text(f"银子 {sign}{change:,} (服务费 {fee:,}, 余 {now:,})")
+    w.close()

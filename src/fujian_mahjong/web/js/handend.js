@@ -5,7 +5,7 @@ import { getLang, pick, t } from "./i18n.js";
 import { api } from "./net.js";
 import { go, h } from "./ui.js";
 import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
-import { standings as rankStandings } from "./helpers.js";
+import { num, standings as rankStandings } from "./helpers.js";
 
 function seatName(st, s) {
   const info = st.seats && st.seats[s];
@@ -142,7 +142,7 @@ export function renderHandEnd(st, conn, rerender) {
           ? h(
               "span",
               { class: "silver", dataset: { role: "silver-change" } },
-              t("silver_change", { c: he.silver[s].change > 0 ? `+${he.silver[s].change}` : String(he.silver[s].change), b: he.silver[s].balance, f: he.silver[s].fee }),
+              t("silver_change", { c: he.silver[s].change > 0 ? `+${num(he.silver[s].change)}` : num(he.silver[s].change), b: num(he.silver[s].balance), f: num(he.silver[s].fee) }),
             )
           : null,
       ),

@@ -88,3 +88,9 @@ export function seatName(seats, s) {
   if (info && info.name) return info.name;
   return `#${s}`;
 }
+
+/** Silver as digits with thousands separators (the lobby, the profile, the end screen). */
+export function num(n) {
+  if (n === null || n === undefined) return "—";
+  return Number(n).toLocaleString("en-US");
+}

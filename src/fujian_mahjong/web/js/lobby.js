@@ -6,6 +6,7 @@
 import { getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, load, save, serverPaths, token } from "./net.js";
 import { allowedStakes, defaultStake, levelNames } from "./lobbyhelpers.js";
+import { num } from "./helpers.js";
 import { go, h, toast } from "./ui.js";
 
 export const PROFILES = ["fuzhou-tcy", "fuzhou-bianfeng", "fuzhou-doudou", "sanming"];
@@ -25,11 +26,8 @@ export function errText(e) {
   return t("lobby.error", { msg: (e && e.message) || String(e) });
 }
 
-/** Silver as digits with thousands separators. */
-export function num(n) {
-  if (n === null || n === undefined) return "—";
-  return Number(n).toLocaleString("en-US");
-}
+// silver as digits with thousands separators (helpers.js), for the pages that import it here
+export { num };
 
 /** The page header: title, lobby / leaderboard / my profile links, language. */
 export function header(rerender, title) {
