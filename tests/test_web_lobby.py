@@ -617,21 +617,22 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     (the identity card at its tallest: silver, level, 救济金) sees the four rooms of the
     profile side by side, each 快速开始 whole on the first screen."""
     acc = server.account("横屏大厅")
-    w = WebWatched(browser, "zh-CN", 844, 390, mobile=True)
-    pg = w.page
-    pg.goto(f"{server.base}/?token={acc['token']}")
-    pg.locator("[data-action=relief]").wait_for()
-    pg.locator("[data-role=room] [data-action=quickmatch]").first.wait_for()
-    boxes = pg.evaluate(
-        """() => [...document.querySelectorAll('[data-role=room]')].map(r => {
-            const b = r.querySelector('[data-action=quickmatch]').getBoundingClientRect();
-            return {top: r.getBoundingClientRect().top, bottom: b.bottom, right: b.right}; })"""
-    )
-    assert len(boxes) == 4, boxes
-    assert len({round(b["top"]) for b in boxes}) == 1, f"the rooms wrap: {boxes}"
-    for b in boxes:
-        assert b["bottom"] <= 390 and b["right"] <= 844, f"a 快速开始 off the first screen: {b}"
-    w.close()
+    for locale in ("zh-CN", "en-US"):
+        w = WebWatched(browser, locale, 844, 390, mobile=True)
+        pg = w.page
+        pg.goto(f"{server.base}/?token={acc['token']}")
+        pg.locator("[data-action=relief]").wait_for()
+        pg.locator("[data-role=room] [data-action=quickmatch]").first.wait_for()
+        boxes = pg.evaluate(
+            """() => [...document.querySelectorAll('[data-role=room]')].map(r => {
+                const b = r.querySelector('[data-action=quickmatch]').getBoundingClientRect();
+                return {top: r.getBoundingClientRect().top, bottom: b.bottom, right: b.right}; })"""
+        )
+        assert len(boxes) == 4, boxes
+        assert len({round(b["top"]) for b in boxes}) == 1, f"the rooms wrap ({locale}): {boxes}"
+        for b in boxes:
+            assert b["bottom"] <= 390 and b["right"] <= 844, f"off the first screen ({locale}): {b}"
+        w.close()
 
 
 def test_the_end_screen_shows_the_silver_the_server_settled(
