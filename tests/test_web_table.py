@@ -135,7 +135,11 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     expect(opening).to_have_attribute("data-step", "dice")
     expect(opening).to_contain_text("补花")
     expect(opening).to_contain_text("开金")
-    expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(1)
+    # the gold is named only when the opening turns it up (R5: 开金 after the 补花): not in
+    # the log, not marked or put first in our hand (7p, our first replacement, is the gold)
+    expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(0)
+    assert pg.locator("[data-role=hand] [data-gold]").count() == 0
+    assert pg.locator("[data-role=center] [data-role=gold] [data-tile]").count() == 0
     # no flower in any seat panel before the opening shows its 补花
     panel_flowers = "section.seat[data-seat='{}'] [data-role=flowers] [data-tile]"
     for seat in range(4):
@@ -161,9 +165,15 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     others = opening.locator("[data-step=flower]:not([data-seat='0'])")
     assert others.locator("[data-role=replacement]").count() == 0
     assert others.locator("[data-back]").count() > 0
+    assert pairs.locator("[data-gold]").count() == 0  # 7p is not the gold yet
+    assert pg.locator("[data-role=hand] [data-gold]").count() == 0
     # then 下家's: its flowers join its panel
     step_until(pg, lambda: now.get_attribute("data-seat") == "1")
     expect(pg.locator(panel_flowers.format(1))).not_to_have_count(0)
+    # the 开金: from now on the gold is named: the log, our hand's 7p marked and put first
+    step_until(pg, lambda: opening.get_attribute("data-step") == "gold")
+    expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(1)
+    expect(pg.locator("[data-role=hand] [data-tile]").first).to_have_attribute("data-gold", "1")
     pg.clock.resume()
     expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).not_to_have_count(0)
     # keyed rendering (vdom.js): the seat panels, the rivers and the log are patched, never

@@ -2,7 +2,7 @@
 // and local ones in, the table state, the action log, bubbles, the opening and sounds out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OPENING_PACE, initState, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+import { OPENING_PACE, initState, openingGoldShown, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
 
 function view(over = {}) {
   return {
@@ -61,6 +61,14 @@ test("a first state of a fresh hand starts the opening: dice, deal, 补花 from 
 test("openingSteps starts the 补花 at the dealer", () => {
   const steps = openingSteps(view({ dealer: 2, flowers: ["1f", "2f", "3f", ""] }));
   assert.deepEqual(steps.filter((x) => x.kind === "flower").map((x) => x.seat), [2, 0, 1]);
+});
+
+test("the gold is named from the opening's 开金 on (R5: after the 补花), and with no opening", () => {
+  const steps = openingSteps(view({ dealer: 2, flowers: ["1f", "2f", "3f", ""] }));
+  const gold = steps.findIndex((x) => x.kind === "gold");
+  assert.equal(gold, steps.length - 1);
+  for (let step = 0; step < steps.length; step++) assert.equal(openingGoldShown({ steps, step }), step >= gold, `step ${step}`);
+  assert.equal(openingGoldShown(null), true);
 });
 
 test("a hand over at its opening (三金倒 in window A, shown to the others only once over) still shows its opening", () => {

@@ -143,6 +143,15 @@ export function openingSteps(v, opening = null) {
   return steps;
 }
 
+/** Whether the opening has come to its 开金 (or is over): until then the gold stays
+ * unnamed on the page — no gold mark and no gold-first order in the hand, no gold in the
+ * centre — as at a real table, where the gold is turned up after the 补花 (R4, R5). */
+export function openingGoldShown(opening) {
+  if (!opening) return true;
+  const at = opening.steps.findIndex((x) => x.kind === "gold");
+  return at < 0 || opening.step >= at;
+}
+
 /** How many of each seat's flowers the opening has shown up to and including step `upto`
  * (the seat panels show only these while the opening runs; null: the opening is over, show
  * them all). */

@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingStepMs, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -325,7 +325,7 @@ function openingV(st, send) {
                 { key: `p${j}`, class: "o-pair", style: `--d:${j * FLOWER_TILE_MS}ms`, dataset: { role: "flower-pair", seat: String(step.seat) } },
                 vtile(k, { size: "s" }),
                 h("span", { class: "o-arrow" }, "→"),
-                step.drawn && step.drawn[j] ? vtile(step.drawn[j], { size: "s", gold: v.gold, data: { role: "replacement" } }) : vtile("", { back: true, size: "s" }),
+                step.drawn && step.drawn[j] ? vtile(step.drawn[j], { size: "s", data: { role: "replacement" } }) : vtile("", { back: true, size: "s" }),
               ),
             ),
           ),
@@ -351,7 +351,8 @@ function openingV(st, send) {
 }
 
 function centerV(st) {
-  const v = st.view;
+  // the gold is named from the opening's 开金 on (the card over the centre shows it turned)
+  const v = openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null, indicator: null };
   const ld = st.lastDiscard;
   let turnText = "";
   if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
@@ -477,7 +478,9 @@ function actionsV(st, act) {
 }
 
 function handV(st, dispatch, act) {
-  const v = st.view;
+  // before the opening's 开金 the hand is shown as dealt: no gold mark, no gold-first order
+  // (no decision is open then, so no selection can point into this order)
+  const v = openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null };
   if (st.seat === null) return h("div", { class: "hand", dataset: { role: "hand" } });
   const { tiles, drawn, all } = allHand(v);
   const keys = tileKeys(tiles);
@@ -571,7 +574,8 @@ function autoBannerV(st, conn, dispatch) {
 }
 
 function logV(st, open, toggle) {
-  const entries = st.log;
+  // the 开金 joins the log when the opening turns it up, not before (openingGoldShown)
+  const entries = openingGoldShown(st.opening) ? st.log : st.log.filter((e) => e.kind !== "gold");
   return h(
     "aside",
     { key: "log", class: `action-log${open ? " open" : ""}`, dataset: { role: "log", open: open ? "1" : "0" } },
