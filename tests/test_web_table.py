@@ -138,6 +138,7 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     # the gold is named only when the opening turns it up (R5: 开金 after the 补花): not in
     # the log, not marked or put first in our hand (7p, our first replacement, is the gold)
     expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(0)
+    expect(pg.locator(f"{LOG}[data-kind=flower]")).to_have_count(0)  # nor any 补花 yet
     assert pg.locator("[data-role=hand] [data-gold]").count() == 0
     assert pg.locator("[data-role=center] [data-role=gold] [data-tile]").count() == 0
     # no flower in any seat panel before the opening shows its 补花
@@ -161,6 +162,9 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     ] == ["7p", "6z"]
     expect(pg.locator(panel_flowers.format(0))).to_have_count(2)
     expect(pg.locator(panel_flowers.format(1))).to_have_count(0)
+    # the log has our 补花 line and no other seat's yet
+    expect(pg.locator(f"{LOG}[data-kind=flower]")).to_have_count(1)
+    expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).to_have_count(1)
     # another seat's replacements are tile backs, never named (R12)
     others = opening.locator("[data-step=flower]:not([data-seat='0'])")
     assert others.locator("[data-role=replacement]").count() == 0

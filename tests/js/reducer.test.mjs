@@ -2,7 +2,7 @@
 // and local ones in, the table state, the action log, bubbles, the opening and sounds out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OPENING_PACE, initState, openingGoldShown, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+import { OPENING_PACE, initState, openingGoldShown, openingLog, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
 
 function view(over = {}) {
   return {
@@ -69,6 +69,19 @@ test("the gold is named from the opening's 开金 on (R5: after the 补花), and
   assert.equal(gold, steps.length - 1);
   for (let step = 0; step < steps.length; step++) assert.equal(openingGoldShown({ steps, step }), step >= gold, `step ${step}`);
   assert.equal(openingGoldShown(null), true);
+});
+
+test("the log shows the opening's 补花 and 开金 lines as the opening reaches them", () => {
+  const steps = openingSteps(view({ dealer: 2, flowers: ["1f", "2f", "3f", ""] }));
+  const log = [
+    { seat: 2, kind: "flower" },
+    { seat: 0, kind: "flower" },
+    { seat: 1, kind: "flower" },
+    { seat: 2, kind: "gold" },
+  ];
+  const seen = steps.map((_x, step) => openingLog(log, { steps, step }).map((e) => `${e.kind}${e.seat}`).join(" "));
+  assert.deepEqual(seen, ["", "", "flower2", "flower2 flower0", "flower2 flower0 flower1", "flower2 flower0 flower1 gold2"]);
+  assert.equal(openingLog(log, null), log);
 });
 
 test("a hand over at its opening (三金倒 in window A, shown to the others only once over) still shows its opening", () => {

@@ -152,6 +152,21 @@ export function openingGoldShown(opening) {
   return at < 0 || opening.step >= at;
 }
 
+/** The action log as far as the opening has shown it: its 补花 lines one step at a time
+ * (the first k, k the 补花 steps shown so far) and its 开金 line from the flip on, like the
+ * seat panels' flowers (`openingFlowersShown`); the whole log once the opening is over. */
+export function openingLog(log, opening) {
+  if (!opening) return log;
+  let flowers = opening.steps.filter((x, i) => i <= opening.step && x.kind === "flower").length;
+  const gold = openingGoldShown(opening);
+  return log.filter((e) => {
+    if (e.kind === "gold") return gold;
+    if (e.kind !== "flower") return true;
+    flowers -= 1;
+    return flowers >= 0;
+  });
+}
+
 /** How many of each seat's flowers the opening has shown up to and including step `upto`
  * (the seat panels show only these while the opening runs; null: the opening is over, show
  * them all). */

@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingStepMs, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -574,8 +574,8 @@ function autoBannerV(st, conn, dispatch) {
 }
 
 function logV(st, open, toggle) {
-  // the 开金 joins the log when the opening turns it up, not before (openingGoldShown)
-  const entries = openingGoldShown(st.opening) ? st.log : st.log.filter((e) => e.kind !== "gold");
+  // the opening's lines join the log as the opening shows them, not before (openingLog)
+  const entries = openingLog(st.log, st.opening);
   return h(
     "aside",
     { key: "log", class: `action-log${open ? " open" : ""}`, dataset: { role: "log", open: open ? "1" : "0" } },
