@@ -350,9 +350,14 @@ function openingV(st, send) {
   );
 }
 
+/** The view as the page may show it now: before the opening's 开金 no gold is named (no
+ * gold mark, no gold-first order in the hand, no gold in the centre; `openingGoldShown`). */
+function shownView(st) {
+  return openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null, indicator: null };
+}
+
 function centerV(st) {
-  // the gold is named from the opening's 开金 on (the card over the centre shows it turned)
-  const v = openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null, indicator: null };
+  const v = shownView(st);
   const ld = st.lastDiscard;
   let turnText = "";
   if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
@@ -478,9 +483,9 @@ function actionsV(st, act) {
 }
 
 function handV(st, dispatch, act) {
-  // before the opening's 开金 the hand is shown as dealt: no gold mark, no gold-first order
-  // (no decision is open then, so no selection can point into this order)
-  const v = openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null };
+  // before the opening's 开金 the hand is shown as dealt (shownView); no decision is open
+  // then, so no selection can point into this order
+  const v = shownView(st);
   if (st.seat === null) return h("div", { class: "hand", dataset: { role: "hand" } });
   const { tiles, drawn, all } = allHand(v);
   const keys = tileKeys(tiles);
