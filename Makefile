@@ -43,15 +43,16 @@ lint: $(DEV)
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
-# The browser journeys, the Ray clusters, the signal-timing CLI tests and the multi-process
-# server tests (real processes on PostgreSQL + Redis) run after the rest, in two groups side
-# by side (tests/conftest.py, SERIAL_GROUPS): the browsers, Ray and the CLI's signals one at a
-# time (one beside another on a 2-core machine starves it), the multi-process tests, which
-# mostly wait on outages and leases, beside them; everything else — the server suites run
-# in-process on a fake clock — runs on three workers (a third keeps both cores busy while
-# one worker waits on a subprocess or PostgreSQL: 207 -> 151 s on a 2-core machine).
+# The browser journeys, the signal-timing CLI tests and the multi-process server tests (real
+# processes on PostgreSQL + Redis) run after the rest, in two groups side by side
+# (tests/conftest.py, SERIAL_GROUPS): the browsers and the CLI's signals one at a time (one
+# beside another on a 2-core machine starves it), the multi-process tests, which mostly wait
+# on outages and leases, beside them; everything else — the server suites run in-process on
+# a fake clock, the Ray tests one at a time in their group — runs on three workers (a third
+# keeps both cores busy while one worker waits on a subprocess or PostgreSQL: 207 -> 151 s
+# on a 2-core machine).
 SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_square.py tests/test_web_lobby.py \
-	tests/test_audit_web.py tests/test_ray.py tests/test_cli_faults.py tests/test_cluster.py \
+	tests/test_audit_web.py tests/test_cli_faults.py tests/test_cluster.py \
 	tests/test_cluster_drain.py tests/test_cluster_outage.py tests/test_pg_outage.py
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
@@ -67,7 +68,7 @@ BEFORE_SERIAL ?= true
 test: $(DEV)
 	@$(STAGE) lint $(MAKE) --no-print-directory lint
 	@$(STAGE) js node --test tests/js/
-	@$(STAGE) parallel $(BIN)/pytest -n 3 tests $(addprefix --ignore=,$(SERIAL))
+	@$(STAGE) parallel $(BIN)/pytest -n 3 --dist loadgroup tests $(addprefix --ignore=,$(SERIAL))
 	@$(STAGE) pure env FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
 	@$(BEFORE_SERIAL)
 	@$(STAGE) serial $(BIN)/pytest -n 2 --dist loadgroup $(SERIAL)

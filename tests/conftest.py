@@ -19,6 +19,16 @@ import pytest
 # the server processes the tests start (they inherit the environment)
 os.environ.setdefault("FJMJ_CHECK_MESSAGES", "1")
 
+# The product hashes passwords with argon2id at the library's recommended cost
+# (server/accounts.py, about 0.15 s a hash here); the tests register and log in hundreds of
+# accounts, so in this process (and the test servers it starts, tests/serve_test_server.py)
+# the same argon2id runs at its lowest cost. tests/test_accounts.py checks the product's.
+os.environ.setdefault("FJMJ_TEST_CHEAP_HASH", "1")
+if os.environ["FJMJ_TEST_CHEAP_HASH"] == "1":
+    from tests.cheap_hash import use_cheap_hash
+
+    use_cheap_hash()
+
 PG_ADMIN_URL = os.environ.get("FJMJ_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 
@@ -105,19 +115,21 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"fujian_mahjong: {_compiled.status()['reason']}"
 
 
-# The serial stage (Makefile, SERIAL) runs on two workers with ``--dist loadgroup``: each
-# group below runs its modules one after another on one worker, the two groups side by side.
-# "browser" holds what needs a core of its own for seconds at a time (Chromium, a Ray
-# cluster, the signal timing of the CLI's workers); "procs" holds the multi-process server
-# tests, which spend most of their time waiting (a 60 s Redis outage, a 30 s PostgreSQL one,
-# leases running out, drains) and little on the CPU. Never two browsers side by side.
+# Both stages of `make test` run with ``--dist loadgroup``: each group below runs its tests
+# one after another on one worker. In the serial stage (Makefile, SERIAL) the two groups run
+# side by side on two workers: "browser" holds what needs a core of its own for seconds at a
+# time (Chromium, the signal timing of the CLI's workers); "procs" holds the multi-process
+# server tests, which spend most of their time waiting (a 60 s Redis outage, a 30 s
+# PostgreSQL one, leases running out, drains) and little on the CPU. Never two browsers side
+# by side. In the parallel stage (PARALLEL_GROUPS) "ray" keeps the Ray instances (private
+# ones, a two-node cluster on loopback) one at a time on one worker, never two starting
+# together (tests/test_arena.py marks its Ray test so).
 SERIAL_GROUPS = {
     "test_web.py": "browser",
     "test_web_table.py": "browser",
     "test_web_square.py": "browser",
     "test_web_lobby.py": "browser",
     "test_audit_web.py": "browser",
-    "test_ray.py": "browser",
     "test_cli_faults.py": "browser",
     "test_cluster.py": "procs",
     "test_cluster_drain.py": "procs",
@@ -126,8 +138,11 @@ SERIAL_GROUPS = {
 }
 
 
+PARALLEL_GROUPS = {"test_ray.py": "ray"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        group = SERIAL_GROUPS.get(item.path.name)
+        group = SERIAL_GROUPS.get(item.path.name) or PARALLEL_GROUPS.get(item.path.name)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))

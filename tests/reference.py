@@ -11,9 +11,20 @@ Hands are count vectors of 27 kinds, or 34 when the honours are playable (R1/R7
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 
 def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
+    """Can the natural tiles ``nat`` and ``w`` golds make groups (and the pair)?"""
+    return _win(tuple(nat), w, need_pair)
+
+
+# Remembering answers only saves repeated searches (the same leftover tiles are reached by
+# many orders of removal, and by each tile tried in ref_waits / ref_shanten); the search
+# itself is the plain one below.
+@lru_cache(maxsize=1 << 16)
+def _win(key: tuple[int, ...], w: int, need_pair: bool) -> bool:
+    nat = list(key)
     i = next((k for k in range(len(nat)) if nat[k]), -1)
     if i < 0:
         if need_pair:
@@ -28,7 +39,7 @@ def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
             golds = 2 - extra_nat
             if golds <= w:
                 nat[i] -= extra_nat
-                ok = ref_win(nat, w - golds, need_pair)
+                ok = _win(tuple(nat), w - golds, need_pair)
                 nat[i] += extra_nat
                 if ok:
                     return True
@@ -36,11 +47,11 @@ def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
         if need_pair:
             if nat[i] >= 1:
                 nat[i] -= 1
-                ok = ref_win(nat, w, False)
+                ok = _win(tuple(nat), w, False)
                 nat[i] += 1
                 if ok:
                     return True
-            if w >= 1 and ref_win(nat, w - 1, False):
+            if w >= 1 and _win(tuple(nat), w - 1, False):
                 return True
         # chows containing i (R7: never of honours)
         for start in (r - 2, r - 1, r) if i < 27 else ():
@@ -55,7 +66,7 @@ def ref_win(nat: list[int], w: int, need_pair: bool = True) -> bool:
                     continue
                 for k in used:
                     nat[k] -= 1
-                ok = ref_win(nat, w - golds, need_pair)
+                ok = _win(tuple(nat), w - golds, need_pair)
                 for k in used:
                     nat[k] += 1
                 if ok:

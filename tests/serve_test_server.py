@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,10 @@ def deal_source(args: argparse.Namespace) -> DealSource | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if os.environ.get("FJMJ_TEST_CHEAP_HASH") == "1":  # set by tests/conftest.py
+        from tests.cheap_hash import use_cheap_hash
+
+        use_cheap_hash()
     args.data_dir.mkdir(parents=True, exist_ok=True)
     settings = Settings(
         data_dir=args.data_dir,

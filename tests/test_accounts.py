@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import insert
 
 from fujian_mahjong.server.store import Token, hash_token
@@ -68,6 +69,19 @@ def test_register_login_me_and_name_rules(server: EconServer) -> None:
     }
     r = post(server, "/api/login", {"name": "ALICE", "password": "alice-secret"})
     assert r.status_code == 200 and r.json()["player_id"] == a["player_id"]
+    # `fjmj serve` stores argon2id at the library's recommended cost (the suite's in-process
+    # servers use its lowest cost, tests/cheap_hash.py): never a cheap hash in the product
+    import sqlite3
+
+    with sqlite3.connect(server.data_dir / "fjmj.sqlite3") as db:
+        (stored,) = db.execute(
+            "select password_hash from players where id = ?", (a["player_id"],)
+        ).fetchone()
+    p = PasswordHasher()
+    assert stored.startswith(
+        f"$argon2id$v=19$m={p.memory_cost},t={p.time_cost},p={p.parallelism}$"
+    ), stored
+    assert (p.memory_cost, p.time_cost) >= (65536, 3)
     # names: unique whatever the case or width, 2-20 characters, no SQL-ish punctuation
     for name, code, needle in [
         ("alice", 409, "taken"),

@@ -289,6 +289,7 @@ def test_duplicate_same_summary_for_any_worker_count() -> None:
     assert sum(ticks) == 60 and one["hands"] == 60 and one["deals"] == 10
 
 
+@pytest.mark.xdist_group("ray")  # one Ray instance at a time (tests/conftest.py)
 def test_duplicate_ray_backend_gives_the_local_summary() -> None:
     pytest.importorskip("ray")
     from fujian_mahjong.sim.ray_backend import simulate_ray

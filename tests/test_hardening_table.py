@@ -107,8 +107,9 @@ def norm(text: str) -> str:
     )
 
 
-async def poll(h: Harness, tid: int, hand: int, players: list[Client]) -> list[str]:
-    """Every REST answer a seat could poll inside the pause (status and body)."""
+async def poll(h: Harness, tid: int, hand: int, players: list[Client], all_: bool) -> list[str]:
+    """Every REST answer a seat could poll inside the pause (status and body); the players'
+    profiles and hand lists (which change only when a hand ends) only with ``all_``."""
     paths = [
         "/api/tables",
         f"/api/tables/{tid}",
@@ -119,7 +120,7 @@ async def poll(h: Harness, tid: int, hand: int, players: list[Client]) -> list[s
         "/api/metrics",
         "/api/leaderboard",
     ]
-    for c in players:
+    for c in players if all_ else ():
         paths += [f"/api/players/{c.player_id}", f"/api/players/{c.player_id}/hands"]
     out = []
     for p in paths:
@@ -166,14 +167,15 @@ async def spy_run(tmp: Path, claims: bool, mode: str) -> dict[str, Any]:
             return None
 
         for _ in range(DISCARDS + 1):
-            # inside the pause: poll, answer 0.3 s in, poll, poll just before its end
+            # inside the pause: poll, answer 0.3 s in, poll, poll everything just before its
+            # end (what the answer changed, if anything, is still there)
             t0 = h.clock.now()
-            polls.append(await poll(h, tid, hand, players))
+            polls.append(await poll(h, tid, hand, players, False))
             await h.advance(0.3)
             asked_seen.append(await answer_windows())
-            polls.append(await poll(h, tid, hand, players))
+            polls.append(await poll(h, tid, hand, players, False))
             await h.advance(PAUSE - 0.3 - 0.001)
-            polls.append(await poll(h, tid, hand, players))
+            polls.append(await poll(h, tid, hand, players, True))
             # then the next turn's state, at once (fast) or after the drawn length (fixed)
             for _ in range(100):
                 if turn_seat() is not None:
