@@ -44,10 +44,10 @@ lint: $(DEV)
 	$(BIN)/mypy
 
 # The browser journeys, the signal-timing CLI tests and the multi-process server tests (real
-# processes on PostgreSQL + Redis) run after the rest, in two groups side by side
+# processes on PostgreSQL + Redis) run after the rest, in three groups side by side
 # (tests/conftest.py, SERIAL_GROUPS): the browsers and the CLI's signals one at a time (one
 # beside another on a 2-core machine starves it), the multi-process tests, which mostly wait
-# on outages and leases, beside them; everything else — the server suites run in-process on
+# on outages and leases, in two groups beside them; everything else — the server suites run in-process on
 # a fake clock, the Ray tests one at a time in their group — runs on three workers (a third
 # keeps both cores busy while one worker waits on a subprocess or PostgreSQL: 207 -> 151 s
 # on a 2-core machine).
@@ -71,7 +71,7 @@ test: $(DEV)
 	@$(STAGE) parallel $(BIN)/pytest -n 3 --dist loadgroup tests $(addprefix --ignore=,$(SERIAL))
 	@$(STAGE) pure env FJMJ_PURE_PYTHON=1 $(BIN)/pytest -n 2 $(PURE)
 	@$(BEFORE_SERIAL)
-	@$(STAGE) serial $(BIN)/pytest -n 2 --dist loadgroup $(SERIAL)
+	@$(STAGE) serial $(BIN)/pytest -n 3 --dist loadgroup $(SERIAL)
 
 # browser screenshots of the table (desktop and phone) into docs/screenshots/ (not run by test)
 screenshots: $(DEV)

@@ -12,6 +12,7 @@ import secrets
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -116,14 +117,15 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 # Both stages of `make test` run with ``--dist loadgroup``: each group below runs its tests
-# one after another on one worker. In the serial stage (Makefile, SERIAL) the two groups run
-# side by side on two workers: "browser" holds what needs a core of its own for seconds at a
-# time (Chromium, the signal timing of the CLI's workers); "procs" holds the multi-process
-# server tests, which spend most of their time waiting (a 60 s Redis outage, a 30 s
-# PostgreSQL one, leases running out, drains) and little on the CPU. Never two browsers side
-# by side. In the parallel stage (PARALLEL_GROUPS) "ray" keeps the Ray instances (private
-# ones, a two-node cluster on loopback) one at a time on one worker, never two starting
-# together (tests/test_arena.py marks its Ray test so).
+# one after another on one worker. In the serial stage (Makefile, SERIAL) the three groups
+# run side by side on three workers: "browser" holds what needs a core of its own for seconds
+# at a time (Chromium, the signal timing of the CLI's workers); "procs" (clusters of
+# processes playing, taking tables over, draining) and "outages" (a 60 s Redis outage, a
+# 30 s PostgreSQL one: mostly waiting) hold the multi-process server tests, which spend most
+# of their time waiting on sockets, leases and outages and little on the CPU. Never two
+# browsers side by side. In the parallel stage (PARALLEL_GROUPS) "ray" keeps the Ray
+# instances (private ones, a two-node cluster on loopback) one at a time on one worker, never
+# two starting together (tests/test_arena.py marks its Ray test so).
 SERIAL_GROUPS = {
     "test_web.py": "browser",
     "test_web_table.py": "browser",
@@ -133,16 +135,36 @@ SERIAL_GROUPS = {
     "test_cli_faults.py": "browser",
     "test_cluster.py": "procs",
     "test_cluster_drain.py": "procs",
-    "test_cluster_outage.py": "procs",
-    "test_pg_outage.py": "procs",
+    "test_cluster_outage.py": "outages",
+    "test_pg_outage.py": "outages",
 }
 
 
 PARALLEL_GROUPS = {"test_ray.py": "ray"}
 
 
+# tryfirst: pytest-xdist reads the xdist_group marks in its own pytest_collection_modifyitems
+# (on each worker); marks added after it are never seen, and the groups would silently
+# spread over the workers.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         group = SERIAL_GROUPS.get(item.path.name) or PARALLEL_GROUPS.get(item.path.name)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under ``--dist loadgroup`` a worker names each grouped test ``…@group`` for the
+    scheduler; a grouped test without it would be scheduled anywhere. That happened: with
+    pytest 9.2, pytest-xdist 3.8's suffix no longer reaches the node id, and two browsers
+    ran side by side unnoticed (pyproject.toml keeps pytest below 9.2). Refuse to run so."""
+    if node.config.getvalue("dist") != "loadgroup":
+        return
+    groups = {**SERIAL_GROUPS, **PARALLEL_GROUPS}
+    lost = [i for i in ids if i.split("::")[0].rsplit("/", 1)[-1] in groups and "@" not in i]
+    if lost:
+        raise pytest.UsageError(
+            f"--dist loadgroup: {lost[0]} lost its xdist_group: pytest-xdist cannot group "
+            "tests under this pytest (tests/conftest.py)"
+        )
