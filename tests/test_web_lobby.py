@@ -175,6 +175,8 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     expect(card).to_contain_text(f"每分 {junior['stake']} 银子")
     expect(card).to_contain_text(f"逃跑扣 {junior['escape_penalty']} 银子")
     expect(card.locator("[data-role=house-note]")).to_contain_text("平台")
+    expect(card.locator("[data-role=house-note]")).to_be_visible()  # in each room here
+    expect(pg.locator("[data-role=house-note-all]")).to_be_hidden()  # (once, held sideways)
     expect(pg.locator("[data-role=room]")).to_have_count(len(rooms))
     card.locator("[data-action=quickmatch]").click()
     dialog = pg.locator("[data-role=sit-confirm]")
@@ -613,12 +615,18 @@ def test_create_summary_stake_width_reactions_and_escapes_in_the_profile(
 def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match(
     server: Server, browser: Browser
 ) -> None:
-    """At 844×390 (a phone held sideways) a registered player below the relief threshold
-    (the identity card at its tallest: silver, level, 救济金) sees the four rooms of the
-    profile side by side, each 快速开始 whole on the first screen."""
+    """On a phone held sideways a registered player below the relief threshold (the
+    identity card at its tallest: silver, level, 救济金) sees the four rooms of the profile
+    side by side, each 快速开始 whole on the first screen — in Chinese down to 667×375 and
+    740×360, in English at 844×390 and 932×430 (its longer words take more lines). The
+    house note the four rooms share is shown once, beside the heading, not in each room, and
+    each room's player count stays inside its card (on a desktop too)."""
     acc = server.account("横屏大厅")
-    for locale in ("zh-CN", "en-US"):
-        w = WebWatched(browser, locale, 844, 390, mobile=True)
+    sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
+    sizes += [("en-US", 844, 390), ("en-US", 932, 430), ("en-US", 1280, 800)]
+    for locale, width, height in sizes:
+        sideways = height < 500  # 1280×800: a desktop, for the count of "Intermediate"
+        w = WebWatched(browser, locale, width, height, mobile=sideways)
         pg = w.page
         pg.goto(f"{server.base}/?token={acc['token']}")
         pg.locator("[data-action=relief]").wait_for()
@@ -626,12 +634,21 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         boxes = pg.evaluate(
             """() => [...document.querySelectorAll('[data-role=room]')].map(r => {
                 const b = r.querySelector('[data-action=quickmatch]').getBoundingClientRect();
-                return {top: r.getBoundingClientRect().top, bottom: b.bottom, right: b.right}; })"""
+                const n = r.querySelector('[data-role=playing]').getBoundingClientRect();
+                const c = r.getBoundingClientRect();
+                return {top: c.top, bottom: b.bottom, right: b.right, count: n.right,
+                        card: c.right}; })"""
         )
+        at = f"{locale} {width}x{height}"
         assert len(boxes) == 4, boxes
-        assert len({round(b["top"]) for b in boxes}) == 1, f"the rooms wrap ({locale}): {boxes}"
+        assert len({round(b["top"]) for b in boxes}) == 1, f"the rooms wrap ({at}): {boxes}"
         for b in boxes:
-            assert b["bottom"] <= 390 and b["right"] <= 844, f"off the first screen ({locale}): {b}"
+            assert b["bottom"] <= height and b["right"] <= width, f"off the screen ({at}): {b}"
+            assert b["count"] <= b["card"], f"the player count is cut ({at}): {b}"
+        shared = pg.locator("[data-role=house-note-all]")
+        each = pg.locator("[data-role=room] [data-role=house-note]").first
+        expect(shared).to_be_visible() if sideways else expect(shared).to_be_hidden()
+        expect(each).to_be_hidden() if sideways else expect(each).to_be_visible()
         w.close()
 
 

@@ -442,6 +442,7 @@ async function quickMatch(room, me) {
 
 function roomsCard(me) {
   const list = h("div", { class: "lb-rooms", dataset: { role: "rooms" } });
+  const houseAll = h("span", { class: "muted small lb-house-all", dataset: { role: "house-note-all" } });
   const saved = load("room_profile");
   const profile = select("room-profile", PROFILES.map((p) => [p, t(`lobby.profile.${p}`)]), PROFILES.includes(saved) ? saved : "fuzhou-tcy");
   let rooms = [];
@@ -449,6 +450,11 @@ function roomsCard(me) {
     list.replaceChildren();
     const mine = rooms.filter((r) => r.profile === profile.value);
     if (!mine.length) list.append(h("p", { class: "muted" }, t("lobby.no_rooms")));
+    // the same house note in every room: a phone held sideways shows it once, beside the
+    // heading, instead of four times (css/lobby.css)
+    const notes = new Set(mine.map(houseNote));
+    list.classList.toggle("shared-house", notes.size === 1);
+    houseAll.textContent = notes.size === 1 ? [...notes][0] : "";
     const balance = me && me.registered ? me.silver : null;
     for (const r of mine) {
       const low = balance !== null && balance !== undefined && balance < r.min_balance;
@@ -496,7 +502,7 @@ function roomsCard(me) {
   return h(
     "section",
     { class: "card rooms" },
-    h("div", { class: "row" }, h("h2", {}, t("lobby.rooms")), h("span", { class: "grow" }), profile),
+    h("div", { class: "row" }, h("h2", {}, t("lobby.rooms")), houseAll, h("span", { class: "grow" }), profile),
     list,
   );
 }
