@@ -1,5 +1,6 @@
 """argon2id at its lowest cost for the tests (tests/conftest.py): the same algorithm and
-encoded hashes, about a thousand times cheaper than the product's recommended parameters."""
+encoded hashes, about 0.05 ms a hash against 150–200 ms at the product's recommended
+parameters."""
 
 from __future__ import annotations
 

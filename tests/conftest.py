@@ -21,7 +21,7 @@ import pytest
 os.environ.setdefault("FJMJ_CHECK_MESSAGES", "1")
 
 # The product hashes passwords with argon2id at the library's recommended cost
-# (server/accounts.py, about 0.15 s a hash here); the tests register and log in hundreds of
+# (server/accounts.py, 150–200 ms a hash here); the tests register and log in hundreds of
 # accounts, so in this process (and the test servers it starts, tests/serve_test_server.py)
 # the same argon2id runs at its lowest cost. tests/test_accounts.py checks the product's.
 os.environ.setdefault("FJMJ_TEST_CHEAP_HASH", "1")
