@@ -141,6 +141,7 @@ SERIAL_GROUPS = {
 
 
 PARALLEL_GROUPS = {"test_ray.py": "ray"}
+GROUPS = {**SERIAL_GROUPS, **PARALLEL_GROUPS}  # test module's file name -> its group
 
 
 # tryfirst: pytest-xdist reads the xdist_group marks in its own pytest_collection_modifyitems
@@ -149,7 +150,7 @@ PARALLEL_GROUPS = {"test_ray.py": "ray"}
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        group = SERIAL_GROUPS.get(item.path.name) or PARALLEL_GROUPS.get(item.path.name)
+        group = GROUPS.get(item.path.name)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
 
@@ -162,8 +163,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     ran side by side unnoticed (pyproject.toml keeps pytest below 9.2). Refuse to run so."""
     if node.config.getvalue("dist") != "loadgroup":
         return
-    groups = {**SERIAL_GROUPS, **PARALLEL_GROUPS}
-    lost = [i for i in ids if i.split("::")[0].rsplit("/", 1)[-1] in groups and "@" not in i]
+    lost = [i for i in ids if i.split("::")[0].rsplit("/", 1)[-1] in GROUPS and "@" not in i]
     if lost:
         raise pytest.UsageError(
             f"--dist loadgroup: {lost[0]} lost its xdist_group: pytest-xdist cannot group "

@@ -32,48 +32,45 @@ def _win(key: tuple[int, ...], w: int, need_pair: bool) -> bool:
         return w % 3 == 0
     r = i % 9
     base = i - r
-    nat[i] -= 1
-    try:
-        # pong: i plus two more of i, each natural or gold
-        for extra_nat in range(0, min(nat[i], 2) + 1):
-            golds = 2 - extra_nat
-            if golds <= w:
-                nat[i] -= extra_nat
-                ok = _win(tuple(nat), w - golds, need_pair)
-                nat[i] += extra_nat
-                if ok:
-                    return True
-        # pair
-        if need_pair:
-            if nat[i] >= 1:
-                nat[i] -= 1
-                ok = _win(tuple(nat), w, False)
-                nat[i] += 1
-                if ok:
-                    return True
-            if w >= 1 and _win(tuple(nat), w - 1, False):
+    nat[i] -= 1  # a copy of the key: nothing to put back after
+    # pong: i plus two more of i, each natural or gold
+    for extra_nat in range(0, min(nat[i], 2) + 1):
+        golds = 2 - extra_nat
+        if golds <= w:
+            nat[i] -= extra_nat
+            ok = _win(tuple(nat), w - golds, need_pair)
+            nat[i] += extra_nat
+            if ok:
                 return True
-        # chows containing i (R7: never of honours)
-        for start in (r - 2, r - 1, r) if i < 27 else ():
-            if start < 0 or start + 2 > 8:
+    # pair
+    if need_pair:
+        if nat[i] >= 1:
+            nat[i] -= 1
+            ok = _win(tuple(nat), w, False)
+            nat[i] += 1
+            if ok:
+                return True
+        if w >= 1 and _win(tuple(nat), w - 1, False):
+            return True
+    # chows containing i (R7: never of honours)
+    for start in (r - 2, r - 1, r) if i < 27 else ():
+        if start < 0 or start + 2 > 8:
+            continue
+        others = [base + x for x in (start, start + 1, start + 2) if x != r]
+        # each other rank natural (if available) or a gold
+        for mask in range(4):
+            used = [k for b, k in enumerate(others) if mask >> b & 1]
+            golds = 2 - len(used)
+            if golds > w or any(nat[k] == 0 for k in used):
                 continue
-            others = [base + x for x in (start, start + 1, start + 2) if x != r]
-            # each other rank natural (if available) or a gold
-            for mask in range(4):
-                used = [k for b, k in enumerate(others) if mask >> b & 1]
-                golds = 2 - len(used)
-                if golds > w or any(nat[k] == 0 for k in used):
-                    continue
-                for k in used:
-                    nat[k] -= 1
-                ok = _win(tuple(nat), w - golds, need_pair)
-                for k in used:
-                    nat[k] += 1
-                if ok:
-                    return True
-        return False
-    finally:
-        nat[i] += 1
+            for k in used:
+                nat[k] -= 1
+            ok = _win(tuple(nat), w - golds, need_pair)
+            for k in used:
+                nat[k] += 1
+            if ok:
+                return True
+    return False
 
 
 def ref_is_win(counts: Sequence[int], gold: int | None) -> bool:
