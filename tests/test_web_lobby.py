@@ -617,13 +617,15 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
 ) -> None:
     """On a phone held sideways a registered player below the relief threshold (the
     identity card at its tallest: silver, level, 救济金) sees the four rooms of the profile
-    side by side, each 快速开始 whole on the first screen — in Chinese down to 667×375 and
-    740×360, in English at 844×390 and 932×430 (its longer words take more lines). The
-    house note the four rooms share is shown once, beside the heading, not in each room, and
-    each room's player count stays inside its card (on a desktop too)."""
+    side by side, each 快速开始 whole on the first screen — in both languages down to
+    667×375 and 740×360 (English, whose words take more lines, with smaller type in each
+    room there). The house note the four rooms share is shown once, beside the heading, not
+    in each room; the card's copy of 我的资料 gives way to the header's, so 退出 and 救济金
+    share a line; and each room's player count stays inside its card (on a desktop too)."""
     acc = server.account("横屏大厅")
     sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
-    sizes += [("en-US", 844, 390), ("en-US", 932, 430), ("en-US", 1280, 800)]
+    sizes += [("en-US", 844, 390), ("en-US", 740, 360), ("en-US", 667, 375)]
+    sizes += [("en-US", 932, 430), ("en-US", 1280, 800)]
     for locale, width, height in sizes:
         sideways = height < 500  # 1280×800: a desktop, for the count of "Intermediate"
         w = WebWatched(browser, locale, width, height, mobile=sideways)
@@ -649,6 +651,9 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         each = pg.locator("[data-role=room] [data-role=house-note]").first
         expect(shared).to_be_visible() if sideways else expect(shared).to_be_hidden()
         expect(each).to_be_hidden() if sideways else expect(each).to_be_visible()
+        expect(pg.locator("header [data-action=my-profile]")).to_be_visible()
+        card_link = pg.locator("[data-role=identity] [data-action=profile]")
+        expect(card_link).to_be_hidden() if sideways else expect(card_link).to_be_visible()
         w.close()
 
 
