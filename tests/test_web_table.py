@@ -171,6 +171,10 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     assert others.locator("[data-back]").count() > 0
     assert pairs.locator("[data-gold]").count() == 0  # 7p is not the gold yet
     assert pg.locator("[data-role=hand] [data-gold]").count() == 0
+    # the centre says nothing of whose turn it is while the opening plays (we deal, and
+    # cannot discard before it ends)
+    turn = pg.locator("[data-role=center] .turn-line:not(.outcome)")
+    expect(turn).to_have_text("")
     # then 下家's: its flowers join its panel
     step_until(pg, lambda: now.get_attribute("data-seat") == "1")
     expect(pg.locator(panel_flowers.format(1))).not_to_have_count(0)
@@ -180,6 +184,8 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     expect(pg.locator("[data-role=hand] [data-tile]").first).to_have_attribute("data-gold", "1")
     pg.clock.resume()
     expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).not_to_have_count(0)
+    opening.wait_for(state="detached")
+    expect(turn).to_contain_text("轮到你")
     # keyed rendering (vdom.js): the seat panels, the rivers and the log are patched, never
     # rebuilt; the nodes marked now must still be the page's after the claims below
     kept = "section.seat, [data-role=river], [data-role=log]"

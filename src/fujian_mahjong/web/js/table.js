@@ -360,7 +360,9 @@ function centerV(st) {
   const v = shownView(st);
   const ld = st.lastDiscard;
   let turnText = "";
-  if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
+  // while the opening plays, its card says what happens; whose turn it is comes after it
+  if (st.opening) turnText = "";
+  else if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
   else if (v.phase === "window_a") turnText = st.mustAct ? "" : t("web.window_a");
   else if (v.phase === "last_group") turnText = t("last_group");
   else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
