@@ -620,8 +620,9 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     side by side, each 快速开始 whole on the first screen — in both languages down to
     667×375 and 740×360 (English, whose words take more lines, with smaller type in each
     room there). The house note the four rooms share is shown once, beside the heading, not
-    in each room; the card's copy of 我的资料 gives way to the header's, so 退出 and 救济金
-    share a line; and each room's player count stays inside its card (on a desktop too)."""
+    in each room (on a phone upright too, under the heading); the card's copy of 我的资料
+    gives way to the header's, so 退出 and 救济金 share a line; and each room's player count
+    stays inside its card (on a desktop too)."""
     acc = server.account("横屏大厅")
     sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
     sizes += [("en-US", 844, 390), ("en-US", 740, 360), ("en-US", 667, 375)]
@@ -654,6 +655,21 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         expect(pg.locator("header [data-action=my-profile]")).to_be_visible()
         card_link = pg.locator("[data-role=identity] [data-action=profile]")
         expect(card_link).to_be_hidden() if sideways else expect(card_link).to_be_visible()
+        w.close()
+    # a phone upright says the shared note once too, under the heading
+    for locale in ("zh-CN", "en-US"):
+        w = WebWatched(browser, locale, 390, 844, mobile=True)
+        pg = w.page
+        pg.goto(f"{server.base}/?token={acc['token']}")
+        pg.locator("[data-role=room] [data-action=quickmatch]").first.wait_for()
+        expect(pg.locator("[data-role=house-note-all]")).to_be_visible()
+        expect(pg.locator("[data-role=room] [data-role=house-note]").first).to_be_hidden()
+        heading = pg.locator(".rooms > .row h2").bounding_box()
+        note = pg.locator("[data-role=house-note-all]").bounding_box()
+        rooms = pg.locator("[data-role=rooms]").bounding_box()
+        assert heading and note and rooms
+        assert heading["y"] < note["y"] < rooms["y"], (heading, note, rooms)
+        assert note["y"] + note["height"] <= rooms["y"] + 0.5, "the note runs into the rooms"
         w.close()
 
 
