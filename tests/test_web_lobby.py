@@ -621,8 +621,8 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     667×375 and 740×360 (English, whose words take more lines, with smaller type in each
     room there). The house note the four rooms share is shown once, beside the heading, not
     in each room (on a phone upright too, under the heading); the card's copy of 我的资料
-    gives way to the header's, so 退出 and 救济金 share a line; and each room's player count
-    stays inside its card (on a desktop too)."""
+    gives way to the header's, so 退出 and 救济金 share a line (a guest's 换名字 and register
+    form too); and each room's player count stays inside its card (on a desktop too)."""
     acc = server.account("横屏大厅")
     sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
     sizes += [("en-US", 844, 390), ("en-US", 740, 360), ("en-US", 667, 375)]
@@ -655,6 +655,21 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         expect(pg.locator("header [data-action=my-profile]")).to_be_visible()
         card_link = pg.locator("[data-role=identity] [data-action=profile]")
         expect(card_link).to_be_hidden() if sideways else expect(card_link).to_be_visible()
+        w.close()
+    # a guest: 换名字 and the register form (its hint, two fields, 注册) share one line, so
+    # the rooms' buttons are whole on the first screen as well
+    guest = server.guest_json("横屏游客")
+    for locale, width, height in sizes[:-2]:
+        w = WebWatched(browser, locale, width, height, mobile=True)
+        pg = w.page
+        pg.goto(f"{server.base}/?token={guest['token']}")
+        pg.locator("[data-action=register]").wait_for()
+        pg.locator("[data-role=room] [data-action=quickmatch]").first.wait_for()
+        bottom = pg.evaluate(
+            "() => Math.max(...[...document.querySelectorAll("
+            "'[data-role=room] [data-action=quickmatch]')].map(b => b.getBoundingClientRect().bottom))"
+        )
+        assert bottom <= height, f"a guest's 快速开始 below the fold ({locale} {width}x{height})"
         w.close()
     # a phone upright says the shared note once too, under the heading
     for locale in ("zh-CN", "en-US"):
