@@ -145,8 +145,15 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     panel_flowers = "section.seat[data-seat='{}'] [data-role=flowers] [data-tile]"
     for seat in range(4):
         expect(pg.locator(panel_flowers.format(seat))).to_have_count(0)
+
+    # 余牌 counts down with the opening (R4, R5): as dealt at the dice
+    def live() -> int:
+        return int(pg.locator("[data-role=center] [data-role=live]").inner_text().split()[-1])
+
+    dealt = live()
     now = opening.locator(".o-step.now")
     step_until(pg, lambda: opening.get_attribute("data-step") == "deal")  # after the dice
+    assert live() == dealt
     # after the deal: the dealer's (our) first 补花: 4z 7z → 7p 6z
     step_until(pg, lambda: opening.get_attribute("data-step") == "flower")
     expect(now).to_have_attribute("data-seat", "0")
@@ -162,6 +169,7 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     ] == ["7p", "6z"]
     expect(pg.locator(panel_flowers.format(0))).to_have_count(2)
     expect(pg.locator(panel_flowers.format(1))).to_have_count(0)
+    assert live() == dealt - 2  # our two replacements came off the wall
     # the log has our 补花 line and no other seat's yet
     expect(pg.locator(f"{LOG}[data-kind=flower]")).to_have_count(1)
     expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).to_have_count(1)
@@ -181,11 +189,14 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     # the 开金: from now on the gold is named: the log, our hand's 7p marked and put first
     step_until(pg, lambda: opening.get_attribute("data-step") == "gold")
     expect(pg.locator(f"{LOG}[data-kind=gold]")).to_have_count(1)
+    flipped = live()
+    assert flipped < dealt - 2
     expect(pg.locator("[data-role=hand] [data-tile]").first).to_have_attribute("data-gold", "1")
     pg.clock.resume()
     expect(pg.locator(f"{LOG}[data-kind=flower][data-seat='0']")).not_to_have_count(0)
     opening.wait_for(state="detached")
     expect(turn).to_contain_text("轮到你")
+    assert live() == flipped  # the view's 余牌 once the opening is over
     # keyed rendering (vdom.js): the seat panels, the rivers and the log are patched, never
     # rebuilt; the nodes marked now must still be the page's after the claims below
     kept = "section.seat, [data-role=river], [data-role=log]"

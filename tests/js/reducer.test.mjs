@@ -2,7 +2,7 @@
 // and local ones in, the table state, the action log, bubbles, the opening and sounds out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OPENING_PACE, initState, openingGoldShown, openingLog, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+import { OPENING_PACE, initState, openingGoldShown, openingLive, openingLog, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
 
 function view(over = {}) {
   return {
@@ -82,6 +82,24 @@ test("the log shows the opening's 补花 and 开金 lines as the opening reaches
   const seen = steps.map((_x, step) => openingLog(log, { steps, step }).map((e) => `${e.kind}${e.seat}`).join(" "));
   assert.deepEqual(seen, ["", "", "flower2", "flower2 flower0", "flower2 flower0 flower1", "flower2 flower0 flower1 gold2"]);
   assert.equal(openingLog(log, null), log);
+});
+
+test("余牌 counts down as the opening shows each 补花 and the 开金 (R4, R5)", () => {
+  // from the view's flowers: 1f (the dealer), 2f 3f; then the indicator
+  const steps = openingSteps(view({ dealer: 0, flowers: ["1f", "", "2f3f", ""] }));
+  const seen = steps.map((_x, step) => openingLive(40, { steps, step }));
+  assert.deepEqual(seen, [44, 44, 43, 41, 40]);
+  assert.equal(openingLive(40, null), 40);
+  // from the state's `opening`: a second round, and a flower flipped onto the dealer at 开金
+  const opening = [
+    { seat: 1, round: 1, flowers: "1f2f" },
+    { seat: 0, round: 1, flowers: "3f", drawn: "5z" },
+    { seat: 0, round: 2, flowers: "5z", drawn: "7p" },
+    { gold: "4m", to_dealer: "6f" },
+  ];
+  const s = reduce(initState({ table: 7 }), state(view({ dealer: 1, live: 30 }), { opening }), 0);
+  const all = s.opening.steps.map((_x, step) => openingLive(30, { steps: s.opening.steps, step }));
+  assert.deepEqual(all, [36, 36, 34, 33, 32, 30]);
 });
 
 test("a hand over at its opening (三金倒 in window A, shown to the others only once over) still shows its opening", () => {

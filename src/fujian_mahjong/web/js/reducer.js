@@ -152,6 +152,22 @@ export function openingGoldShown(opening) {
   return at < 0 || opening.step >= at;
 }
 
+/** 余牌 (the live wall) as far as the opening has shown it: each 补花 still to be shown draws
+ * as many tiles as it replaces flowers (R4), and the 开金 still to come turns up the
+ * indicator and any flowers flipped onto the dealer (R5), all from the wall — so `live`
+ * (the view's, after the whole opening) plus what is still to come; `live` itself once the
+ * opening is over. The dice and the deal show the wall as dealt. */
+export function openingLive(live, opening) {
+  if (!opening || typeof live !== "number") return live;
+  let n = live;
+  opening.steps.forEach((x, i) => {
+    if (i <= opening.step) return;
+    if (x.kind === "flower") n += x.count ?? x.tiles.length;
+    if (x.kind === "gold") n += 1 + (x.toDealer ? x.toDealer.length : 0);
+  });
+  return n;
+}
+
 /** The action log as far as the opening has shown it: its 补花 lines one step at a time
  * (the first k, k the 补花 steps shown so far) and its 开金 line from the flip on, like the
  * seat panels' flowers (`openingFlowersShown`); the whole log once the opening is over. */

@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingLog, openingStepMs, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -353,7 +353,9 @@ function openingV(st, send) {
 /** The view as the page may show it now: before the opening's 开金 no gold is named (no
  * gold mark, no gold-first order in the hand, no gold in the centre; `openingGoldShown`). */
 function shownView(st) {
-  return openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null, indicator: null };
+  if (!st.opening) return st.view;
+  const live = openingLive(st.view.live, st.opening);
+  return openingGoldShown(st.opening) ? { ...st.view, live } : { ...st.view, gold: null, indicator: null, live };
 }
 
 function centerV(st) {
