@@ -664,10 +664,11 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         card_link = pg.locator("[data-role=identity] [data-action=profile]")
         expect(card_link).to_be_hidden() if sideways else expect(card_link).to_be_visible()
         w.close()
-        if not sideways:
+        if (locale, width) not in {("zh-CN", 844), ("en-US", 844), ("en-US", 740), ("en-US", 667)}:
             continue
         # a guest: 换名字 and the register form (its hint, two fields, 注册) share one line,
-        # so the rooms' buttons are whole on the first screen as well
+        # so the rooms' buttons are whole on the first screen as well (where it was cut, and
+        # in English, whose longer words fit least)
         w = lobby(guest["token"], locale, width, height, "[data-action=register]")
         bottoms = w.page.locator("[data-role=room] [data-action=quickmatch]").evaluate_all(
             "bs => bs.map(b => b.getBoundingClientRect().bottom)"
