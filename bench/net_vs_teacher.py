@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections import defaultdict
@@ -39,17 +38,11 @@ from fujian_mahjong.bots.neural import NeuralBot, load_policy
 from fujian_mahjong.bots.strong import StrongBot
 from fujian_mahjong.engine import Game
 from fujian_mahjong.engine.match import hand_seed
+from fujian_mahjong.rl.train import _mean_ci as mean_hw
 from fujian_mahjong.rl.train import _stats_deal
 from fujian_mahjong.sim.simulate import DEALER
 
 _POLICY: Any = None
-
-
-def mean_hw(xs: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval."""
-    n = len(xs)
-    m = sum(xs) / n
-    return m, 1.96 * math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, n - 1) / n)
 
 
 def search_deal(args: tuple[str, str, int, str | None]) -> tuple[float, float, int]:

@@ -354,20 +354,24 @@ function openingV(st, send) {
  * gold mark, no gold-first order in the hand, no gold in the centre; `openingGoldShown`). */
 function shownView(st) {
   if (!st.opening) return st.view;
-  const live = openingLive(st.view.live, st.opening);
-  return openingGoldShown(st.opening) ? { ...st.view, live } : { ...st.view, gold: null, indicator: null, live };
+  const v = openingGoldShown(st.opening) ? st.view : { ...st.view, gold: null, indicator: null };
+  return { ...v, live: openingLive(v.live, st.opening) };
+}
+
+/** The centre's line of whose turn it is (empty when our own decision speaks for itself). */
+function turnLine(st, v) {
+  if (v.phase === "claims") return st.mustAct ? "" : t("waiting_claims");
+  if (v.phase === "window_a") return st.mustAct ? "" : t("web.window_a");
+  if (v.phase === "last_group") return t("last_group");
+  if (v.phase !== "over") return v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
+  return "";
 }
 
 function centerV(st) {
   const v = shownView(st);
   const ld = st.lastDiscard;
-  let turnText = "";
   // while the opening plays, its card says what happens; whose turn it is comes after it
-  if (st.opening) turnText = "";
-  else if (v.phase === "claims") turnText = st.mustAct ? "" : t("waiting_claims");
-  else if (v.phase === "window_a") turnText = st.mustAct ? "" : t("web.window_a");
-  else if (v.phase === "last_group") turnText = t("last_group");
-  else if (v.phase !== "over") turnText = v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
+  const turnText = st.opening ? "" : turnLine(st, v);
   // the hand over on the table (shown before its result covers it): who won, and how
   const r = v.phase === "over" ? v.result : null;
   const outcome = v.phase !== "over" || st.opening ? null : r && r.winner !== null && r.winner !== undefined
