@@ -211,6 +211,12 @@ def test_the_square_table(
     expect(pg.locator("[data-action=discard]")).to_be_visible()
     g = pg.evaluate(GEOMETRY)
     check_square(g, landscape)
+    hand_at_turn = g["hand"]
+    if not landscape:
+        # upright, the spare height goes above your seat: your hand sits in the lower part
+        # of the screen, where the thumbs are
+        bottom = hand_at_turn["y"] + hand_at_turn["h"]
+        assert bottom >= g["view"][1] * 0.7, ("the hand floats mid-screen", hand_at_turn)
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
     # the hint and its reason beside our river: still nothing overlaps or scrolls
@@ -226,6 +232,8 @@ def test_the_square_table(
     hand_w, river_w = min(g["hand_w"]), min(g["river_w"])
     print(f"{width}x{height}: hand tiles {hand_w:.1f} px, river tiles {river_w:.1f} px")  # -s
     check_square(g, landscape)
+    # a claim prompt comes without moving your hand under your thumb
+    assert abs(g["hand"]["y"] - hand_at_turn["y"]) < 1, ("the hand moved", hand_at_turn, g["hand"])
     if touch:
         assert small_targets(pg, landscape) == [], small_targets(pg, landscape)
     # in English (longer words: Dealer, Flowers 3, Bot · Standard) nothing overlaps either,
