@@ -146,9 +146,16 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     for seat in range(4):
         expect(pg.locator(panel_flowers.format(seat))).to_have_count(0)
 
-    # 余牌 counts down with the opening (R4, R5): as dealt at the dice
+    # 余牌 counts down with the opening (R4, R5): as dealt at the dice; on a wide screen the
+    # card, which covers the centre, says the same count
+    card_live = opening.locator("[data-role=opening-live]")
+
     def live() -> int:
-        return int(pg.locator("[data-role=center] [data-role=live]").inner_text().split()[-1])
+        n = int(pg.locator("[data-role=center] [data-role=live]").inner_text().split()[-1])
+        if opening.count():
+            expect(card_live).to_be_visible()
+            assert int(card_live.inner_text().split()[-1]) == n
+        return n
 
     dealt = live()
     now = opening.locator(".o-step.now")
@@ -291,6 +298,9 @@ def phone_hint_tuoguan_and_mute(pg: Page) -> None:
     # the opening is skippable, and no decision is offered under it (docs/protocol.md)
     expect(pg.locator("[data-role=opening]")).to_contain_text("Gold flip")
     assert pg.locator("[data-action=discard]").count() == 0
+    # the compact card leaves the centre's wall count in view and does not repeat it
+    expect(pg.locator("[data-role=opening-live]")).to_be_hidden()
+    expect(pg.locator("[data-role=center] [data-role=live]")).to_be_visible()
     pg.tap("[data-action=skip-opening]")
     expect(pg.locator("[data-role=opening]")).to_have_count(0)
     pg.clock.resume()

@@ -346,7 +346,13 @@ function openingV(st, send) {
     { key: "opening", class: "opening", dataset: { role: "opening", step: o.steps[o.step].kind } },
     h("div", { class: "o-title" }, t("web.opening.title")),
     lines,
-    h("button", { class: "secondary small", dataset: { action: "skip-opening" }, onclick: () => send({ type: "@opening-skip" }) }, t("web.opening.skip")),
+    h(
+      "div",
+      { class: "o-foot" },
+      // the wall as it counts down (the card covers the centre's count on a wide screen)
+      h("span", { class: "o-live", dataset: { role: "opening-live" } }, t("live", { n: shownView(st).live })),
+      h("button", { class: "secondary small", dataset: { action: "skip-opening" }, onclick: () => send({ type: "@opening-skip" }) }, t("web.opening.skip")),
+    ),
   );
 }
 
