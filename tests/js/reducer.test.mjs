@@ -84,6 +84,33 @@ test("the log shows the opening's 补花 and 开金 lines as the opening reaches
   assert.equal(openingLog(log, null), log);
 });
 
+test("the second hand's opening leaves the first hand's lines in the log and shows its own as it goes", () => {
+  // hand 12: its opening (补花 seat 0 and seat 2, 开金), skipped, then our discard
+  let s = reduce(initState({ table: 7 }), state(view()), 1000);
+  s = reduce(s, { type: "@opening-skip" }, 1100);
+  s = reduce(s, { type: "discard", hand: 12, seat: 0, tile: "1m" }, 1200);
+  const first = s.log.map((e) => `${e.kind}${e.seat}`);
+  assert.deepEqual(first, ["flower0", "flower2", "gold0", "discard0"]);
+  // hand 13 (下家 deals, flowers at seats 1 and 3): the log spans the match
+  const v13 = view({ dealer: 1, turn: 1, to_act: [], legal_actions: [], hand_sizes: [16, 17, 16, 16], flowers: ["", "1f", "", "2f"] });
+  s = reduce(s, state(v13, { hand: 13 }), 2000);
+  assert.deepEqual(s.opening.steps.map((x) => x.kind), ["dice", "deal", "flower", "flower", "gold"]);
+  const shown = () => openingLog(s.log, s.opening).map((e) => `${e.kind}${e.seat}`);
+  assert.deepEqual(shown(), first); // the dice: none of this hand's lines yet
+  s = reduce(s, { type: "@opening-step" }, 2100); // the deal
+  s = reduce(s, { type: "@opening-step" }, 2200); // 下家's 补花
+  assert.deepEqual(shown(), [...first, "flower1"]);
+  // a bot's discard that arrives while the card still plays (a table without the
+  // server's opening time) waits for the card, like the 开金 before it
+  s = reduce(s, { type: "discard", hand: 13, seat: 1, tile: "9s" }, 2250);
+  assert.deepEqual(shown(), [...first, "flower1"]);
+  s = reduce(s, { type: "@opening-step" }, 2300); // 上家's 补花
+  s = reduce(s, { type: "@opening-step" }, 2400); // 开金
+  assert.deepEqual(shown(), [...first, "flower1", "flower3", "gold1"]);
+  s = reduce(s, { type: "@opening-skip" }, 2500);
+  assert.deepEqual(openingLog(s.log, s.opening).map((e) => `${e.kind}${e.seat}`), [...first, "flower1", "flower3", "gold1", "discard1"]);
+});
+
 test("余牌 counts down as the opening shows each 补花 and the 开金 (R4, R5)", () => {
   // from the view's flowers: 1f (the dealer), 2f 3f; then the indicator
   const steps = openingSteps(view({ dealer: 0, flowers: ["1f", "", "2f3f", ""] }));

@@ -168,16 +168,20 @@ export function openingLive(live, opening) {
   return n;
 }
 
-/** The action log as far as the opening has shown it: its 补花 lines one step at a time
- * (the first k, k the 补花 steps shown so far) and its 开金 line from the flip on, like the
- * seat panels' flowers (`openingFlowersShown`); the whole log once the opening is over. */
+/** The action log as far as the opening has shown it: the earlier hands' lines (ids below
+ * the opening's `logFrom`), then this hand's 补花 lines one step at a time (the first k, k
+ * the 补花 steps shown so far) and its 开金 line from the flip on, like the seat panels'
+ * flowers (`openingFlowersShown`); what came after the opening (a bot's discard, a win at
+ * the opening) once the card is gone; the whole log once the opening is over. */
 export function openingLog(log, opening) {
   if (!opening) return log;
   let flowers = opening.steps.filter((x, i) => i <= opening.step && x.kind === "flower").length;
   const gold = openingGoldShown(opening);
+  const from = opening.logFrom ?? 0;
   return log.filter((e) => {
+    if (e.id < from) return true;
     if (e.kind === "gold") return gold;
-    if (e.kind !== "flower") return true;
+    if (e.kind !== "flower") return false;
     flowers -= 1;
     return flowers >= 0;
   });
@@ -395,7 +399,10 @@ function stateMessage(state, msg, now) {
       // a hand over at its opening: the server's opening time no longer bounds anything
       // (it sends 0), so the whole opening is shown at its own pace
       s.opening = startOpening(steps, msg.hand, now, endedAtOpening(v) ? undefined : msg.opening_ms);
-      if (s.opening) s.opening.shown = openingFlowersShown(s.opening, v.players);
+      if (s.opening) {
+        s.opening.shown = openingFlowersShown(s.opening, v.players);
+        s.opening.logFrom = s.nextId; // this hand's lines start here (the log spans the match)
+      }
       if (!history) {
         for (const st of steps) {
           if (st.kind === "flower") announce(s, { seat: st.seat, kind: "flower", tiles: st.tiles, drawn: st.drawn }, now, { bubble: false });
