@@ -55,6 +55,7 @@ GEOMETRY = """() => {
     seats,
     // the header's links and buttons (over the table's top corners in landscape)
     header: [...document.querySelectorAll('#app.table-page > .bar > :not(.grow)')].map(r).filter(Boolean),
+    social: r(document.querySelector('.table-grid > .social-wrap')),
     hand_w: w('[data-role=hand] [data-tile]'),
     river_w: w('[data-role=river] [data-tile]'),
     scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
@@ -133,6 +134,7 @@ def check_square(g: dict[str, Any], landscape: bool) -> None:
     boxes.update({f"{k}-river": seats[k]["river"] for k in seats})
     boxes.update(centre=g["center"], hand=g["hand"], actions=g["actions"])
     boxes.update({f"header-{i}": b for i, b in enumerate(g["header"])})
+    boxes["stakes-and-chat"] = g["social"]
     names = sorted(boxes)
     clashes = [
         (a, b, round(overlap(boxes[a], boxes[b])))
