@@ -177,25 +177,31 @@ class Seat:
     win: bool = False  # wins are taken (the hand may end) only once this is set
 
     async def join(self, ready: bool = False) -> None:
-        """Connect through ``via`` and join (again): a join refused while the bus is not
-        back yet (``unavailable``) is tried again on the next socket."""
+        """Connect through ``via`` and join (again), as the browser does: a join refused
+        while the bus is not back yet (``unavailable``) is tried again on the next socket,
+        and so is one whose socket the server closed (1012: the join was lost on the way to
+        the table's process and not answered in time, server/cluster/sockets.py)."""
         while True:
             c = await Client(self.via.ws_url, self.token).connect()
             self.clients.append(c)
             await c.send({"type": "hello", "token": self.token})
             await c.expect("welcome")
             await c.send({"type": "join", "table": self.table, "as": "player"})
-            while True:
-                m = await c.recv(30)
-                if m["type"] == "seated":
-                    c.seat = m["seat"]
-                    if ready:
-                        await c.send({"type": "ready"})
-                    return
-                if m["type"] == "error":
-                    assert m["code"] == "unavailable", m
-                    await c.close()
-                    break
+            try:
+                while True:
+                    m = await c.recv(30)
+                    if m["type"] == "seated":
+                        c.seat = m["seat"]
+                        if ready:
+                            await c.send({"type": "ready"})
+                        return
+                    if m["type"] == "error":
+                        assert m["code"] == "unavailable", m
+                        await c.close()
+                        break
+            except ConnectionError:
+                assert c.closed_code == 1012, c.closed_code
+                self.closed.append(c.closed_code)
 
     async def play(self, timeout: float = 240) -> Any:
         """Answer every state naively (without winning until ``win`` is set) until the hand

@@ -484,13 +484,15 @@ def _parallel(
         while pending:
             seen.update(getattr(ex, "_processes", None) or {})
             fut = pending.popleft()
+            # a dead worker breaks the pool: the result being waited for raises it, and so
+            # does the next submit when that result came in before the death was noticed
             try:
                 chunk = fut.result()
+                nxt = next(starts, None)
+                if nxt is not None:
+                    pending.append(ex.submit(_chunk, job(nxt)))
             except BrokenProcessPool:
                 raise WorkerDied(_dead_worker(seen)) from None
-            nxt = next(starts, None)
-            if nxt is not None:
-                pending.append(ex.submit(_chunk, job(nxt)))
             yield chunk
         finished = True
     finally:

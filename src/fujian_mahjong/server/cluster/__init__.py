@@ -464,6 +464,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
                     self.drop(t, "its lease was not renewed in time")
                 self.leases.held.clear()
             now = time.monotonic()
+            self.expire_joins(now)
             if self.bus.ok and now - last_alive >= min(0.5, self.lease_s / 4):
                 last_alive = now
                 try:
@@ -542,7 +543,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
                 b = self.bound.get(msg.cid)
                 if b is None or b.node != src or b.stale:
                     return
-                b.table, b.seq = msg.table, msg.seq
+                b.table, b.seq, b.join_by = msg.table, msg.seq, None
                 if not b.conn.closed and not b.conn.transport.send(msg.text):
                     self.unbind(b.conn)
                     b.conn.close("too many unread messages")

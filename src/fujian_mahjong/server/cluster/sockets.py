@@ -35,6 +35,13 @@ log = logging.getLogger("fjmj.cluster")
 CLOSE_MOVED = 1012
 MOVED = "the table moved to another server; reconnect"
 RESYNC = "the connection to the table's server was interrupted; reconnect"
+# how long a join forwarded to the table's owner may go unanswered. Redis does not keep a
+# message for a process that is not subscribed: a join sent while the owner was still
+# subscribing again after an outage (its back-off, then its probe) is lost, and the socket
+# would wait for ever. Past this the socket is closed with CLOSE_MOVED, as a resync is, and
+# the client joins again. (A join the owner holds for a restore of its own, up to
+# 2 × lease_s + 10 s, is closed too and simply made again.)
+JOIN_ANSWER_S = 2 * B.TIMEOUT_S + B.BACKOFF_MAX_S + 2.0
 
 
 class RemoteTransport:
@@ -124,6 +131,7 @@ class Binding:
     table: int | None = None  # seated or watching there (as the owner stamps its messages)
     seq: int = 0  # the socket's table-stream counter (as the owner stamps its messages)
     stale: bool = False  # the bus went down since: closed when it is back (to resync)
+    join_by: float | None = None  # a join forwarded and not answered yet: its deadline
 
 
 class Sockets:
@@ -230,6 +238,8 @@ class Sockets:
                 return False
             if b is None:
                 b = self.bound[conn.id] = Binding(conn, target, tid)
+                # the owner's first answer (seated, or why not) clears it: ``_on_message``
+                b.join_by = time.monotonic() + JOIN_ANSWER_S
         if b is None:
             return False
         if b.stale or not self.bus.ok:
@@ -237,6 +247,15 @@ class Sockets:
             return True
         self.post(b.node, B.FromSocket(conn.id, conn.player_id, conn.name, conn.addr, text))
         return True
+
+    def expire_joins(self, now: float) -> None:
+        """Close the sockets whose forwarded join went unanswered past its deadline
+        (``JOIN_ANSWER_S``): the client joins again."""
+        for cid, b in list(self.bound.items()):
+            if b.join_by is not None and now > b.join_by:
+                del self.bound[cid]
+                self.post(b.node, B.SocketGone(cid))
+                b.conn.close(RESYNC, CLOSE_MOVED)
 
     async def _route(self, conn: Conn, ref: Any) -> tuple[str | None, int | None]:
         """The process a join of ``ref`` must go to and the table's id (None: this one). A
