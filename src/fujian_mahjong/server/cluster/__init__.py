@@ -56,7 +56,6 @@ from fujian_mahjong.server.cluster.ops import OperatorView
 from fujian_mahjong.server.cluster.sockets import (
     CLOSE_MOVED,
     MOVED,
-    RESYNC,
     Binding,
     Proxy,
     RemoteTable,
@@ -530,11 +529,9 @@ class Cluster(Sockets, SharedTables, OperatorView):
             log.warning("cluster: after the bus came back: %s", _line(e))
         if not self.bus.ok:
             return  # down again: the next recovery closes them
-        for cid, b in list(self.bound.items()):
+        for b in list(self.bound.values()):
             if b.stale:
-                del self.bound[cid]
-                self.post(b.node, B.SocketGone(cid))
-                b.conn.close(RESYNC, CLOSE_MOVED)
+                self.resync(b.conn)
 
     def _on_message(self, src: str, msg: B.Message) -> None:
         """One message from process ``src`` (server/cluster/bus.py)."""

@@ -251,11 +251,15 @@ class Sockets:
     def expire_joins(self, now: float) -> None:
         """Close the sockets whose forwarded join went unanswered past its deadline
         (``JOIN_ANSWER_S``): the client joins again."""
-        for cid, b in list(self.bound.items()):
+        for b in list(self.bound.values()):
             if b.join_by is not None and now > b.join_by:
-                del self.bound[cid]
-                self.post(b.node, B.SocketGone(cid))
-                b.conn.close(RESYNC, CLOSE_MOVED)
+                self.resync(b.conn)
+
+    def resync(self, conn: Conn) -> None:
+        """Unbind this socket and close it with CLOSE_MOVED: its client joins again and gets
+        the table as it is now."""
+        self.unbind(conn)
+        conn.close(RESYNC, CLOSE_MOVED)
 
     async def _route(self, conn: Conn, ref: Any) -> tuple[str | None, int | None]:
         """The process a join of ``ref`` must go to and the table's id (None: this one). A
