@@ -90,7 +90,9 @@ export function hasPath(paths, path, method) {
 /**
  * One table connection: hello → welcome → join → seated, then messages. Reconnects with
  * backoff after any drop and rejoins the same table (docs/protocol.md: the seat resumes and
- * a fresh state arrives); onStatus reports "online" / "reconnecting".
+ * a fresh state arrives); onStatus reports "online" / "reconnecting". A join answered
+ * `unavailable` (a cluster whose bus is down, docs/deploy.md) is made again the same way:
+ * the first such error reaches onMessage, the repeats while it lasts do not.
  */
 export class TableConn {
   constructor({ table, as, onMessage, onStatus }) {
@@ -116,6 +118,7 @@ export class TableConn {
     url.hash = "";
     const ws = new WebSocket(url.href);
     this.ws = ws;
+    let seated = false;
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", token: token() }));
     };
@@ -132,8 +135,15 @@ export class TableConn {
         return;
       }
       if (msg.type === "seated") {
+        seated = true;
         this.retry = 0;
         this.onStatus("online");
+      }
+      if (msg.type === "error" && msg.code === "unavailable" && !seated) {
+        // the table's server cannot be reached now: join again after the backoff
+        if (this.retry === 0) this.onMessage(msg);
+        ws.close();
+        return;
       }
       this.onMessage(msg);
     };
