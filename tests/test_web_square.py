@@ -309,13 +309,10 @@ def test_the_square_table(
             "() => { const e = document.querySelector('.end-host');"
             " return [e.scrollHeight, e.clientHeight]; }"
         )
-        if height >= 390:
-            # every line of it shown without scrolling
-            assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({host})"
-            assert box["y"] + box["height"] <= height + 0.5, (box, height)
-        elif host[0] > host[1] + 1:
-            # a shorter phone scrolls the 算分 into view, and the page says there is more
-            expect(pg.locator(".end-host.more .scroll-cue")).to_be_visible()
+        # every line of it shown without scrolling, on the 360 px of most Android phones
+        # sideways too (there the 算分 runs on as a line of terms)
+        assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({host})"
+        assert box["y"] + box["height"] <= height + 0.5, (box, height)
     w.close()
 
 
