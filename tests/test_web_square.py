@@ -157,6 +157,10 @@ def check_square(g: dict[str, Any], landscape: bool) -> None:
         assert hand["y"] + hand["h"] <= vh - 4, ("the hand is on the screen's edge", hand, vh)
     if g["river_w"]:
         assert min(g["river_w"]) >= min(g["hand_w"]) / 2 - 0.01, "river tiles under half the hand's"
+        if not landscape and vw >= 600:
+            # a tablet upright: rivers about as on a desktop, not a phone's half
+            ratio = min(g["river_w"]) / min(g["hand_w"])
+            assert ratio >= 0.65, f"a tablet's river tiles at {ratio:.2f} of the hand's"
 
 
 def small_targets(pg: Any, tiles: bool) -> list[str]:
@@ -196,8 +200,17 @@ def play_to_the_chow(pg: Any) -> None:
         (740, 360, True),
         (667, 375, True),
         (390, 844, True),
+        (768, 1024, True),
     ],
-    ids=["desktop", "landscape", "landscape-915", "landscape-740", "landscape-667", "portrait"],
+    ids=[
+        "desktop",
+        "landscape",
+        "landscape-915",
+        "landscape-740",
+        "landscape-667",
+        "portrait",
+        "tablet-upright",
+    ],
 )
 def test_the_square_table(
     server: Server,
