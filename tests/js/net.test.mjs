@@ -60,6 +60,8 @@ const UNAVAILABLE = { type: "error", code: "unavailable", message: "the table's 
 
 test("a join answered unavailable is made again after the backoff, and the player is told once", async () => {
   mock.timers.enable({ apis: ["setTimeout"] });
+  // the back-off's random half at its largest: 300 ms, then 600 ms
+  mock.method(Math, "random", () => 1);
   try {
     const { conn, got, status } = connect();
     greet(sockets[0]);
@@ -89,6 +91,32 @@ test("a join answered unavailable is made again after the backoff, and the playe
     conn.stop();
   } finally {
     mock.timers.reset();
+    mock.restoreAll();
+  }
+});
+
+test("the back-off is half fixed and half random, so sockets closed together come back spread out", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  mock.method(Math, "random", () => 0);
+  try {
+    const { conn } = connect();
+    sockets[0].open();
+    sockets[0].close();
+    await Promise.resolve();
+    mock.timers.tick(149);
+    assert.equal(sockets.length, 1);
+    mock.timers.tick(1);
+    assert.equal(sockets.length, 2, "at the least, half of 300 ms");
+    sockets[1].close();
+    await Promise.resolve();
+    mock.timers.tick(299);
+    assert.equal(sockets.length, 2);
+    mock.timers.tick(1);
+    assert.equal(sockets.length, 3, "then half of 600 ms");
+    conn.stop();
+  } finally {
+    mock.timers.reset();
+    mock.restoreAll();
   }
 });
 

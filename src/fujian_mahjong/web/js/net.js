@@ -152,7 +152,10 @@ export class TableConn {
       this.ws = null;
       if (this.closed) return;
       this.onStatus("reconnecting");
-      const delay = Math.min(4000, 300 * 2 ** this.retry);
+      // half the back-off fixed, half at random: the sockets a server closes together (1012
+      // when its link to the others is back, a restart) do not all come back in one tick
+      const cap = Math.min(4000, 300 * 2 ** this.retry);
+      const delay = Math.round(cap / 2 + Math.random() * (cap / 2));
       this.retry += 1;
       this.timer = setTimeout(() => this.open(), delay);
     };
