@@ -578,28 +578,40 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
         x = min(c["x"] + c["w"], b["x"] + b["w"]) - max(c["x"], b["x"])
         y = min(c["y"] + c["h"], b["y"] + b["h"]) - max(c["y"], b["y"])
         assert x <= 4 or y <= 4, ("a seat covers the replay's centre", b, c)
-    # a phone held sideways: the whole board (the last frame, every river at its fullest) in
-    # the screen under the header without scrolling, the controls in the screen beside it,
-    # no seat, river or centre over another
-    pg.set_viewport_size({"width": 844, "height": 390})
-    g = pg.evaluate(
-        """() => { const r = e => { const b = e.getBoundingClientRect();
-            return {x: b.x, y: b.y, w: b.width, h: b.height}; };
-          const board = document.querySelector('[data-role=replay-board]');
-          return {board: r(board), view: [innerWidth, innerHeight],
-                  controls: [...document.querySelectorAll('.replay-controls > *')].map(r),
-                  parts: [...board.querySelectorAll('.seat-box, .river, .center')].map(r)}; }"""
-    )
-    b, (vw, vh) = g["board"], g["view"]
-    assert b["y"] >= 0 and b["y"] + b["h"] <= vh + 0.5 and b["x"] + b["w"] <= vw + 0.5, (b, vh)
-    for c in g["controls"]:
-        assert c["w"] > 0 and c["x"] + c["w"] <= vw + 0.5 and c["y"] + c["h"] <= vh + 0.5, c
-        assert overlap_px(c, b) == 0, ("a replay control over the board", c, b)
-    parts = g["parts"]
-    for i, p in enumerate(parts):
-        assert p["y"] + p["h"] <= b["y"] + b["h"] + 0.5, ("cut at the board's foot", p, b)
-        for q in parts[i + 1 :]:
-            assert overlap_px(p, q) <= 16, ("two parts of the replay's board overlap", p, q)
+    # a phone held sideways (844×390; 740×360 and 640×360, most Android phones): the whole
+    # board (the last frame, every river at its fullest) in the screen under the header
+    # without scrolling, the controls in the screen beside it, no seat, river or centre over
+    # another, and no seat's face-up hand cut inside its panel (at the last frame, then at
+    # the first: every hand at its longest)
+    for frame, size in (
+        [("replay-last", s) for s in ((844, 390), (740, 360), (640, 360))]
+        + [("replay-first", s) for s in ((740, 360), (640, 360))]
+    ):
+        if frame == "replay-first" and pg.locator("[data-role=replay-first]").is_enabled():
+            pg.click("[data-role=replay-first]")
+            expect(step).to_contain_text("Step 0/")
+        pg.set_viewport_size({"width": size[0], "height": size[1]})
+        g = pg.evaluate(
+            """() => { const r = e => { const b = e.getBoundingClientRect();
+                return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+              const board = document.querySelector('[data-role=replay-board]');
+              const cut = e => e.scrollHeight - e.clientHeight;
+              return {board: r(board), view: [innerWidth, innerHeight],
+                      controls: [...document.querySelectorAll('.replay-controls > *')].map(r),
+                      parts: [...board.querySelectorAll('.seat-box, .river, .center')].map(r),
+                      cut: [...board.querySelectorAll('.seat-box')].map(cut)}; }"""
+        )
+        b, (vw, vh) = g["board"], g["view"]
+        assert b["y"] >= 0 and b["y"] + b["h"] <= vh + 0.5 and b["x"] + b["w"] <= vw + 0.5, (b, vh)
+        for c in g["controls"]:
+            assert c["w"] > 0 and c["x"] + c["w"] <= vw + 0.5 and c["y"] + c["h"] <= vh + 0.5, c
+            assert overlap_px(c, b) == 0, ("a replay control over the board", c, b)
+        parts = g["parts"]
+        for i, p in enumerate(parts):
+            assert p["y"] + p["h"] <= b["y"] + b["h"] + 0.5, ("cut at the board's foot", p, b)
+            for q in parts[i + 1 :]:
+                assert overlap_px(p, q) <= 16, ("two parts of the replay's board overlap", p, q)
+        assert max(g["cut"]) <= 1, (frame, size, "a seat's hand cut inside its panel", g["cut"])
     w.close()
 
 
