@@ -656,6 +656,13 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         for b in boxes:
             assert b["bottom"] <= height and b["right"] <= width, f"off the screen ({at}): {b}"
             assert b["count"] <= b["card"], f"the player count is cut ({at}): {b}"
+        # a room's terms wrap between terms, never inside one (封顶 100 分 once left its 分
+        # alone on the next line)
+        split = pg.evaluate(
+            """() => [...document.querySelectorAll('[data-role=room] .lb-terms > span')]
+                .filter(e => e.getClientRects().length > 1).map(e => e.textContent)"""
+        )
+        assert split == [], f"a room's term split over two lines ({at}): {split}"
         shared = pg.locator("[data-role=house-note-all]")
         each = pg.locator("[data-role=room] [data-role=house-note]").first
         expect(shared).to_be_visible() if sideways else expect(shared).to_be_hidden()

@@ -467,8 +467,12 @@ function roomsCard(me) {
           h("div", { class: "lb-room-stake" }, t("lobby.stake_value", { n: num(r.stake) })),
           h(
             "div",
-            { class: "muted small" },
-            t("lobby.room_terms", { base: num(r.base), fee: num(r.fee), cap: r.cap ? num(r.cap) : "—" }),
+            { class: "muted small lb-terms" },
+            // each term whole on its line: a narrow card breaks at the " · " only (封顶 100 分
+            // once left its 分 alone on the next line)
+            t("lobby.room_terms", { base: num(r.base), fee: num(r.fee), cap: r.cap ? num(r.cap) : "—" })
+              .split(" · ")
+              .flatMap((part, i) => (i ? [" · ", h("span", {}, part)] : [h("span", {}, part)])),
           ),
           h(
             "div",
