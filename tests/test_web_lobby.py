@@ -697,17 +697,20 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         w.close()
 
 
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_the_end_screen_shows_the_silver_the_server_settled(
-    server: Server, browser: Browser
+    server: Server, browser: Browser, locale: str
 ) -> None:
     """A hand at a room table (中级场, 20 silver a point) played by 托管: the end screen's
     silver line is what the server settled — the change, the fee and the balance that
-    GET /api/me then reports, with thousands separators like everywhere else."""
-    acc = server.account("银子对账")
+    GET /api/me then reports, with thousands separators like everywhere else; on the phone
+    held sideways the whole end screen, the silver line and the 算分 with it, shows without
+    scrolling (in English it once scrolled by 29 px)."""
+    acc = server.account(f"银子对账{locale[:2]}")
     start = balance(server, acc["token"])
     room = {"room": "fuzhou-tcy:middle"}
     tid = server.http("POST", "/api/quickmatch", room, acc["token"])["table"]
-    w = WebWatched(browser, "zh-CN", 844, 390, mobile=True)
+    w = WebWatched(browser, locale, 844, 390, mobile=True)
     pg = w.page
     pg.goto(f"{server.base}/?token={acc['token']}&table={tid}")
     pg.locator("[data-role=tuoguan] input").click()
@@ -718,5 +721,14 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     rooms = server.http("GET", "/api/rooms?profile=fuzhou-tcy")
     fee = int(next(r for r in rooms if r["id"] == room["room"])["fee"])
     sign = "+" if change > 0 else ""
-    expect(line).to_have_text(f"银子 {sign}{change:,} (服务费 {fee:,}, 余 {now:,})")
+    if locale == "zh-CN":
+        expect(line).to_have_text(f"银子 {sign}{change:,} (服务费 {fee:,}, 余 {now:,})")
+    else:
+        expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
+    pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()
+    host = pg.evaluate(
+        "() => { const e = document.querySelector('.end-host');"
+        " return [e.scrollHeight, e.clientHeight]; }"
+    )
+    assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({locale}: {host})"
     w.close()
