@@ -58,11 +58,30 @@ function greet(ws) {
 
 const UNAVAILABLE = { type: "error", code: "unavailable", message: "the table's server cannot be reached now; try again" };
 
-test("a join answered unavailable is made again after the backoff, and the player is told once", async () => {
+/** Run `body` on node's mock clock, Math.random answering `random` (the back-off's random half). */
+async function onMockClock(random, body) {
   mock.timers.enable({ apis: ["setTimeout"] });
-  // the back-off's random half at its largest: 300 ms, then 600 ms
-  mock.method(Math, "random", () => 1);
+  mock.method(Math, "random", () => random);
   try {
+    await body();
+  } finally {
+    mock.timers.reset();
+    mock.restoreAll();
+  }
+}
+
+/** The next socket opens after exactly `ms` of the clock, not a millisecond before. */
+function reconnectsAfter(ms, why) {
+  const n = sockets.length;
+  mock.timers.tick(ms - 1);
+  assert.equal(sockets.length, n, `no new socket before ${ms} ms`);
+  mock.timers.tick(1);
+  assert.equal(sockets.length, n + 1, why);
+}
+
+test("a join answered unavailable is made again after the backoff, and the player is told once", () =>
+  // the back-off's random half at its largest: 300 ms, then 600 ms
+  onMockClock(1, async () => {
     const { conn, got, status } = connect();
     greet(sockets[0]);
     sockets[0].receive(UNAVAILABLE);
@@ -70,59 +89,35 @@ test("a join answered unavailable is made again after the backoff, and the playe
     assert.equal(sockets[0].closed, true, "the socket that got no seat is closed");
     assert.deepEqual(status, ["reconnecting"]);
     assert.equal(got.filter((m) => m.type === "error").length, 1, "the first refusal is shown");
-    // no new socket before the backoff
-    mock.timers.tick(299);
-    assert.equal(sockets.length, 1);
-    mock.timers.tick(1);
-    assert.equal(sockets.length, 2, "joined again after 300 ms");
+    reconnectsAfter(300, "joined again after 300 ms");
     greet(sockets[1]);
     sockets[1].receive(UNAVAILABLE);
     await Promise.resolve();
     assert.equal(got.filter((m) => m.type === "error").length, 1, "a repeat while it lasts is not shown again");
-    mock.timers.tick(599);
-    assert.equal(sockets.length, 2);
-    mock.timers.tick(1);
-    assert.equal(sockets.length, 3, "the backoff doubles");
+    reconnectsAfter(600, "the backoff doubles");
     greet(sockets[2]);
     sockets[2].receive({ type: "seated", seat: 0, table: 7 });
     assert.deepEqual(status.at(-1), "online");
     assert.equal(conn.retry, 0);
     assert.equal(sockets[2].closed, false);
     conn.stop();
-  } finally {
-    mock.timers.reset();
-    mock.restoreAll();
-  }
-});
+  }));
 
-test("the back-off is half fixed and half random, so sockets closed together come back spread out", async () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  mock.method(Math, "random", () => 0);
-  try {
+test("the back-off is half fixed and half random, so sockets closed together come back spread out", () =>
+  onMockClock(0, async () => {
     const { conn } = connect();
     sockets[0].open();
     sockets[0].close();
     await Promise.resolve();
-    mock.timers.tick(149);
-    assert.equal(sockets.length, 1);
-    mock.timers.tick(1);
-    assert.equal(sockets.length, 2, "at the least, half of 300 ms");
+    reconnectsAfter(150, "at the least, half of 300 ms");
     sockets[1].close();
     await Promise.resolve();
-    mock.timers.tick(299);
-    assert.equal(sockets.length, 2);
-    mock.timers.tick(1);
-    assert.equal(sockets.length, 3, "then half of 600 ms");
+    reconnectsAfter(300, "then half of 600 ms");
     conn.stop();
-  } finally {
-    mock.timers.reset();
-    mock.restoreAll();
-  }
-});
+  }));
 
-test("an unavailable answer to an action at a seated socket is shown and keeps the socket", async () => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  try {
+test("an unavailable answer to an action at a seated socket is shown and keeps the socket", () =>
+  onMockClock(0.5, async () => {
     const { conn, got } = connect();
     greet(sockets[0]);
     sockets[0].receive({ type: "seated", seat: 0, table: 7 });
@@ -133,10 +128,7 @@ test("an unavailable answer to an action at a seated socket is shown and keeps t
     mock.timers.tick(5000);
     assert.equal(sockets.length, 1);
     conn.stop();
-  } finally {
-    mock.timers.reset();
-  }
-});
+  }));
 
 test("another error before the seat (no such table) is passed on and the socket kept", async () => {
   const { conn, got } = connect();
