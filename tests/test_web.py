@@ -583,10 +583,9 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
     # without scrolling, the controls in the screen beside it, no seat, river or centre over
     # another, and no seat's face-up hand cut inside its panel (at the last frame, then at
     # the first: every hand at its longest)
-    for frame, size in (
-        [("replay-last", s) for s in ((844, 390), (740, 360), (640, 360))]
-        + [("replay-first", s) for s in ((740, 360), (640, 360))]
-    ):
+    last = [("replay-last", s) for s in ((844, 390), (740, 360), (640, 360))]
+    first = [("replay-first", s) for s in ((740, 360), (640, 360))]
+    for frame, size in last + first:
         if frame == "replay-first" and pg.locator("[data-role=replay-first]").is_enabled():
             pg.click("[data-role=replay-first]")
             expect(step).to_contain_text("Step 0/")
