@@ -578,6 +578,17 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
         x = min(c["x"] + c["w"], b["x"] + b["w"]) - max(c["x"], b["x"])
         y = min(c["y"] + c["h"], b["y"] + b["h"]) - max(c["y"], b["y"])
         assert x <= 4 or y <= 4, ("a seat covers the replay's centre", b, c)
+    # a tablet upright: the face-up hands a size up from a phone's, none cut in its panel
+    pg.set_viewport_size({"width": 768, "height": 1024})
+    g = pg.evaluate(
+        """() => { const board = document.querySelector('[data-role=replay-board]');
+          return {w: Math.min(...[...board.querySelectorAll('[data-role=replay-hand] [data-tile]')]
+                                 .map(e => e.getBoundingClientRect().width)),
+                  cut: [...board.querySelectorAll('.seat-box')]
+                         .map(e => e.scrollHeight - e.clientHeight)}; }"""
+    )
+    assert g["w"] >= 17, f"the replay's hands on a tablet: tiles {g['w']:.1f} px wide"
+    assert max(g["cut"]) <= 1, ("a seat's hand cut inside its panel on a tablet", g["cut"])
     # a phone held sideways (844×390; 740×360 and 640×360, most Android phones): the whole
     # board (the last frame, every river at its fullest) in the screen under the header
     # without scrolling, the controls in the screen beside it, no seat, river or centre over
