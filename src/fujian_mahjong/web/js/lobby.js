@@ -440,6 +440,15 @@ async function quickMatch(room, me) {
   }
 }
 
+/** A room's terms, each whole on its line: a narrow card breaks at the " · " only (封顶 100 分
+ * once left its 分 alone on the next line). A translation without the separator stays one
+ * text that wraps as any other. */
+function termsText(text) {
+  const parts = text.split(" · ");
+  if (parts.length < 2) return text;
+  return parts.flatMap((part, i) => (i ? [" · ", h("span", {}, part)] : [h("span", {}, part)]));
+}
+
 function roomsCard(me) {
   const list = h("div", { class: "lb-rooms", dataset: { role: "rooms" } });
   const houseAll = h("span", { class: "muted small lb-house-all", dataset: { role: "house-note-all" } });
@@ -468,11 +477,7 @@ function roomsCard(me) {
           h(
             "div",
             { class: "muted small lb-terms" },
-            // each term whole on its line: a narrow card breaks at the " · " only (封顶 100 分
-            // once left its 分 alone on the next line)
-            t("lobby.room_terms", { base: num(r.base), fee: num(r.fee), cap: r.cap ? num(r.cap) : "—" })
-              .split(" · ")
-              .flatMap((part, i) => (i ? [" · ", h("span", {}, part)] : [h("span", {}, part)])),
+            termsText(t("lobby.room_terms", { base: num(r.base), fee: num(r.fee), cap: r.cap ? num(r.cap) : "—" })),
           ),
           h(
             "div",
