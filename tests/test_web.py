@@ -560,6 +560,34 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
     assert "Played:" in dec.inner_text() and "Bot:" in dec.inner_text()
     pg.click("[data-role=replay-last]")
     expect(pg.locator("[data-role=replay-next]")).to_be_disabled()
+    # on a desktop the board is the table: down to the screen's foot (the review seat on its
+    # bottom edge), the face-up hands and rivers grown with the screen (they were a phone's
+    # 16 px tiles in a board that left the lower third of 1280×800 empty), nothing cut or
+    # over another, the review beside it, no scroll
+    for size in ((1280, 800), (1920, 1080)):
+        pg.set_viewport_size({"width": size[0], "height": size[1]})
+        g = pg.evaluate(
+            """() => { const r = e => { const b = e.getBoundingClientRect();
+                return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+              const board = document.querySelector('[data-role=replay-board]');
+              const tiles = sel => [...board.querySelectorAll(sel)]
+                .map(e => e.getBoundingClientRect().width);
+              return {board: r(board), side: r(document.querySelector('.replay-side')),
+                      hand: Math.min(...tiles('[data-role=replay-hand] [data-tile]')),
+                      river: Math.min(...tiles('[data-role=river] [data-tile]')),
+                      parts: [...board.querySelectorAll('.seat-box, .river, .center')].map(r),
+                      cut: [...board.querySelectorAll('.seat-box')]
+                             .map(e => e.scrollHeight - e.clientHeight),
+                      scroll: document.documentElement.scrollHeight - innerHeight}; }"""
+        )
+        b = g["board"]
+        assert size[1] - 16 <= b["y"] + b["h"] <= size[1], (size, "the board's foot", b)
+        assert g["hand"] >= 22 and g["river"] >= 20, (size, "tiles", g["hand"], g["river"])
+        assert overlap_px(b, g["side"]) == 0 and g["scroll"] <= 0, (size, g["side"], g["scroll"])
+        assert max(g["cut"]) <= 1, (size, "a seat's hand cut inside its panel", g["cut"])
+        for i, p in enumerate(g["parts"]):
+            for q in g["parts"][i + 1 :]:
+                assert overlap_px(p, q) <= 16, (size, "two parts of the board overlap", p, q)
     # upright on a phone the centre (the gold, the wall, the step) keeps the width of its
     # words (the face-up side hands once squeezed it to a character a line) and no seat
     # covers it
