@@ -637,7 +637,7 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
 
     sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
     sizes += [("en-US", 844, 390), ("en-US", 740, 360), ("en-US", 667, 375)]
-    sizes += [("en-US", 932, 430), ("en-US", 1280, 800)]
+    sizes += [("en-US", 932, 430), ("en-US", 1280, 800), ("zh-CN", 1280, 800)]
     for locale, width, height in sizes:
         sideways = height < 500  # 1280×800: a desktop, for the count of "Intermediate"
         w = lobby(acc["token"], locale, width, height, "[data-action=relief]")
@@ -663,6 +663,31 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
                 .filter(e => e.getClientRects().length > 1).map(e => e.textContent)"""
         )
         assert split == [], f"a room's term split over two lines ({at}): {split}"
+        # and every line of a card breaks at a space or a punctuation mark, never inside a
+        # word or a sum (入场 10,000–1,000,000 银子 once left its 子 alone on a desktop)
+        inside = pg.evaluate(
+            """() => [...document.querySelectorAll('[data-role=room] :is(.small, .lb-room-stake)')]
+              .flatMap(el => {
+                const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+                let prev = '', top = null;
+                for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+                  for (let i = 0; i < n.data.length; i++) {
+                    const r = document.createRange();
+                    r.setStart(n, i);
+                    r.setEnd(n, i + 1);
+                    const b = r.getClientRects()[0];
+                    if (b && b.width > 0) {
+                      if (top !== null && b.top > top + 2 && !/[\\s·:：,，]/.test(prev))
+                        return [el.textContent];
+                      top = b.top;
+                    }
+                    prev = n.data[i];
+                  }
+                }
+                return [];
+              })"""
+        )
+        assert inside == [], f"a room's line broken inside a word ({at}): {inside}"
         shared = pg.locator("[data-role=house-note-all]")
         each = pg.locator("[data-role=room] [data-role=house-note]").first
         expect(shared).to_be_visible() if sideways else expect(shared).to_be_hidden()

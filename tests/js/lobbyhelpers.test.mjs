@@ -37,7 +37,7 @@ test("levelNames: the server's Chinese in zh, the catalogue's English in en", ()
   setLang("zh");
   assert.deepEqual(levelNames(SEED[0]), { title: "待业", rank: "麻袋" });
   setLang("en");
-  assert.deepEqual(levelNames(SEED[0]), { title: "Jobless", rank: "Sack" });
+  assert.deepEqual(levelNames(SEED[0]), { title: "Jobless", rank: "Rookie" });
   assert.deepEqual(levelNames(SEED[23]), { title: "God of wealth", rank: "Mahjong invincible" });
   // a level the catalogue does not know keeps the server's words
   assert.deepEqual(levelNames({ n: 99, title_zh: "某", rank_zh: "某段" }), { title: "某", rank: "某段" });

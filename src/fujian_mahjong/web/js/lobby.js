@@ -336,7 +336,7 @@ function identityCard(root, paths, me) {
       h(
         "div",
         { class: "row" },
-        pid ? h("a", { class: "chip", href: `./?player=${encodeURIComponent(pid)}`, dataset: { action: "profile" } }, t("lobby.my_profile")) : null,
+        pid ? h("a", { class: "button secondary", href: `./?player=${encodeURIComponent(pid)}`, dataset: { action: "profile" } }, t("lobby.my_profile")) : null,
         h("button", { class: "secondary", dataset: { action: "change-name" }, onclick: logout, text: me && me.registered ? t("lobby.logout") : t("lobby.change_name") }),
       ),
     );
@@ -404,10 +404,12 @@ function accountForms(root, paths, upgrade) {
     "div",
     { class: "accounts" },
     h("p", { class: "muted" }, t("lobby.accounts_hint")),
-    h("div", { class: "row" }, user, pass),
+    // the fields and their buttons on one line (a narrow screen wraps it)
     h(
       "div",
       { class: "row" },
+      user,
+      pass,
       loginPath && !upgrade ? h("button", { class: "secondary", dataset: { action: "login" }, onclick: () => send(loginPath.slice(1)) }, t("lobby.login")) : null,
       h("button", { class: "secondary", dataset: { action: "register" }, onclick: () => send("api/accounts") }, t("lobby.register")),
     ),
