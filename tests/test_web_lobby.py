@@ -663,8 +663,8 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
                 .filter(e => e.getClientRects().length > 1).map(e => e.textContent)"""
         )
         assert split == [], f"a room's term split over two lines ({at}): {split}"
-        # and every line of a card breaks at a space or a punctuation mark, never inside a
-        # word or a sum (入场 10,000–1,000,000 银子 once left its 子 alone on a desktop)
+        # and every line of a card breaks at a space, a punctuation mark or a range's dash,
+        # never inside a word or a sum (入场 10,000–1,000,000 银子 once left its 子 alone on a desktop)
         inside = pg.evaluate(
             """() => [...document.querySelectorAll('[data-role=room] :is(.small, .lb-room-stake)')]
               .flatMap(el => {
@@ -677,7 +677,7 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
                     r.setEnd(n, i + 1);
                     const b = r.getClientRects()[0];
                     if (b && b.width > 0) {
-                      if (top !== null && b.top > top + 2 && !/[\\s·:：,，]/.test(prev))
+                      if (top !== null && b.top > top + 2 && !/[\\s·:：,，–]/.test(prev))
                         return [el.textContent];
                       top = b.top;
                     }
@@ -719,6 +719,14 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
         assert heading and note and rooms
         assert heading["y"] < note["y"] < rooms["y"], (heading, note, rooms)
         assert note["y"] + note["height"] <= rooms["y"] + 0.5, "the note runs into the rooms"
+        # on the narrowest phones nothing runs out of a card (a sum joined to its unit is
+        # wider than a card's line at 320 px and must still break)
+        for narrow in (360, 320):
+            pg.set_viewport_size({"width": narrow, "height": 700})
+            out = pg.locator("[data-role=room]").evaluate_all(
+                "cs => cs.map(c => c.scrollWidth - c.clientWidth)"
+            )
+            assert max(out) <= 0, f"a room's line runs out of its card ({locale}, {narrow}): {out}"
         w.close()
 
 
