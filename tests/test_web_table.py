@@ -74,6 +74,36 @@ def discard_rightmost(pg) -> None:  # type: ignore[no-untyped-def]
     tile.click()
 
 
+def marks_the_same_tiles(pg) -> bool:  # type: ignore[no-untyped-def]
+    """At our turn: selects a hand tile of a kind face up on the table (in a river or a
+    meld), if there is one, and checks that exactly the face-up tiles of its kind are marked
+    (``data-same``), as 同城游 marks them. False when no hand tile is face up anywhere."""
+    up = "[data-role=river] [data-tile], [data-role=melds] [data-tile]"
+    hand = "[data-role=hand] [data-tile]:not(.disabled)"
+    found = pg.evaluate(
+        """([up, hand]) => { const out = new Set([...document.querySelectorAll(up)]
+            .map(e => e.dataset.tile));
+          return [...document.querySelectorAll(hand)].map((e, i) => [i, e.dataset.tile])
+            .filter(([, k]) => out.has(k)); }""",
+        [up, hand],
+    )
+    if not found:
+        return False
+    i, kind = found[0]
+    pg.locator(hand).nth(i).click()
+    expect(pg.locator("[data-role=hand] .selected")).to_have_count(1)
+    unmarked, wrong, marked = pg.evaluate(
+        """([up, k]) => { const tiles = [...document.querySelectorAll(up)];
+          const same = e => e.dataset.same === '1';
+          return [tiles.filter(e => e.dataset.tile === k && !same(e)).length,
+                  tiles.filter(e => same(e) && e.dataset.tile !== k).length,
+                  tiles.filter(same).length]; }""",
+        [up, kind],
+    )
+    assert (unmarked, wrong) == (0, 0) and marked >= 1, (kind, unmarked, wrong, marked)
+    return True
+
+
 # a recorder in the page: ``window.__seen`` turns true the first time an element of the
 # selector is drawn with a box (Playwright's "visible"), and stays true. For what shows only
 # while the bots and 托管 play at full speed (the 托管 banner goes with the end of the hand,
@@ -247,6 +277,15 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
         kept,
     )
     assert still == [True, True], "a seat panel, river or the log was rebuilt"
+    # our next turn (a claim prompt on the way passed, as 托管 would): a hand tile selected
+    # marks its kind's face-up tiles on the table; 托管 then plays the turn as it would have
+    for _ in range(6):
+        pg.locator(f"{ACTIONS}, {HAND_END}").first.wait_for()
+        assert pg.locator(HAND_END).count() == 0, "TABLE_WALL: the hand ended before our turn"
+        if pg.locator(f"{ACTIONS}[data-action=discard]").count():
+            break
+        pg.locator(f"{ACTIONS}[data-action=pass]").click()
+    assert marks_the_same_tiles(pg), "TABLE_WALL: no tile of our hand is face up on the table"
     # 托管 for the rest of the hand: the banner says so (drawn by the click, gone with the
     # end of the hand, which the server plays at full speed: recorded, not polled for)
     pg.evaluate(RECORD_SEEN, "[data-role=auto-banner] [data-action=cancel-auto]")

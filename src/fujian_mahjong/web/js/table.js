@@ -180,13 +180,19 @@ export function entryText(st, e) {
 
 // ------------------------------------------------------------------ the seats
 
-function meldV(m, gold, key) {
+/** Options of a face-up tile on the table (a river's, a meld's) that is of the kind selected
+ * in your hand: marked, as 同城游 marks them, so you count what is out at a glance. */
+function sameAs(same, k) {
+  return same !== null && k === same ? { cls: "same", data: { same: "1" } } : {};
+}
+
+function meldV(m, gold, key, same = null) {
   if (m.tiles === null || m.tiles === undefined) return h("span", { key, class: `meld m-${m.type}`, dataset: { meld: m.type } }, [0, 1, 2, 3].map(() => vtile("", { back: true, size: "s" })));
   return h(
     "span",
     { key, class: `meld m-${m.type}`, dataset: { meld: m.type } },
     // a concealed kong shows two tiles face down to the owner too, as at a real table
-    parseTiles(m.tiles).map((k, i) => (m.type === "kong_concealed" && (i === 0 || i === 3) ? vtile("", { back: true, size: "s" }) : vtile(k, { size: "s", gold }))),
+    parseTiles(m.tiles).map((k, i) => (m.type === "kong_concealed" && (i === 0 || i === 3) ? vtile("", { back: true, size: "s" }) : vtile(k, { size: "s", gold, ...sameAs(same, k) }))),
   );
 }
 
@@ -236,6 +242,7 @@ function seatV(st, s, now) {
   const mine = rel.pos === "bottom" && st.seat !== null;
   const disc = parseTiles(v.discards[s]);
   const ld = st.lastDiscard;
+  const same = selectedKind(st);
   // rows of 8 in front of 对家 and you, of 6 for the side seats (docs/web.md)
   const per = n === 4 && side ? 6 : 8;
   const rows = riverRows(disc, per);
@@ -249,7 +256,8 @@ function seatV(st, s, now) {
         row.map((k, j) => {
           const i = ri * per + j;
           const last = ld && ld.seat === s && i === disc.length - 1 && ld.tile === k;
-          return vtile(k, { key: `${i}`, size: "r", gold: v.gold, last, cls: last ? "last" : "" });
+          const mark = sameAs(same, k);
+          return vtile(k, { key: `${i}`, size: "r", gold: v.gold, last, cls: [last ? "last" : "", mark.cls || ""].join(" ").trim(), data: mark.data });
         }),
       ),
     ),
@@ -289,7 +297,7 @@ function seatV(st, s, now) {
           !mine ? h("span", { class: "concealed", dataset: { role: "concealed-count" } }, t("concealed", { n: hidden })) : null,
         ),
         !side && backs ? h("div", { class: "concealed-row" }, backs) : null,
-        h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`))),
+        h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`, same))),
       ),
       h("div", { class: "bubbles" }, bubblesV(st, s, now)),
     ),
