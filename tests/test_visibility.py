@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fujian_mahjong.engine import Game, Phase
@@ -72,6 +72,53 @@ def test_seat_waits_from_a_ready_hand() -> None:
     assert w is not None and "1s" in w and "4s" in w and "5m" not in w
     v["hand"] = "1m"  # a hand of the wrong size is not ready
     assert vis.seat_waits({**v, "hand": "1m2m"}) is None
+
+
+def test_ready_discards_name_each_discard_that_leaves_the_hand_ready() -> None:
+    """R7 (waits with the golds): on the seat's own turn, 听牌提示 lists every discard that
+    leaves its concealed hand ready, with the waits it would have then."""
+    g = Game.new("fuzhou-tcy", seed=5)
+    v: dict[str, Any] = dict(g.view(0))
+    v["melds"] = [[], [], [], []]
+    v["gold"] = "9p"
+    # four sets, a pair, 2s3s and a loose 7m: discarding 7m leaves the hand waiting on 1s
+    # or 4s; any other discard leaves it short
+    v["hand"] = "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s7m"
+    v["legal_actions"] = [{"type": "discard", "tile": k} for k in ("7m", "2s", "3s", "1p")]
+    ready = vis.seat_ready_discards(v)
+    assert ready is not None and set(ready) == {"7m"}
+    assert {"1s", "4s"} <= set(ready["7m"])
+    assert ready["7m"] == vis.seat_waits({**v, "hand": "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s"})
+    # no discard to make (a claim prompt, another seat's turn): nothing
+    assert vis.seat_ready_discards({**v, "legal_actions": [{"type": "pass"}]}) is None
+    # a hand far from ready: nothing, found at once (its shanten above 0)
+    far = {**v, "hand": "1m4m7m1p4p7p1s4s7s2m5m8m2p5p8p2s5s"}
+    far["legal_actions"] = [{"type": "discard", "tile": "1m"}]
+    assert vis.seat_ready_discards(far) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**9), profile=st.sampled_from(["fuzhou-tcy", "fuzhou-doudou"]))
+def test_ready_discards_equal_the_waits_after_each_discard(seed: int, profile: str) -> None:
+    """On every own turn of a played hand, ``seat_ready_discards`` (with its shanten
+    shortcut) names exactly the legal discards after which ``seat_waits`` finds waits."""
+    from fujian_mahjong.bots import HeuristicBot
+
+    g = Game.new(profile, str(seed))
+    bot = HeuristicBot()
+    while not g.is_over():
+        seat = g.to_act()[0]
+        v = g.view(seat)
+        kinds = sorted({a["tile"] for a in v["legal_actions"] if a["type"] == "discard"})
+        expected = {}
+        for k in kinds:
+            rest = vis.parse(v["hand"])
+            rest.remove(vis.parse_kind(k))
+            w = vis.seat_waits({**v, "hand": "".join(vis.KIND_STR[x] for x in rest)})
+            if w:
+                expected[k] = w
+        assert vis.seat_ready_discards(v) == (expected or None)
+        g.apply(seat, bot.act(g.seat_view(seat)).action)
 
 
 class _Seat:

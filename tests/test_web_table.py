@@ -25,11 +25,13 @@ from fujian_mahjong.tiles import parse
 from tests.test_web import (
     ACTIONS,
     HAND_END,
+    SHORT_OPENING_MS,
     Server,
     Watched,
     browser,  # noqa: F401 (the fixture)
     expect,
     serving,
+    stacked,
 )
 
 # the seed-51 shuffle of the 144 tiles, head to tail (seat 0 deals; the gold is 7p)
@@ -375,3 +377,63 @@ def phone_hint_tuoguan_and_mute(pg: Page) -> None:
     mute.tap()
     expect(mute).not_to_have_attribute("aria-pressed", before or "")
     assert pg.evaluate("localStorage.getItem('fjmj.mute')") == ("1" if before == "false" else "0")
+
+
+# fuzhou-tcy, seat 0 deals a hand one tile short of ready: 123456789m 123456p 9s 1s, so
+# discarding 9s leaves it waiting on 1s and discarding 1s on 9s (R7); any other discard
+# leaves it short. No flowers are dealt; the gold is 5s (seat
+# 0 holds none).
+READY_WALL = stacked(
+    {
+        0: "123456789m 123456p 1s 9s",
+        1: "123456789m 789p 2345s",
+        2: "123456789m 123456p 6s",
+        3: "12345m 778899p 67889s",
+    },
+    "1p 2p 3p 6s 7s 4p 5p 1s",
+    "5s 3s 6s 9p",
+)
+
+
+def test_the_discards_that_leave_the_hand_ready_are_marked(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser,  # noqa: F811
+) -> None:
+    """听牌提示, as 同城游 shows it: on our turn each tile whose discard leaves the hand ready
+    carries 听; selecting one says what the hand would wait on, with how many of each are
+    unseen; the marks go with the discard."""
+    with serving(
+        tmp_path_factory.mktemp("webready"), [READY_WALL], opening_ms=SHORT_OPENING_MS
+    ) as srv:
+        tok = srv.guest("听牌")
+        tid = srv.table(tok)
+        w = Watched(browser, "zh-CN")
+        pg = w.page
+        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
+        pg.click("[data-action=ready]")
+        expect(pg.locator(f"{ACTIONS}[data-action=discard]")).to_be_visible()
+        marked = pg.locator("[data-role=hand] [data-ready]")
+        kinds = marked.evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        assert sorted(set(kinds)) == ["1s", "9s"], kinds
+        assert set(marked.locator(".ready-badge").all_inner_texts()) == {"听"}
+        expect(pg.locator("[data-role=ready-hint]")).to_be_visible()
+        tile = pg.locator("[data-role=hand] [data-tile='9s']")
+        tile.click()
+        after = pg.locator("[data-role=ready-after]")
+        expect(after).to_have_attribute("data-tile", "9s")
+        expect(after).to_contain_text("打出九条后听")
+        waits = after.locator("[data-role=wait-count] > [data-tile]")
+        assert "1s" in waits.evaluate_all("ws => ws.map(w => w.dataset.tile)")
+        # a tile that leaves the hand short: the hint again
+        pg.locator("[data-role=hand] [data-tile='5m']").click()
+        expect(pg.locator("[data-role=ready-hint]")).to_be_visible()
+        expect(after).to_have_count(0)
+        # 9s discarded (select, then again): the marks go with the turn
+        tile.click()
+        tile.click()
+        expect(
+            pg.locator("section.seat[data-rel=self] [data-role=river] [data-tile='9s']")
+        ).to_have_count(1)
+        expect(marked).to_have_count(0)
+        expect(pg.locator("[data-role=ready-hint], [data-role=ready-after]")).to_have_count(0)
+        w.close()

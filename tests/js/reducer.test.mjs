@@ -303,3 +303,17 @@ test("openingStepMs: longer for more flowers, bounded", () => {
   assert.ok(four > one && four <= 3000);
   assert.ok(openingStepMs({ kind: "flower", tiles: Array(20).fill("1f") }) <= 3000);
 });
+
+test("听牌提示: a state of our own turn keeps the server's ready discards until a discard or the next state", () => {
+  // mid-hand (a discard in a river: no opening), our turn
+  const mid = view({ discards: ["", "9s", "", ""], hand: "123m456p789s1m2m3m1p1p2s3s7m", legal_actions: [{ type: "discard", tile: "7m" }, { type: "discard", tile: "1p" }] });
+  const s = reduce(initState({ table: 7 }), state(mid, { ready_discards: { "7m": ["1s", "4s"] } }), 1000);
+  assert.equal(s.mustAct, true);
+  assert.deepEqual(s.readyDiscards, { "7m": ["1s", "4s"] });
+  // our discard goes out: no more ready discards to show
+  const after = reduce(s, { type: "discard", table: 7, hand: 12, seat: 0, tile: "7m" }, 1100);
+  assert.equal(after.readyDiscards, null);
+  // a state without them (another seat's turn) clears them too
+  const next = reduce(s, state(view({ discards: ["7m", "9s", "", ""], turn: 1, to_act: [], legal_actions: [] })), 1200);
+  assert.equal(next.readyDiscards, null);
+});

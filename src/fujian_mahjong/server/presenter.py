@@ -14,7 +14,7 @@ from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.tablestate import TableError
-from fujian_mahjong.server.visibility import seat_waits
+from fujian_mahjong.server.visibility import seat_ready_discards, seat_waits
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.clock import Clock
@@ -278,6 +278,9 @@ class Presenter:
         msg["practice"] = common["practice"]
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
         msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
+        ready = seat_ready_discards(msg["view"]) if seat is not None else None
+        if ready:
+            msg["ready_discards"] = ready  # 听牌提示: only on the seat's own turn
         v = msg["view"]
         if not any(v["discards"]) and not any(v["melds"]):
             msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)

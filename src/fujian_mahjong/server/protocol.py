@@ -221,7 +221,8 @@ class State(_Msg):
     melded, the hand's opening as this seat may see it; absent otherwise. ``opening_ms``:
     with it, at a table with humans, the opening's time left (0: over; docs/protocol.md,
     "The opening"). ``history``: in the first state after a ``join``, the hand's public
-    actions so far."""
+    actions so far. ``ready_discards``: on the seat's own turn, each discard that leaves
+    its hand ready, with the waits it would have then (absent when none does)."""
 
     type: Literal["state"]
     table: int
@@ -234,6 +235,7 @@ class State(_Msg):
     waits: list[str] | None
     number: int
     seed_sha256: str | None
+    ready_discards: dict[str, list[str]] | None = None
     opening: list[OpeningFlowers | OpeningGold] | None = None
     opening_ms: int | None = None
     history: list[HistoryItem] | None = None

@@ -39,6 +39,7 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     handsTotal: null,
     totals: null,
     waits: null,
+    readyDiscards: null, // 听牌提示 on our own turn: {tile: waits} (the server's ready_discards)
     seq: null,
     deadlineAt: null,
     mustAct: false,
@@ -374,6 +375,7 @@ function stateMessage(state, msg, now) {
   if (msg.hands !== undefined) s.handsTotal = msg.hands;
   s.players = msg.players ?? (v ? v.players : s.players);
   s.waits = msg.waits ?? null;
+  s.readyDiscards = msg.ready_discards ?? null;
   s.pending = false;
   s.hint = null;
   const newHand = msg.hand !== state.hand;
@@ -454,6 +456,7 @@ function discardMessage(state, msg, now) {
   s.view = v;
   s.asked = false;
   s.deadlineAt = null;
+  s.readyDiscards = null;
   s.lastDiscard = { seat: msg.seat, tile: msg.tile };
   // our own discard: we are done watching; any discard ends the server's opening
   if (msg.seat === s.seat || (s.opening && s.opening.timed)) s.opening = null;

@@ -45,6 +45,7 @@ export function vtile(k, o = {}) {
     h("span", { class: "g" }, glyph(k)),
     k[1] === "p" || k[1] === "s" ? h("span", { class: "ix" }, k[0]) : null,
     gold ? h("span", { class: "gold-badge" }, "金") : null,
+    o.badge ? h("span", { class: "ready-badge" }, o.badge) : null,
   );
 }
 
@@ -426,24 +427,33 @@ function autoOn(st) {
   return st.autoWant !== undefined ? st.autoWant : Boolean(me.auto);
 }
 
+/** Waits as tiles, each with how many are still unseen from this seat. */
+function waitChips(v, waits) {
+  return h(
+    "span",
+    { class: "wait-count", dataset: { role: "wait-count" }, title: t("web.wait_count_help") },
+    waitCounts(v, waits).map((w) => h("span", { key: w.tile, class: `wc${w.left ? "" : " none"}`, dataset: { tile: w.tile, left: String(w.left) } }, vtile(w.tile, { size: "xs", gold: v.gold }), h("span", { class: "left" }, t("web.wait_left", { n: w.left })))),
+  );
+}
+
+/** 听牌提示 on our own turn: the discards that leave the hand ready (the server's
+ * `ready_discards`, from our own tiles), or none while a decision cannot be shown. */
+function readyDiscards(st) {
+  return canDecide(st) && st.readyDiscards && st.mustAct ? st.readyDiscards : null;
+}
+
 function statusV(st) {
   const v = st.view;
   if (st.seat === null) return h("div", { class: "status-line", dataset: { role: "status" } }, t("spectating"));
   const items = [];
+  const ready = readyDiscards(st);
+  const sel = selectedKind(st);
+  if (ready && sel && ready[sel]) {
+    // the selected tile leaves the hand ready: what it would wait on then
+    items.push(h("span", { class: "tenpai", dataset: { role: "ready-after", tile: sel } }, h("b", {}, t("web.ready_after", { tile: tileName(sel, getLang()) })), " ", waitChips(v, ready[sel])));
+  } else if (ready) items.push(h("span", { class: "muted", dataset: { role: "ready-hint" } }, t("web.ready_hint")));
   if (st.waits && st.waits.length) {
-    items.push(
-      h(
-        "span",
-        { class: "tenpai", dataset: { role: "tenpai" } },
-        h("b", {}, t("tenpai")),
-        " ",
-        h(
-          "span",
-          { class: "wait-count", dataset: { role: "wait-count" }, title: t("web.wait_count_help") },
-          waitCounts(v, st.waits).map((w) => h("span", { key: w.tile, class: `wc${w.left ? "" : " none"}`, dataset: { tile: w.tile, left: String(w.left) } }, vtile(w.tile, { size: "xs", gold: v.gold }), h("span", { class: "left" }, t("web.wait_left", { n: w.left })))),
-        ),
-      ),
-    );
+    items.push(h("span", { class: "tenpai", dataset: { role: "tenpai" } }, h("b", {}, t("tenpai")), " ", waitChips(v, st.waits)));
   } else if (Array.isArray(st.waits)) items.push(h("span", { class: "muted", dataset: { role: "tenpai" } }, t("not_tenpai")));
   if ((v.gold_discarded || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("gold_discarded_me")));
   if (v.profile === "sanming" && handLayout(v).tiles.includes(v.gold) && discardKinds(st).size) items.push(h("span", { class: "muted" }, t("gold_forbidden")));
@@ -513,12 +523,14 @@ function handV(st, dispatch, act) {
   const keys = tileKeys(tiles);
   if (drawn) keys.push("drawn");
   const dk = discardKinds(st);
+  const ready = readyDiscards(st);
   return h(
     "div",
     { class: "hand", dataset: { role: "hand" } },
     all.map((k, i) => {
       const isDrawn = drawn !== null && i === all.length - 1;
-      const cls = `${isDrawn ? "drawn" : ""}${st.sel === i ? " selected" : ""}${dk.size && !dk.has(k) ? " disabled" : ""}`;
+      const toReady = Boolean(ready && ready[k]);
+      const cls = `${isDrawn ? "drawn" : ""}${st.sel === i ? " selected" : ""}${dk.size && !dk.has(k) ? " disabled" : ""}${toReady ? " to-ready" : ""}`;
       return vtile(k, {
         key: keys[i],
         size: "l",
@@ -526,6 +538,9 @@ function handV(st, dispatch, act) {
         drawn: isDrawn,
         idx: String(i),
         cls,
+        // 听牌提示: discarding it leaves the hand ready
+        badge: toReady ? t("web.ready_badge") : null,
+        data: toReady ? { ready: "1" } : undefined,
         onclick: () => {
           if (st.pending || !canDecide(st)) return;
           if (st.sel === i && dk.has(k)) act({ type: "discard", tile: k });
