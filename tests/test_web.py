@@ -509,14 +509,20 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     test_newcomer_plays_a_hand_against_three_bots.replay_href = href  # type: ignore[attr-defined]
 
 
-def hand_under_tuoguan(server: Server, browser: Browser) -> str:
-    """A hand of MAIN_WALL that the server plays for us (托管) from our first turn."""
-    tok = server.guest("watcher")
+def ready_at_a_new_table(server: Server, browser: Browser, name: str) -> Watched:
+    """A guest ``name`` at a new table of three bots (seat 0: we deal), ready."""
+    tok = server.guest(name)
     tid = server.table(tok)
     w = Watched(browser, "zh-CN")
+    w.page.goto(f"{server.base}/?token={tok}&table={tid}")
+    w.page.click("[data-action=ready]")
+    return w
+
+
+def hand_under_tuoguan(server: Server, browser: Browser) -> str:
+    """A hand of MAIN_WALL that the server plays for us (托管) from our first turn."""
+    w = ready_at_a_new_table(server, browser, "watcher")
     pg = w.page
-    pg.goto(f"{server.base}/?token={tok}&table={tid}")
-    pg.click("[data-action=ready]")
     expect(pg.locator("[data-action=discard]")).to_be_visible()  # we deal
     tuoguan_on(pg)
     href = pg.locator(f"{HAND_END} [data-role=open-replay]").get_attribute("href")

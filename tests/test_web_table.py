@@ -30,6 +30,7 @@ from tests.test_web import (
     Watched,
     browser,  # noqa: F401 (the fixture)
     expect,
+    ready_at_a_new_table,
     serving,
     stacked,
 )
@@ -405,12 +406,8 @@ def test_the_discards_that_leave_the_hand_ready_are_marked(
     with serving(
         tmp_path_factory.mktemp("webready"), [READY_WALL], opening_ms=SHORT_OPENING_MS
     ) as srv:
-        tok = srv.guest("听牌")
-        tid = srv.table(tok)
-        w = Watched(browser, "zh-CN")
+        w = ready_at_a_new_table(srv, browser, "听牌")
         pg = w.page
-        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
-        pg.click("[data-action=ready]")
         expect(pg.locator(f"{ACTIONS}[data-action=discard]")).to_be_visible()
         marked = pg.locator("[data-role=hand] [data-ready]")
         kinds = marked.evaluate_all("ts => ts.map(t => t.dataset.tile)")

@@ -297,14 +297,10 @@ def _ready_discards(
     best discard leaves it short of ready (its shanten above 0) is answered at once: so is
     about three own turns in four, at a few microseconds."""
     try:
-        hand = parse(hand_text)
-        if len(hand) % 3 != 2:
+        playable = _playable(hand_text, gold_text, profile)
+        if playable is None or len(playable[0]) % 3 != 2:
             return ()
-        gold = parse_kind(gold_text) if gold_text else None
-        honours = get_profile(profile).honours == "playable"
-        size = 34 if honours else 27
-        if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
-            return ()
+        hand, gold, honours, size = playable
         if shanten(counts_of(hand, size), gold, exposed, honours=honours) > 0:
             return ()
         out = []
@@ -324,16 +320,25 @@ def _waits(hand_text: str, gold_text: str, profile: str, exposed: int) -> tuple[
     """:func:`seat_waits` of one hand (a pure function of its text, so kept: a state is sent
     to every seat after every decision, and most of them leave the seat's hand as it was)."""
     try:
-        hand = parse(hand_text)
-        if len(hand) % 3 != 1:
+        playable = _playable(hand_text, gold_text, profile)
+        if playable is None or len(playable[0]) % 3 != 1:
             return ()
-        gold = parse_kind(gold_text) if gold_text else None
-        # R1 rev 2: fuzhou-doudou plays the honours (34 kinds); elsewhere they are flowers
-        honours = get_profile(profile).honours == "playable"
-        size = 34 if honours else 27
-        if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
-            return ()
+        hand, gold, honours, size = playable
         w = waits(counts_of(hand, size), gold, exposed, honours=honours)
     except (MahjongError, KeyError, TypeError, IndexError):
         return ()
     return tuple(KIND_STR[k] for k in w)
+
+
+def _playable(
+    hand_text: str, gold_text: str, profile: str
+) -> tuple[list[int], int | None, bool, int] | None:
+    """A hand's text as kinds, with its gold, whether the profile plays the honours and the
+    number of kinds (R1 rev 2: fuzhou-doudou plays the honours, 34 kinds; elsewhere they are
+    flowers, 27); None when a tile of the hand or the gold cannot be played there."""
+    hand = parse(hand_text)
+    gold = parse_kind(gold_text) if gold_text else None
+    honours = get_profile(profile).honours == "playable"
+    if not honours and (any(k >= 27 for k in hand) or (gold is not None and gold >= 27)):
+        return None
+    return hand, gold, honours, 34 if honours else 27
