@@ -294,6 +294,7 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     pg.evaluate(RECORD_SEEN, "[data-role=auto-banner] [data-action=cancel-auto]")
     pg.click("[data-role=tuoguan] input")
     pg.wait_for_function("() => window.__seen === true")
+    expect(pg.locator("[data-same]")).to_have_count(0)  # 托管 discarded: nothing selected
     # the end: the winning tile marked, the seat that dealt in marked, as the server says
     end = pg.locator(HAND_END)
     expect(end).to_be_visible()
