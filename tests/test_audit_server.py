@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 
 from fujian_mahjong.analysis import is_ready
 from fujian_mahjong.engine import Action, Game
-from fujian_mahjong.server.visibility import WINDOW_PHASES, seat_waits
+from fujian_mahjong.engine.tenpai import seat_waits
+from fujian_mahjong.server.visibility import WINDOW_PHASES
 from fujian_mahjong.tiles import counts_of, parse, parse_kind
 from tests.inproc import Client, Harness, StackedDeals, TimedTransport, running, stacked
 

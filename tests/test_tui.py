@@ -13,16 +13,20 @@ from pathlib import Path
 from rich.cells import cell_len
 
 from fujian_mahjong.cli.replay import parse_log, verify
-from fujian_mahjong.tiles import parse_kind
+from fujian_mahjong.engine.tenpai import seat_ready_discards
+from fujian_mahjong.tiles import KIND_STR, parse_kind
 from fujian_mahjong.tui.app import HUMAN, PlayApp
 from fujian_mahjong.tui.render import (
     OPTION_KEYS,
+    hand_bar,
     hand_order,
+    ready_kinds,
     seat_lines,
     seat_name,
     slot_starts,
     start_cursor,
     tile,
+    unseen,
     wrap,
 )
 
@@ -363,5 +367,53 @@ def test_rob_gold_option_says_it_discards_hint_selects_and_errors_name_tiles() -
             await pilot.press(OPTION_KEYS[i])
             assert g.is_over() and g.win is not None and g.win["winner"] == HUMAN
             assert "你 抢金" in app.panel("log").plain
+
+    asyncio.run(main())
+
+
+def test_tenpai_hint_names_the_ready_discards_and_then_the_waits() -> None:
+    """听牌提示 as in the web client (docs/terminal.md): on our turn the tiles whose discard
+    leaves the hand ready are green in the hand row and named under the options; with one
+    selected, the line says what the hand would wait on, each wait with how many are unseen
+    (R7 waits with the golds, R12 counted from our own view); once discarded, the waits."""
+    # seed "ready-7": our first turn can make the hand ready (checked below, not assumed)
+    app = PlayApp(profile="fuzhou-tcy", seed="ready-7", lang="zh", hands=1)
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            g = app.game
+            assert g.phase == "turn" and g.turn == HUMAN
+            v = app.view()
+            ready = seat_ready_discards(v)
+            assert ready, "seed ready-7: no discard leaves our first hand ready"
+            order = hand_order(v)
+            # the hand row: as many green tiles as there are tiles of the ready kinds (bar
+            # the selected one)
+            bar = hand_bar(v, app.selected, "zh", ready_kinds(v))
+            green = sum(1 for span in bar.spans if span.style == "bold green")
+            want = sum(1 for j, k in enumerate(order) if KIND_STR[k] in ready and j != app.selected)
+            assert green == want and green + (KIND_STR[order[app.selected]] in ready) > 0
+            # a tile that leaves the hand short selected: the line names the ready discards
+            short = next(j for j, k in enumerate(order) if KIND_STR[k] not in ready)
+            await pilot.click("#hand", offset=(slot_starts(v)[short] + 1, 0))
+            assert app.selected == short
+            names = " ".join(tile(parse_kind(k), "zh") for k in sorted(ready, key=parse_kind))
+            assert f"听牌提示: 打 {names} 可听牌" in app.panel("options").plain
+            # a ready discard selected: what the hand would wait on, with the unseen counts
+            i = next(j for j, k in enumerate(order) if KIND_STR[k] in ready)
+            await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
+            k = order[i]
+            waits = " ".join(
+                f"{tile(parse_kind(w), 'zh')}(剩{unseen(v, parse_kind(w))})"
+                for w in ready[KIND_STR[k]]
+            )
+            assert f"打{tile(k, 'zh')}后听: {waits}" in app.panel("options").plain
+            # discarded (a second click): while the hand waits, its waits are shown
+            await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
+            mine = [e for e in g.events if e["type"] == "discard" and e["seat"] == HUMAN]
+            assert mine and parse_kind(mine[0]["tile"]) == k
+            if not g.is_over() and g.turn != HUMAN:
+                assert "听牌: " in app.panel("options").plain
+            await pilot.press("q", "y")
 
     asyncio.run(main())

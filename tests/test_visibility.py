@@ -9,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fujian_mahjong.engine import Game, Phase
+from fujian_mahjong.engine.tenpai import seat_ready_discards, seat_waits
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.clock import FakeClock
 from fujian_mahjong.server.scheduler import Scheduler
+from fujian_mahjong.tiles import KIND_STR, parse, parse_kind
 
 
 @given(
@@ -68,10 +70,10 @@ def test_seat_waits_from_a_ready_hand() -> None:
     v["hand"] = "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s"  # five sets and a pair but for 1s/4s
     v["gold"] = "9p"
     v["melds"] = [[], [], [], []]
-    w = vis.seat_waits(v)
+    w = seat_waits(v)
     assert w is not None and "1s" in w and "4s" in w and "5m" not in w
     v["hand"] = "1m"  # a hand of the wrong size is not ready
-    assert vis.seat_waits({**v, "hand": "1m2m"}) is None
+    assert seat_waits({**v, "hand": "1m2m"}) is None
 
 
 def test_ready_discards_name_each_discard_that_leaves_the_hand_ready() -> None:
@@ -85,16 +87,16 @@ def test_ready_discards_name_each_discard_that_leaves_the_hand_ready() -> None:
     # or 4s; any other discard leaves it short
     v["hand"] = "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s7m"
     v["legal_actions"] = [{"type": "discard", "tile": k} for k in ("7m", "2s", "3s", "1p")]
-    ready = vis.seat_ready_discards(v)
+    ready = seat_ready_discards(v)
     assert ready is not None and set(ready) == {"7m"}
     assert {"1s", "4s"} <= set(ready["7m"])
-    assert ready["7m"] == vis.seat_waits({**v, "hand": "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s"})
+    assert ready["7m"] == seat_waits({**v, "hand": "1m2m3m4p5p6p7s8s9s1m2m3m1p1p2s3s"})
     # no discard to make (a claim prompt, another seat's turn): nothing
-    assert vis.seat_ready_discards({**v, "legal_actions": [{"type": "pass"}]}) is None
+    assert seat_ready_discards({**v, "legal_actions": [{"type": "pass"}]}) is None
     # a hand far from ready: nothing, found at once (its shanten above 0)
     far = {**v, "hand": "1m4m7m1p4p7p1s4s7s2m5m8m2p5p8p2s5s"}
     far["legal_actions"] = [{"type": "discard", "tile": "1m"}]
-    assert vis.seat_ready_discards(far) is None
+    assert seat_ready_discards(far) is None
 
 
 @settings(max_examples=25, deadline=None)
@@ -112,12 +114,12 @@ def test_ready_discards_equal_the_waits_after_each_discard(seed: int, profile: s
         kinds = sorted({a["tile"] for a in v["legal_actions"] if a["type"] == "discard"})
         expected = {}
         for k in kinds:
-            rest = vis.parse(v["hand"])
-            rest.remove(vis.parse_kind(k))
-            w = vis.seat_waits({**v, "hand": "".join(vis.KIND_STR[x] for x in rest)})
+            rest = parse(v["hand"])
+            rest.remove(parse_kind(k))
+            w = seat_waits({**v, "hand": "".join(KIND_STR[x] for x in rest)})
             if w:
                 expected[k] = w
-        assert vis.seat_ready_discards(v) == (expected or None)
+        assert seat_ready_discards(v) == (expected or None)
         g.apply(seat, bot.act(g.seat_view(seat)).action)
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.engine import Action, Game, Match, Phase, spectator_view
+from fujian_mahjong.engine.tenpai import seat_ready_discards, seat_waits
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.tablestate import TableError
-from fujian_mahjong.server.visibility import seat_ready_discards, seat_waits
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.clock import Clock

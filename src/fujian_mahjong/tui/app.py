@@ -39,11 +39,13 @@ from fujian_mahjong.tui.render import (
     hand_order,
     help_lines,
     option_label,
+    ready_kinds,
     seat_lines,
     seat_name,
     slot_starts,
     start_cursor,
     status_lines,
+    tenpai_line,
     tile,
     tile_names,
     totals_text,
@@ -662,7 +664,7 @@ class PlayApp(App[None]):
             self.panel("seats").show("\n".join(seat_lines(v, lang, width, self.last_discarder())))
         n = len(hand_order(v))
         self.selected = min(self.selected, max(0, n - 1))
-        self.panel("hand").show(hand_bar(v, self.selected, lang))
+        self.panel("hand").show(hand_bar(v, self.selected, lang, ready_kinds(v)))
         self.panel("hand").display = not over  # the reveal shows every hand
         self.options = self.compute_options()
         opt = self.query_one("#options", OptionsPanel)
@@ -697,6 +699,12 @@ class PlayApp(App[None]):
                 spans.append((y, x, x + cell_len(label), i))
                 text.append(" ")
                 x += cell_len(label) + 1
+            # 听牌提示 on our turn (what the selected tile's discard would wait on), or our
+            # waits while ready: from our own tiles only
+            order = hand_order(v)
+            line = tenpai_line(v, order[self.selected] if order else None, lang)
+            if line:
+                text.append("\n" + "\n".join(wrap_text(line, width)), style="green")
         if self.message:
             text.append("\n" + "\n".join(wrap_text(self.message, width)))
         opt.spans = spans

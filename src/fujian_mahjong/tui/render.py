@@ -11,7 +11,7 @@ match standings: ``你`` / ``下家1号`` / ``对家2号`` / ``上家3号`` (en:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +21,9 @@ from rich.text import Text
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.events import Phase
 from fujian_mahjong.engine.narrate import profile_title
+from fujian_mahjong.engine.tenpai import seat_ready_discards, seat_waits
 from fujian_mahjong.i18n import msg
-from fujian_mahjong.tiles import name, parse, parse_kind
+from fujian_mahjong.tiles import KIND_STR, name, parse, parse_kind
 
 SLOT = 4  # cells per tile in the hand row
 GAP = 2  # extra cells between the sorted hand and the drawn tile
@@ -209,9 +210,10 @@ def start_cursor(view: dict[str, Any]) -> int:
     return 0
 
 
-def hand_bar(view: dict[str, Any], selected: int, lang: str) -> Text:
+def hand_bar(view: dict[str, Any], selected: int, lang: str, ready: Collection[int] = ()) -> Text:
     """The hand row: one fixed-width slot per tile; ``*`` marks a gold; the drawn tile is
-    set apart at the right."""
+    set apart at the right; a tile whose discard leaves the hand ready (``ready``, 听牌提示)
+    is green, and :func:`tenpai_line` names them."""
     gold = parse_kind(view["gold"]) if view.get("gold") else -1
     order = hand_order(view)
     drawn_apart = has_drawn(view)
@@ -223,9 +225,50 @@ def hand_bar(view: dict[str, Any], selected: int, lang: str) -> Text:
         mark = "*" if k == gold else " "
         cell = mark + label
         cell += " " * (SLOT - cell_len(cell))
-        style = "reverse" if i == selected else ("bold yellow" if k == gold else "")
-        t.append(cell, style=style)
+        style = "bold yellow" if k == gold else ("bold green" if k in ready else "")
+        t.append(cell, style="reverse" if i == selected else style)
     return t
+
+
+def unseen(view: dict[str, Any], k: int) -> int:
+    """How many tiles of kind ``k`` this seat cannot see: 4 less those in its own hand, every
+    river, every meld shown to it and the gold indicator (R12: nothing else), as the web
+    client's wait counter counts them."""
+    seen = parse(view["hand"]).count(k)
+    seen += sum(parse(d).count(k) for d in view["discards"] if d)
+    seen += sum(parse(m["tiles"]).count(k) for ms in view["melds"] for m in ms if m.get("tiles"))
+    if view.get("indicator") and parse_kind(view["indicator"]) == k:
+        seen += 1
+    return max(0, 4 - seen)
+
+
+def _waits_text(view: dict[str, Any], waits: Iterable[str], lang: str) -> str:
+    return " ".join(
+        tr("wait_left", lang, tile=tile(parse_kind(w), lang), n=unseen(view, parse_kind(w)))
+        for w in waits
+    )
+
+
+def ready_kinds(view: dict[str, Any]) -> frozenset[int]:
+    """On the seat's own turn, the kinds whose discard leaves its hand ready (听牌提示,
+    engine/tenpai.py)."""
+    return frozenset(parse_kind(k) for k in seat_ready_discards(view) or ())
+
+
+def tenpai_line(view: dict[str, Any], selected: int | None, lang: str) -> str | None:
+    """The seat's 听牌 facts (from its own tiles, engine/tenpai.py), each wait with how many
+    are unseen: on its turn what discarding the selected tile would leave it waiting on, or
+    else which discards leave it ready; otherwise its waits while it is ready."""
+    ready = seat_ready_discards(view)
+    if ready:
+        sel = KIND_STR[selected] if selected is not None else ""
+        if sel in ready:
+            after = _waits_text(view, ready[sel], lang)
+            return tr("ready_after", lang, tile=tile(parse_kind(sel), lang), waits=after)
+        names = " ".join(tile(parse_kind(k), lang) for k in sorted(ready, key=parse_kind))
+        return tr("ready_hint", lang, tiles=names)
+    waits = seat_waits(view)
+    return tr("tenpai", lang, waits=_waits_text(view, waits, lang)) if waits else None
 
 
 # ---------------------------------------------------------------------------- seats
