@@ -26,7 +26,6 @@ from fujian_mahjong.tui.render import (
     slot_starts,
     start_cursor,
     tile,
-    unseen,
     wrap,
 )
 
@@ -403,8 +402,9 @@ def test_tenpai_hint_names_the_ready_discards_and_then_the_waits() -> None:
             i = next(j for j, k in enumerate(order) if KIND_STR[k] in ready)
             await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
             k = order[i]
+            seen = g.seat_view(HUMAN).visible_counts()
             waits = " ".join(
-                f"{tile(parse_kind(w), 'zh')}(剩{unseen(v, parse_kind(w))})"
+                f"{tile(parse_kind(w), 'zh')}(剩{4 - seen[parse_kind(w)]})"
                 for w in ready[KIND_STR[k]]
             )
             assert f"打{tile(k, 'zh')}后听: {waits}" in app.panel("options").plain

@@ -702,7 +702,8 @@ class PlayApp(App[None]):
             # 听牌提示 on our turn (what the selected tile's discard would wait on), or our
             # waits while ready: from our own tiles only
             order = hand_order(v)
-            line = tenpai_line(v, order[self.selected] if order else None, lang)
+            seen = g.seat_view(HUMAN).visible_counts()
+            line = tenpai_line(v, order[self.selected] if order else None, lang, seen)
             if line:
                 text.append("\n" + "\n".join(wrap_text(line, width)), style="green")
         if self.message:

@@ -230,22 +230,12 @@ def hand_bar(view: dict[str, Any], selected: int, lang: str, ready: Collection[i
     return t
 
 
-def unseen(view: dict[str, Any], k: int) -> int:
-    """How many tiles of kind ``k`` this seat cannot see: 4 less those in its own hand, every
-    river, every meld shown to it and the gold indicator (R12: nothing else), as the web
-    client's wait counter counts them."""
-    seen = parse(view["hand"]).count(k)
-    seen += sum(parse(d).count(k) for d in view["discards"] if d)
-    seen += sum(parse(m["tiles"]).count(k) for ms in view["melds"] for m in ms if m.get("tiles"))
-    if view.get("indicator") and parse_kind(view["indicator"]) == k:
-        seen += 1
-    return max(0, 4 - seen)
-
-
-def _waits_text(view: dict[str, Any], waits: Iterable[str], lang: str) -> str:
+def _waits_text(seen: Sequence[int], waits: Iterable[str], lang: str) -> str:
+    """Each wait with how many are unseen: 4 less the copies this seat can see (``seen``:
+    ``SeatView.visible_counts``, R12), as the web client's wait counter counts them."""
     return " ".join(
-        tr("wait_left", lang, tile=tile(parse_kind(w), lang), n=unseen(view, parse_kind(w)))
-        for w in waits
+        tr("wait_left", lang, tile=tile(k, lang), n=max(0, 4 - seen[k]))
+        for k in map(parse_kind, waits)
     )
 
 
@@ -255,20 +245,23 @@ def ready_kinds(view: dict[str, Any]) -> frozenset[int]:
     return frozenset(parse_kind(k) for k in seat_ready_discards(view) or ())
 
 
-def tenpai_line(view: dict[str, Any], selected: int | None, lang: str) -> str | None:
+def tenpai_line(
+    view: dict[str, Any], selected: int | None, lang: str, seen: Sequence[int]
+) -> str | None:
     """The seat's 听牌 facts (from its own tiles, engine/tenpai.py), each wait with how many
-    are unseen: on its turn what discarding the selected tile would leave it waiting on, or
-    else which discards leave it ready; otherwise its waits while it is ready."""
+    are unseen (``seen``: the copies it can see): on its turn what discarding the selected
+    tile would leave it waiting on, or else which discards leave it ready; otherwise its
+    waits while it is ready."""
     ready = seat_ready_discards(view)
     if ready:
         sel = KIND_STR[selected] if selected is not None else ""
         if sel in ready:
-            after = _waits_text(view, ready[sel], lang)
+            after = _waits_text(seen, ready[sel], lang)
             return tr("ready_after", lang, tile=tile(parse_kind(sel), lang), waits=after)
         names = " ".join(tile(parse_kind(k), lang) for k in sorted(ready, key=parse_kind))
         return tr("ready_hint", lang, tiles=names)
     waits = seat_waits(view)
-    return tr("tenpai", lang, waits=_waits_text(view, waits, lang)) if waits else None
+    return tr("tenpai", lang, waits=_waits_text(seen, waits, lang)) if waits else None
 
 
 # ---------------------------------------------------------------------------- seats
