@@ -150,6 +150,18 @@ def enter_as_guest(pg: Page, name: str) -> None:
     pg.click("[data-action=guest]")
 
 
+# the end screen measured: its host's scroll and client heights, the narrowest tile of a
+# revealed hand (melds apart) and the screen's right edge
+END_GEOMETRY = """() => {
+  const host = document.querySelector('.end-host');
+  const tiles = [...document.querySelectorAll('[data-end-seat] [data-tile]')]
+    .filter(e => !e.closest('.melds')).map(e => e.getBoundingClientRect().width);
+  const end = document.querySelector('[data-role=hand-end]').getBoundingClientRect();
+  return {scroll: [host.scrollHeight, host.clientHeight], hand: Math.min(...tiles),
+          right: end.right};
+}"""
+
+
 def balance(server: Server, token: str) -> int:
     return int(server.http("GET", "/api/me", token=token)["silver"])
 
@@ -764,4 +776,14 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
         " return [e.scrollHeight, e.clientHeight]; }"
     )
     assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({locale}: {host})"
+    # on a desktop (or a tablet held sideways) the same screen grows with it: every hand in
+    # tiles of 28 px or more at 1280 px wide (a phone's 21 px before), still all of it,
+    # silver line and 算分, without scrolling
+    for width, height, least in ((1280, 800, 28), (1280, 720, 28), (1024, 768, 24)):
+        pg.set_viewport_size({"width": width, "height": height})
+        g = pg.evaluate(END_GEOMETRY)
+        where = f"{locale}, {width}×{height}"
+        assert g["scroll"][0] <= g["scroll"][1] + 1, f"the end scrolls ({where}: {g})"
+        assert g["hand"] >= least, f"hand tiles {g['hand']:.1f} px wide ({where})"
+        assert g["right"] <= width + 0.5, g
     w.close()
