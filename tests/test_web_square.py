@@ -58,6 +58,7 @@ GEOMETRY = """() => {
     social: r(document.querySelector('.table-grid > .social-wrap')),
     hand_w: w('[data-role=hand] [data-tile]'),
     river_w: w('[data-role=river] [data-tile]'),
+    meld_w: w('section.seat:not([data-rel=self]) [data-role=melds] [data-tile]'),
     scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
     view: [innerWidth, innerHeight],
   };
@@ -195,6 +196,7 @@ def play_to_the_chow(pg: Any) -> None:
     ("width", "height", "touch"),
     [
         (1280, 800, False),
+        (1920, 1080, False),
         (844, 390, True),
         (915, 412, True),
         (740, 360, True),
@@ -204,6 +206,7 @@ def play_to_the_chow(pg: Any) -> None:
     ],
     ids=[
         "desktop",
+        "desktop-1080",
         "landscape",
         "landscape-915",
         "landscape-740",
@@ -263,6 +266,18 @@ def test_the_square_table(
     assert g["actions"], "the decisions are not shown"
     hand_w, river_w = min(g["hand_w"]), min(g["river_w"])
     print(f"{width}x{height}: hand tiles {hand_w:.1f} px, river tiles {river_w:.1f} px")  # -s
+    # 上家's chow and 对家's pong face up, readable where the screen has room for it: on a
+    # desktop at 0.75 of a river's tile or more, on a tablet upright 14 px or more (a
+    # phone's 7 px side melds there before)
+    if height >= 1080:
+        # a large desktop's table grows with it (it kept 1280×800's 48 and 28 px before)
+        assert hand_w >= 60 and river_w >= 36, (hand_w, river_w)
+    assert g["meld_w"], "TABLE_WALL: no opponent has melded by the chow"
+    meld_w = min(g["meld_w"])
+    if landscape and width > 900 and height > 500:
+        assert meld_w >= 0.75 * river_w, f"meld tiles {meld_w:.1f} px, the river's {river_w:.1f}"
+    elif width >= 600 and height >= 600:
+        assert meld_w >= 14, f"meld tiles {meld_w:.1f} px wide on a tablet"
     check_square(g, landscape)
     # a claim prompt comes without moving your hand under your thumb
     assert abs(g["hand"]["y"] - hand_at_turn["y"]) < 1, ("the hand moved", hand_at_turn, g["hand"])
