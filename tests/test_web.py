@@ -640,12 +640,16 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
                 return {x: b.x, y: b.y, w: b.width, h: b.height}; };
               const board = document.querySelector('[data-role=replay-board]');
               const cut = e => e.scrollHeight - e.clientHeight;
+              const hand = [...board.querySelectorAll('[data-role=replay-hand] [data-tile]')];
               return {board: r(board), view: [innerWidth, innerHeight],
+                      hand: Math.min(...hand.map(e => e.getBoundingClientRect().width)),
                       controls: [...document.querySelectorAll('.replay-controls > *')].map(r),
                       parts: [...board.querySelectorAll('.seat-box, .river, .center')].map(r),
                       cut: [...board.querySelectorAll('.seat-box')].map(cut)}; }"""
         )
         b, (vw, vh) = g["board"], g["view"]
+        if size == (844, 390):  # the face-up hands as large as the height allows (13 px before)
+            assert g["hand"] >= 15, f"the replay's hands at 844×390: tiles {g['hand']:.1f} px"
         assert b["y"] >= 0 and b["y"] + b["h"] <= vh + 0.5 and b["x"] + b["w"] <= vw + 0.5, (b, vh)
         for c in g["controls"]:
             assert c["w"] > 0 and c["x"] + c["w"] <= vw + 0.5 and c["y"] + c["h"] <= vh + 0.5, c
