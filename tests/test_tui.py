@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 from rich.cells import cell_len
 
 from fujian_mahjong.cli.replay import parse_log, verify
 from fujian_mahjong.engine.tenpai import seat_ready_discards
-from fujian_mahjong.tiles import KIND_STR, parse_kind
+from fujian_mahjong.tiles import KIND_STR, parse, parse_kind
 from fujian_mahjong.tui.app import HUMAN, PlayApp
 from fujian_mahjong.tui.render import (
     OPTION_KEYS,
+    SAME_STYLE,
     hand_bar,
     hand_order,
     ready_kinds,
@@ -321,6 +323,45 @@ def test_seat_panel_shows_flowers_count_jin_kan_and_wraps() -> None:
     assert "flowers(13):" in en and "jin-kan(locked) shows: 4m 5m" in en
     assert "P1 right[dealer]" in en and "n16" not in en and "CK" not in en
     assert wrap(["a" * 100], 80)[0] == "a" * 80  # an over-long word is split, not dropped
+
+
+def test_the_kind_under_the_cursor_is_marked_where_it_lies_face_up() -> None:
+    """同牌提示 as in the web client (docs/terminal.md): the face-up copies (rivers, melds) of
+    the kind under the hand's cursor are marked in the seats panel, public tiles only, and
+    the marks follow the cursor; the lines wrap as without them."""
+    app = PlayApp(profile="fuzhou-tcy", seed=1, lang="zh", hands=1)
+
+    def face_up(v: dict[str, Any], k: int) -> int:
+        melds = [m["tiles"] for ms in v["melds"] for m in ms if m["tiles"]]
+        return sum(parse(x).count(k) for x in [*v["discards"], *melds])
+
+    def marks(app: PlayApp) -> list[str]:
+        seats = app.panel("seats").text
+        return [seats.plain[sp.start : sp.end] for sp in seats.spans if sp.style == SAME_STYLE]
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            g = app.game
+            # seed 1: we deal; our discard, then (passing any claim) our next turn
+            await pilot.press("enter")
+            while HUMAN in g.to_act() and g.phase != "turn":
+                await pilot.press(OPTION_KEYS[len(app.options) - 1])
+            assert g.phase == "turn" and g.turn == HUMAN, "seed 1: not our turn again"
+            v = app.view()
+            order = hand_order(v)
+            shown = [j for j, k in enumerate(order) if face_up(v, k)]
+            hidden = [j for j, k in enumerate(order) if not face_up(v, k)]
+            assert shown and hidden, "seed 1: no tile of our hand face up (or all are)"
+            for j in (shown[0], hidden[0], shown[-1]):
+                await pilot.click("#hand", offset=(slot_starts(v)[j] + 1, 0))
+                assert app.selected == j
+                k = order[j]
+                assert marks(app) == [tile(k, "zh")] * face_up(v, k)
+                plain = "\n".join(seat_lines(v, "zh", app.size.width, app.last_discarder()))
+                assert app.panel("seats").plain == plain
+            await pilot.press("q", "y")
+
+    asyncio.run(main())
 
 
 def test_view_ignores_hidden_information_r12() -> None:

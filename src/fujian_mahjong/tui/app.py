@@ -38,6 +38,7 @@ from fujian_mahjong.tui.render import (
     hand_bar,
     hand_order,
     help_lines,
+    marked,
     option_label,
     ready_kinds,
     seat_lines,
@@ -82,12 +83,15 @@ def _win_tile(g: Game) -> int:
 
 
 class Panel(Static):
-    """A text panel that remembers its plain text (for tests and R12 checks)."""
+    """A text panel that remembers what it shows, plain and styled (for tests and R12
+    checks)."""
 
     plain: str = ""
+    text: Text = Text()
 
     def show(self, content: str | Text) -> None:
-        self.plain = content.plain if isinstance(content, Text) else content
+        self.text = content if isinstance(content, Text) else Text(content)
+        self.plain = self.text.plain
         self.update(content)
 
 
@@ -658,12 +662,15 @@ class PlayApp(App[None]):
             "\n".join(status_lines(v, hand_no, self.match.totals, lang, width))
         )
         self.panel("help").show("\n".join(help_lines(lang)))
+        n = len(hand_order(v))
+        self.selected = min(self.selected, max(0, n - 1))
         if over or self.show_help:
             self.panel("seats").display = False
         else:
-            self.panel("seats").show("\n".join(seat_lines(v, lang, width, self.last_discarder())))
-        n = len(hand_order(v))
-        self.selected = min(self.selected, max(0, n - 1))
+            # the face-up tiles of the kind under the cursor marked (同牌提示): public only
+            same = hand_order(v)[self.selected] if n else None
+            lines = seat_lines(v, lang, width, self.last_discarder(), same)
+            self.panel("seats").show(marked(lines))
         self.panel("hand").show(hand_bar(v, self.selected, lang, ready_kinds(v)))
         self.panel("hand").display = not over  # the reveal shows every hand
         self.options = self.compute_options()

@@ -267,12 +267,40 @@ def tenpai_line(
 # ---------------------------------------------------------------------------- seats
 
 
-def meld_text(m: dict[str, Any], lang: str) -> str:
-    """``碰 2万2万2万`` / ``pong 2m 2m 2m``; another seat's concealed kong stays ``??``."""
+# around a face-up tile of the kind under the hand's cursor (同牌提示): zero cells wide, so
+# lines wrap as without them; :func:`marked` turns them into a style
+MARK_ON, MARK_OFF = "\x1e", "\x1f"
+SAME_STYLE = "bold black on cyan"
+
+
+def _face_up(notation: str, lang: str, same: int | None) -> list[str]:
+    """The names of face-up tiles, those of kind ``same`` between the marks."""
+    return [
+        f"{MARK_ON}{tile(k, lang)}{MARK_OFF}" if k == same else tile(k, lang)
+        for k in parse(notation)
+    ]
+
+
+def marked(lines: Iterable[str], style: str = SAME_STYLE) -> Text:
+    """Lines joined into one Text, each stretch between MARK_ON and MARK_OFF in ``style``."""
+    t = Text()
+    for i, line in enumerate(lines):
+        if i:
+            t.append("\n")
+        for j, part in enumerate(line.split(MARK_ON)):
+            shown, _, rest = part.partition(MARK_OFF) if j else ("", "", part)
+            t.append(shown, style=style)
+            t.append(rest)
+    return t
+
+
+def meld_text(m: dict[str, Any], lang: str, same: int | None = None) -> str:
+    """``碰 2万2万2万`` / ``pong 2m 2m 2m``; another seat's concealed kong stays ``??``;
+    the tiles of kind ``same`` marked for :func:`marked`."""
     word = tr("meld." + m["type"], lang)
     if m["tiles"] is None:
         return word + tr("meld.hidden", lang)
-    names = tile_names(m["tiles"], lang)
+    names = _face_up(m["tiles"], lang, same)
     return f"{word} {''.join(names) if lang == 'zh' else ' '.join(names)}"
 
 
@@ -285,11 +313,17 @@ def gold_restriction(view: dict[str, Any], lang: str) -> str:
 
 
 def seat_lines(
-    view: dict[str, Any], lang: str, width: int = MIN_W, last_discard: int | None = None
+    view: dict[str, Any],
+    lang: str,
+    width: int = MIN_W,
+    last_discard: int | None = None,
+    same: int | None = None,
 ) -> list[str]:
     """Per seat (you last): name, tiles held, flowers with a count, melds, declarations
     (闲金, 金坎 with its shown tiles, the gold-discard restriction), then the river with the
-    last discard marked ‹…›. Wrapped to ``width``; nothing is cut."""
+    last discard marked ‹…›. Wrapped to ``width``; nothing is cut. With ``same`` (the kind
+    under the hand's cursor), its face-up copies in the melds and rivers are between
+    MARK_ON and MARK_OFF (:func:`marked` shows them)."""
     n = view["players"]
     me = view["seat"]
     out: list[str] = []
@@ -309,12 +343,12 @@ def seat_lines(
         fl = tile_names(view["flowers"][s], lang)
         head.append(tr("flowers", lang, n=len(fl)))
         head.extend(fl or ["-"])
-        melds = [meld_text(m, lang) for m in view["melds"][s]]
+        melds = [meld_text(m, lang, same) for m in view["melds"][s]]
         if melds:
             head.append(tr("melds", lang))
             head.extend(m.replace(" ", "\u00a0") for m in melds)
         out.extend(x.replace("\u00a0", " ") for x in wrap(head, width, 4))
-        river = tile_names(view["discards"][s], lang)
+        river = _face_up(view["discards"][s], lang, same)
         if river and last_discard == s:
             river[-1] = f"‹{river[-1]}›"
         out.extend(wrap(["  " + tr("river", lang), *(river or ["-"])], width, 8))
