@@ -244,6 +244,8 @@ def test_the_square_table(
     assert pg.evaluate("window.__underOpening") == 0, "a decision under the opening card"
     # our first turn (we deal): the table with our hand and the discard button
     expect(pg.locator("[data-action=discard]")).to_be_visible()
+    # the centre's edge toward us is lit (our turn), as a table's compass points
+    assert pg.get_attribute("[data-role=center]", "data-turn") == "self"
     g = pg.evaluate(GEOMETRY)
     check_square(g, landscape)
     hand_at_turn = g["hand"]
@@ -262,6 +264,8 @@ def test_the_square_table(
     expect(pg.locator("section.seat[data-rel=self] [data-role=river] [data-tile]")).to_have_count(1)
     # the claim prompt with its buttons beside our river: still nothing overlaps
     play_to_the_chow(pg)
+    # 上家's discard open to claims: the centre points at 上家 until the next seat draws
+    assert pg.get_attribute("[data-role=center]", "data-turn") == "left"
     g = pg.evaluate(GEOMETRY)
     assert g["actions"], "the decisions are not shown"
     hand_w, river_w = min(g["hand_w"]), min(g["river_w"])

@@ -392,9 +392,12 @@ function centerV(st) {
   const outcome = v.phase !== "over" || st.opening ? null : r && r.winner !== null && r.winner !== undefined
     ? `${t("winner_is", { name: who(st, r.winner) })} · ${r.discarder !== null && r.discarder !== undefined ? t("win_discard", { name: who(st, r.discarder) }) : t(`wintype.${r.win}`)}`
     : t("draw_game");
+  // the centre's edge toward the seat to act lights up, as a 同城游 table's compass does
+  // (while a discard is open to claims, toward its discarder, until the next seat draws)
+  const turnRel = !st.opening && v.phase !== "over" && v.turn !== null && v.turn !== undefined ? REL[relation(v.turn, st.seat, v.players).pos] : undefined;
   return h(
     "section",
-    { key: "center", class: "center", dataset: { role: "center" } },
+    { key: "center", class: "center", dataset: { role: "center", turn: turnRel } },
     st.practice ? h("span", { class: "badge practice", dataset: { role: "practice" }, title: t("web.practice_help") }, t("web.practice")) : null,
     h(
       "div",
