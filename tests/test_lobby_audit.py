@@ -114,8 +114,16 @@ async def private_match(h: Harness, accts: list[Client], op: tuple[Any, ...]) ->
                 break
             await h.advance(0.25)
         end = proposer.last("match_end")
-        assert end is not None and end["dissolved"], proposer.messages[-5:]
-        event(f"dissolved with {'a hand void' if proposer.of_type('hand_void') else 'no hand'}")
+        assert end is not None, proposer.messages[-5:]
+        if end.get("dissolved"):
+            event(f"dissolved with {'a hand void' if proposer.of_type('hand_void') else 'no hand'}")
+        else:
+            # agreed while the last hand's end was decided (a win held by the claim pause):
+            # that hand ends and is settled as decided, and with it the match
+            # (docs/protocol.md); nothing was voided
+            assert end["hands_played"] == PRIVATE["hands"] and end["leaver"] is None, end
+            assert not proposer.of_type("hand_void"), proposer.of_type("hand_void")
+            event("dissolution agreed as the last hand ended: the match finished")
     else:
         if outcome == "refuse":
             await other.send({"type": "dissolve", "accept": False})

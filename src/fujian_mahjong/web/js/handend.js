@@ -110,7 +110,9 @@ export function renderHandEnd(st, conn, rerender) {
   const winTile = logged || st.winTile || null;
   const dealtIn = result && result.discarder !== null && result.discarder !== undefined ? result.discarder : null;
 
-  const title = st.dissolved
+  // void by the vote, unless the hand's end was decided first (then settled: hand_end)
+  const voided = st.dissolved && !he.afterVote;
+  const title = voided
     ? h("h2", { dataset: { role: "winner" } }, h("span", { dataset: { role: "dissolved" } }, t("web.dissolved")))
     : result
     ? h(
@@ -214,6 +216,7 @@ export function renderHandEnd(st, conn, rerender) {
       { class: "hand-end card", dataset: { role: "hand-end", closed: st.closed ? "1" : undefined } },
       h("h2", { class: "small muted" }, t("hand_over")),
       title,
+      st.dissolved && he.afterVote ? h("p", { class: "muted dissolved-note", dataset: { role: "dissolved-settled" } }, t("web.dissolved_settled")) : null,
       // two columns: every hand and the 算分 on the left, what to do next, the winning
       // shape and the standings on the right (one column on a phone held upright)
       h(

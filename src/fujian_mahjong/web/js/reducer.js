@@ -506,6 +506,10 @@ function reduceMessage(state, msg, now) {
       return state;
     case "hand_end": {
       const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand) } };
+      // a hand whose end was decided when the dissolution was agreed (a win held by the
+      // claim pause) is not void: it ends and is settled as decided (docs/protocol.md), and
+      // its end screen says so, with its result and its silver
+      if (state.dissolved) s.handEnd.afterVote = true;
       if (msg.hands_total) s.handsTotal = msg.hands_total;
       if (msg.totals) s.totals = msg.totals;
       return s;
