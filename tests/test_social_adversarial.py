@@ -388,6 +388,41 @@ def test_a_vote_agreed_after_a_win_lets_the_hand_end_as_decided(tmp_path: Path) 
     asyncio.run(main())
 
 
+def test_a_vote_agreed_after_a_win_in_the_last_hand_lets_the_match_finish(
+    tmp_path: Path,
+) -> None:
+    """The same in a one-hand match: the hand ends and is settled as decided, and with it
+    the match, as it would have without the vote (match_end without ``dissolved``, the
+    table closed as "match over"); nothing is voided and the audit is clean. (The lobby
+    audit's property test once met this by chance and expected a dissolved match_end.)"""
+
+    async def main() -> None:
+        from tests.test_audit_server import heaven_wall
+        from tests.test_dissolve import audit, two_humans_two_bots, until_closed
+
+        deals = StackedDeals([heaven_wall()], dealer=0)
+        async with running(tmp_path, deals=deals) as h:
+            tid, a, b, s = await two_humans_two_bots(h, hands=1)
+            t = h.lobby.find(tid)
+            await b.send({"type": "dissolve", "accept": True})
+            assert _asked(a)
+            await a.act({"type": "win"})
+            assert t.hand is not None and t.hand.game.is_over()
+            await a.send({"type": "dissolve", "accept": True})
+            assert votes(s)[-1]["outcome"] == "dissolved"
+            await until_closed(h, a, b, s)
+            for c in (a, b, s):
+                assert len(c.of_type("hand_end")) == 1 and not c.of_type("hand_void")
+                (end,) = c.of_type("match_end")
+                assert not end.get("dissolved") and end["hands_played"] == 1, end
+                assert end["leaver"] is None
+                assert c.last("table_closed")["reason"] == "match over"
+            rep = await audit(h)
+            assert rep.hands == 1 and rep.voids == 0 and rep.dissolved == 0
+
+    asyncio.run(main())
+
+
 def test_leaving_after_the_vote_is_agreed_costs_nothing(tmp_path: Path) -> None:
     """Agreed inside the pause after the deal, the dissolution waits for its end; a player
     who presses 离开 meanwhile (the dialog already says "dissolved") is not a leaver: nobody
