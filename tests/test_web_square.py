@@ -266,6 +266,16 @@ def test_the_square_table(
     play_to_the_chow(pg)
     # 上家's discard open to claims: the centre points at 上家 until the next seat draws
     assert pg.get_attribute("[data-role=center]", "data-turn") == "left"
+    # the log, where it is open and has scrolled to its newest entry, shows whole lines:
+    # none cut in half at its top
+    cut = pg.evaluate(
+        """() => { const l = document.querySelector('.action-log.open .log-list');
+          if (!l || l.scrollHeight <= l.clientHeight) return null;
+          const top = l.getBoundingClientRect().top + l.clientTop;
+          const e = [...l.children].find(e => e.getBoundingClientRect().bottom > top + 0.5);
+          return top - e.getBoundingClientRect().top; }"""
+    )
+    assert cut is None or cut <= 0.5, f"the log's top line is cut by {cut:.1f} px"
     g = pg.evaluate(GEOMETRY)
     assert g["actions"], "the decisions are not shown"
     hand_w, river_w = min(g["hand_w"]), min(g["river_w"])
