@@ -505,6 +505,44 @@ def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser: Bro
     wb.close()
 
 
+def test_a_win_before_an_agreed_dissolution_is_shown_settled(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """乙 proposes 解散 while 甲 (the dealer) may declare 天胡 at the deal (a stacked wall);
+    甲 declares it, then accepts. The win stands (D-24) and is settled: both end screens show
+    甲's win with the note 房间已解散 · 本盘在解散前已分胜负, not 本盘作废, and no decision is
+    left (docs/protocol.md). Before, the vote alone put 本盘作废 on the screen."""
+    from tests.test_audit_server import heaven_wall
+
+    with serving(tmp_path_factory.mktemp("webdissolvewin"), [heaven_wall()]) as srv:
+        a, b = srv.guest("甲"), srv.guest("乙")
+        tid = srv.table(a, bots=2, private=True, hands=2)
+        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
+        wa, wb = Watched(browser, "zh-CN"), Watched(browser, "zh-CN")
+        pa, pb = wa.page, wb.page
+        pa.goto(f"{srv.base}/?token={a}&table={tid}")
+        pa.locator("[data-role=waiting-room]").wait_for()
+        pb.goto(f"{srv.base}/?token={b}&table={code}")
+        pb.locator("[data-role=waiting-room] [data-action=ready]").click()
+        pa.locator("[data-role=waiting-room] [data-action=ready]").click()
+        win = pa.locator(f"{ACTIONS}[data-action=win]")
+        expect(win).to_be_visible()  # 天胡, once the opening has played
+        pb.locator("[data-action=dissolve]").click()
+        pa.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").wait_for()
+        win.click()
+        pa.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").click()
+        for p in (pa, pb):
+            end = p.locator(HAND_END)
+            expect(end.locator("[data-role=dissolved-settled]")).to_contain_text("照常结算")
+            expect(end.locator("[data-role=winner]")).to_contain_text("甲")
+            assert end.locator("[data-role=dissolved]").count() == 0
+            assert p.locator("[data-role=dissolved]").count() == 0
+            assert p.locator(DECISIONS).count() == 0
+        wa.close()
+        wb.close()
+
+
 def test_service_worker_caches_the_static_files(server: Server, browser: Browser) -> None:  # noqa: F811
     """sw.js takes over the page and keeps the static files (css, js, the tile font) in its
     versioned cache; the API is never cached."""

@@ -200,18 +200,26 @@ test("a dissolved match leaves no prompt, no countdown and says so", () => {
 
 test("a hand decided before an agreed dissolution ends settled, not void", () => {
   // a win held by the claim pause when the vote is agreed: the hand ends as decided (its
-  // hand_end, with its result and silver), then the match is dissolved (docs/protocol.md)
+  // hand_end, with its result and silver), then the match is dissolved (docs/protocol.md);
+  // the vote alone asks nothing more but voids nothing: handend.js shows the result
   const over = reduce(initState(), state(view({ phase: "over", result: { winner: 1, discarder: 3, win: "discard" } })), 0);
   let s = reduce(over, { type: "dissolve", outcome: "dissolved", votes: {}, deadline_ms: null, proposer: 0, table: 7, seq: 9 }, 5);
-  s = reduce(s, { type: "hand_end", table: 7, hand: 12, id: 12, result: { winner: 1, discarder: 3, win: "discard" }, silver: { 0: { change: 0, fee: 1, balance: 99 } }, seq: 10 }, 6);
   assert.equal(s.dissolved, true);
-  assert.equal(s.handEnd.afterVote, true); // handend.js: its result, not 本盘作废
+  assert.equal(s.voidByVote, false);
+  s = reduce(s, { type: "hand_end", table: 7, hand: 12, id: 12, result: { winner: 1, discarder: 3, win: "discard" }, silver: { 0: { change: 0, fee: 1, balance: 99 } }, seq: 10 }, 6);
   s = reduce(s, { type: "match_end", table: 7, totals: [0, 5, 0, -5], hands_played: 1, leaver: null, dissolved: true, history: [], seq: 11 }, 7);
-  assert.equal(s.handEnd.afterVote, true);
-  // without a vote a hand_end is just a hand's end
-  const plain = reduce(over, { type: "hand_end", table: 7, hand: 12, id: 12, result: null, seq: 10 }, 6);
-  assert.equal(plain.handEnd.afterVote, undefined);
-  assert.equal(plain.dissolved, false);
+  assert.equal(s.voidByVote, false);
+  assert.equal(s.handEnd.id, 12); // the settled hand's end, not a void one
+  // a hand in play voided by the vote: its hand_void replaces an earlier hand's end screen
+  const between = { ...s, dissolved: false, matchEnd: null };
+  const next = reduce(between, state(view({ discards: ["9s", "", "", ""] }), { hand: 13, seq: 12 }), 8);
+  const shown = { ...next, handEnd: { id: 12, handNo: 12 } };
+  const voided = reduce(shown, { type: "hand_void", table: 7, hand: 13, leaver: null, dissolved: true, seq: 13 }, 9);
+  assert.equal(voided.voidByVote, true);
+  assert.equal(voided.handEnd, null);
+  const ended = reduce(voided, { type: "match_end", table: 7, totals: [0, 5, 0, -5], hands_played: 1, leaver: null, dissolved: true, history: [], seq: 14 }, 10);
+  assert.equal(ended.voidByVote, true);
+  assert.equal(ended.handEnd.fromView, true);
 });
 
 test("a leaver's void hand and a closed table leave no prompt either", () => {

@@ -110,8 +110,9 @@ export function renderHandEnd(st, conn, rerender) {
   const winTile = logged || st.winTile || null;
   const dealtIn = result && result.discarder !== null && result.discarder !== undefined ? result.discarder : null;
 
-  // void by the vote, unless the hand's end was decided first (then settled: hand_end)
-  const voided = st.dissolved && !he.afterVote;
+  // void by the vote (hand_void); a hand whose end was decided first (a win held by the
+  // claim pause) or that ended before the vote was settled: its result, and a line saying so
+  const voided = st.voidByVote;
   const title = voided
     ? h("h2", { dataset: { role: "winner" } }, h("span", { dataset: { role: "dissolved" } }, t("web.dissolved")))
     : result
@@ -216,7 +217,7 @@ export function renderHandEnd(st, conn, rerender) {
       { class: "hand-end card", dataset: { role: "hand-end", closed: st.closed ? "1" : undefined } },
       h("h2", { class: "small muted" }, t("hand_over")),
       title,
-      st.dissolved && he.afterVote ? h("p", { class: "muted dissolved-note", dataset: { role: "dissolved-settled" } }, t("web.dissolved_settled")) : null,
+      st.dissolved && !voided ? h("p", { class: "muted dissolved-note", dataset: { role: "dissolved-settled" } }, t("web.dissolved_settled")) : null,
       // two columns: every hand and the 算分 on the left, what to do next, the winning
       // shape and the standings on the right (one column on a phone held upright)
       h(

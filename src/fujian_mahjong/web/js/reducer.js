@@ -60,7 +60,8 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     opening: null,
     asked: false, // the latest state asks this seat to act (shown once the opening is over)
     prompt: null, // the decision to render: { phase, actions, deadlineAt } or null
-    dissolved: false, // 解散房间: the match was dissolved by vote, the hand is void
+    dissolved: false, // 解散房间: the match is dissolved by vote (no prompt from then on)
+    voidByVote: false, // the hand in play was void by it (hand_void, dissolved)
     log: [],
     bubbles: [],
     sounds: [],
@@ -497,7 +498,13 @@ function reduceMessage(state, msg, now) {
       return state;
     case "hand_void": {
       const s = { ...noPrompt(state), opening: null };
-      if (msg.dissolved) s.dissolved = true;
+      if (msg.dissolved) {
+        // the hand in play is void by the vote: its end screen says so (not the result of
+        // a hand that ended before it)
+        s.dissolved = true;
+        s.voidByVote = true;
+        s.handEnd = null;
+      }
       return s;
     }
     case "table_closed":
@@ -506,10 +513,6 @@ function reduceMessage(state, msg, now) {
       return state;
     case "hand_end": {
       const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand) } };
-      // a hand whose end was decided when the dissolution was agreed (a win held by the
-      // claim pause) is not void: it ends and is settled as decided (docs/protocol.md), and
-      // its end screen says so, with its result and its silver
-      if (state.dissolved) s.handEnd.afterVote = true;
       if (msg.hands_total) s.handsTotal = msg.hands_total;
       if (msg.totals) s.totals = msg.totals;
       return s;

@@ -117,6 +117,7 @@ function seatRect(seat) {
 export function mountSocial(container, ctx) {
   const st = {
     playing: null, // a hand in progress (null: not known from the messages yet)
+    seatedKey: null, // who sat where at the last seats message (player ids and bots)
     registered: null,
     phrases: [],
     byId: new Map(),
@@ -428,12 +429,19 @@ export function mountSocial(container, ctx) {
         case "seated":
           fetchInfo(msg.table);
           break;
-        case "seats":
-          if (!st.playing) {
+        case "seats": {
+          // who sits where (people and bots): the table's terms change only with it (a
+          // second person makes a practice table one for silver). A seats message that only
+          // says who is ready (after each hand) asks nothing: after the last hand the table
+          // closes, and a request racing its close would answer 404
+          const who = JSON.stringify((msg.seats || []).map((x) => [x.player_id ?? null, Boolean(x.bot)]));
+          if (!st.playing && who !== st.seatedKey) {
             st.practice = null; // the table's answer says again
             fetchInfo(msg.table);
           }
+          st.seatedKey = who;
           break;
+        }
         case "hand_start":
           st.playing = true;
           break;
