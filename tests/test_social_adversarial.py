@@ -22,6 +22,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fujian_mahjong.bots import make_bot
 from fujian_mahjong.engine import apply_decisions, fresh_game
 from fujian_mahjong.engine.view import SeatView
@@ -356,10 +358,14 @@ def test_repeating_a_vote_is_not_relayed_again(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-def test_a_vote_agreed_after_a_win_lets_the_hand_end_as_decided(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hands", [4, 1], ids=["more-hands-left", "the-last-hand"])
+def test_a_vote_agreed_after_a_win_lets_the_hand_end_as_decided(tmp_path: Path, hands: int) -> None:
     """The dealer declares 天胡 in the opening window; the vote is agreed while the hand's
     end is held by the pause: the hand is not voided (D-24: a declared win stands), it ends
-    and is settled, then the match is dissolved — once, with the audit clean."""
+    and is settled, then the match is dissolved — once, with the audit clean. When that was
+    the match's last hand, the match ends as it would have without the vote (match_end
+    without ``dissolved``, the table closed as "match over"; the lobby audit's property test
+    once met this by chance and expected a dissolved match_end)."""
 
     async def main() -> None:
         from tests.test_audit_server import heaven_wall
@@ -367,7 +373,7 @@ def test_a_vote_agreed_after_a_win_lets_the_hand_end_as_decided(tmp_path: Path) 
 
         deals = StackedDeals([heaven_wall()], dealer=0)
         async with running(tmp_path, deals=deals) as h:
-            tid, a, b, s = await two_humans_two_bots(h)
+            tid, a, b, s = await two_humans_two_bots(h, hands=hands)
             t = h.lobby.find(tid)
             await b.send({"type": "dissolve", "accept": True})
             assert _asked(a)
@@ -379,44 +385,12 @@ def test_a_vote_agreed_after_a_win_lets_the_hand_end_as_decided(tmp_path: Path) 
             for c in (a, b, s):
                 assert len(c.of_type("hand_end")) == 1 and not c.of_type("hand_void")
                 (end,) = c.of_type("match_end")
-                assert end["dissolved"] and end["hands_played"] == 1
+                assert end["hands_played"] == 1 and end["leaver"] is None, end
+                assert bool(end.get("dissolved")) is (hands > 1), end
+                closed = c.last("table_closed")["reason"]
+                assert closed == ("dissolved" if hands > 1 else "match over"), closed
                 types = [m["type"] for m in c.messages]
                 assert types.index("hand_end") < types.index("match_end")
-            rep = await audit(h)
-            assert rep.hands == 1 and rep.voids == 0 and rep.dissolved == 0
-
-    asyncio.run(main())
-
-
-def test_a_vote_agreed_after_a_win_in_the_last_hand_lets_the_match_finish(
-    tmp_path: Path,
-) -> None:
-    """The same in a one-hand match: the hand ends and is settled as decided, and with it
-    the match, as it would have without the vote (match_end without ``dissolved``, the
-    table closed as "match over"); nothing is voided and the audit is clean. (The lobby
-    audit's property test once met this by chance and expected a dissolved match_end.)"""
-
-    async def main() -> None:
-        from tests.test_audit_server import heaven_wall
-        from tests.test_dissolve import audit, two_humans_two_bots, until_closed
-
-        deals = StackedDeals([heaven_wall()], dealer=0)
-        async with running(tmp_path, deals=deals) as h:
-            tid, a, b, s = await two_humans_two_bots(h, hands=1)
-            t = h.lobby.find(tid)
-            await b.send({"type": "dissolve", "accept": True})
-            assert _asked(a)
-            await a.act({"type": "win"})
-            assert t.hand is not None and t.hand.game.is_over()
-            await a.send({"type": "dissolve", "accept": True})
-            assert votes(s)[-1]["outcome"] == "dissolved"
-            await until_closed(h, a, b, s)
-            for c in (a, b, s):
-                assert len(c.of_type("hand_end")) == 1 and not c.of_type("hand_void")
-                (end,) = c.of_type("match_end")
-                assert not end.get("dissolved") and end["hands_played"] == 1, end
-                assert end["leaver"] is None
-                assert c.last("table_closed")["reason"] == "match over"
             rep = await audit(h)
             assert rep.hands == 1 and rep.voids == 0 and rep.dissolved == 0
 

@@ -473,19 +473,30 @@ def test_manifest_and_service_worker(server: Server) -> None:
     assert "caches" in sw and "/api/" in sw
 
 
+def two_ready_at_a_private_table(
+    srv: Server, br: Browser, wa: Watched, hands: int = 1
+) -> tuple[Watched, Watched]:
+    """甲 (``wa``'s page: seat 0, the creator) and 乙 (a desktop page) at a new private table
+    of ``hands`` hands with two bots, both ready: (甲's, 乙's)."""
+    a, b = srv.guest("甲"), srv.guest("乙")
+    tid = srv.table(a, bots=2, private=True, hands=hands)
+    code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
+    wb = Watched(br, "zh-CN")
+    wa.page.goto(f"{srv.base}/?token={a}&table={tid}")
+    wa.page.locator("[data-role=waiting-room]").wait_for()
+    wb.page.goto(f"{srv.base}/?token={b}&table={code}")
+    wb.page.locator("[data-role=waiting-room] [data-action=ready]").click()
+    wa.page.locator("[data-role=waiting-room] [data-action=ready]").click()
+    return wa, wb
+
+
 def test_a_dissolved_table_says_so_and_asks_nothing(server: Server, browser: Browser) -> None:  # noqa: F811
     """解散 agreed at a private table: both players read 房间已解散 · 本盘作废 and no
     decision is left in either page (docs/web.md)."""
-    a, b = server.guest("甲"), server.guest("乙")
-    tid = server.table(a, bots=2, private=True)
-    code = server.http("GET", f"/api/tables/{tid}", token=a)["code"]
-    wa, wb = Watched(browser, "zh-CN", 844, 390, mobile=True), Watched(browser, "zh-CN")
+    wa, wb = two_ready_at_a_private_table(
+        server, browser, Watched(browser, "zh-CN", 844, 390, mobile=True)
+    )
     pa, pb = wa.page, wb.page
-    pa.goto(f"{server.base}/?token={a}&table={tid}")
-    pa.locator("[data-role=waiting-room]").wait_for()
-    pb.goto(f"{server.base}/?token={b}&table={code}")
-    pb.locator("[data-role=waiting-room] [data-action=ready]").click()
-    pa.locator("[data-role=waiting-room] [data-action=ready]").tap()
     for p in (pa, pb):
         p.locator("[data-role=hand] [data-tile]").first.wait_for()
     for p in (pa, pb):
@@ -516,16 +527,8 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
     from tests.test_audit_server import heaven_wall
 
     with serving(tmp_path_factory.mktemp("webdissolvewin"), [heaven_wall()]) as srv:
-        a, b = srv.guest("甲"), srv.guest("乙")
-        tid = srv.table(a, bots=2, private=True, hands=2)
-        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
-        wa, wb = Watched(browser, "zh-CN"), Watched(browser, "zh-CN")
+        wa, wb = two_ready_at_a_private_table(srv, browser, Watched(browser, "zh-CN"), hands=2)
         pa, pb = wa.page, wb.page
-        pa.goto(f"{srv.base}/?token={a}&table={tid}")
-        pa.locator("[data-role=waiting-room]").wait_for()
-        pb.goto(f"{srv.base}/?token={b}&table={code}")
-        pb.locator("[data-role=waiting-room] [data-action=ready]").click()
-        pa.locator("[data-role=waiting-room] [data-action=ready]").click()
         win = pa.locator(f"{ACTIONS}[data-action=win]")
         expect(win).to_be_visible()  # 天胡, once the opening has played
         pb.locator("[data-action=dissolve]").click()
