@@ -662,13 +662,13 @@ class PlayApp(App[None]):
             "\n".join(status_lines(v, hand_no, self.match.totals, lang, width))
         )
         self.panel("help").show("\n".join(help_lines(lang)))
-        n = len(hand_order(v))
-        self.selected = min(self.selected, max(0, n - 1))
+        order = hand_order(v)
+        self.selected = min(self.selected, max(0, len(order) - 1))
         if over or self.show_help:
             self.panel("seats").display = False
         else:
             # the face-up tiles of the kind under the cursor marked (同牌提示): public only
-            same = hand_order(v)[self.selected] if n else None
+            same = order[self.selected] if order else None
             lines = seat_lines(v, lang, width, self.last_discarder(), same)
             self.panel("seats").show(marked(lines))
         self.panel("hand").show(hand_bar(v, self.selected, lang, ready_kinds(v)))
@@ -708,7 +708,6 @@ class PlayApp(App[None]):
                 x += cell_len(label) + 1
             # 听牌提示 on our turn (what the selected tile's discard would wait on), or our
             # waits while ready: from our own tiles only
-            order = hand_order(v)
             seen = g.seat_view(HUMAN).visible_counts()
             line = tenpai_line(v, order[self.selected] if order else None, lang, seen)
             if line:

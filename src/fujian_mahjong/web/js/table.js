@@ -841,9 +841,10 @@ export async function showTable(root, tableRef, as) {
       seenHand = st.hand; // this hand's table in view without the opening card from now
       seenAt = now;
     }
-    // a dissolved match's end comes with the server's word (hand_void, hand_end or
-    // match_end), not with the vote: a hand decided in the claim pause still ends settled
-    const showEnd = Boolean(st.voidByVote || (st.dissolved && st.matchEnd) || (st.handEnd && !holdingEnd(now)));
+    // a dissolved match's end comes with the server's word (hand_void, or a hand_end or
+    // match_end: each sets handEnd), not with the vote: a hand decided in the claim pause
+    // still ends settled
+    const showEnd = Boolean(st.voidByVote || (st.handEnd && !holdingEnd(now)));
     document.title = `${t("title")} · ${t("table_no", { id: st.table })}`;
     const header = h(
       "header",
