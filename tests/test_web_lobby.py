@@ -637,6 +637,8 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     form too); and each room's player count stays inside its card (on a desktop too)."""
     acc = server.account("横屏大厅")
     guest = server.guest_json("横屏游客")
+    # a table waiting for players, with stakes, in the list of tables
+    server.table(server.guest_json("摆桌")["token"], bots=2, stake=5, fee=2)
 
     def lobby(token: str, locale: str, width: int, height: int, wait: str) -> WebWatched:
         """The lobby at this size (a phone's touch below 500 px of height or upright) once
@@ -650,6 +652,7 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
     sizes = [("zh-CN", 844, 390), ("zh-CN", 740, 360), ("zh-CN", 667, 375)]
     sizes += [("en-US", 844, 390), ("en-US", 740, 360), ("en-US", 667, 375)]
     sizes += [("en-US", 932, 430), ("en-US", 1280, 800), ("zh-CN", 1280, 800)]
+    sizes += [("zh-CN", 1920, 1080)]
     for locale, width, height in sizes:
         sideways = height < 500  # 1280×800: a desktop, for the count of "Intermediate"
         w = lobby(acc["token"], locale, width, height, "[data-action=relief]")
@@ -700,6 +703,44 @@ def test_the_lobby_on_a_phone_held_sideways_shows_every_room_and_its_quick_match
               })"""
         )
         assert inside == [], f"a room's line broken inside a word ({at}): {inside}"
+        # a listed table's terms break between terms too, its buttons on one line at the
+        # row's right end
+        rows = pg.locator("[data-role=tables] [data-table]")
+        rows.first.wait_for()
+        split = pg.evaluate(
+            """() => [...document.querySelectorAll('[data-role=stakes] > span')]
+                .filter(e => e.getClientRects().length > 1).map(e => e.textContent)"""
+        )
+        assert split == [], f"a table's term split over two lines ({at}): {split}"
+        for row in rows.all():
+            tops = row.locator("button").evaluate_all(
+                "bs => bs.map(b => Math.round(b.getBoundingClientRect().top))"
+            )
+            assert len(set(tops)) == 1, f"a table's buttons wrap ({at}): {tops}"
+        if width >= 1200:
+            # a desktop: the rooms and the create form, and beside them 房号加入, the tables
+            # and your hands (none yet for this account), each begun on the first screen (one 880 px column left the
+            # tables under the fold and the felt empty on both sides); no card over another
+            cards = pg.evaluate(
+                """() => [...document.querySelectorAll('[data-role=lobby] section.card')]
+                  .map(c => { const r = c.getBoundingClientRect();
+                    return {card: c.classList[1], x: r.x, y: r.y, w: r.width, h: r.height}; })"""
+            )
+            by = {c["card"]: c for c in cards}
+            rooms, tables = by["rooms"], by["tables"]
+            for side in ("join", "tables", "history")[: 3 if "history" in by else 2]:
+                assert by[side]["x"] >= rooms["x"] + rooms["w"], f"{side} not beside ({at})"
+                assert by[side]["y"] < height, f"{side} under the fold ({at}): {by[side]}"
+            assert by["join"]["y"] + by["join"]["h"] <= height, (at, by["join"])
+            assert by["create"]["y"] < height, (at, by["create"])
+            assert rooms["w"] >= 2 * tables["w"] * 0.9, f"the rooms squeezed ({at}): {cards}"
+            for i, a in enumerate(cards):
+                for b in cards[i + 1 :]:
+                    ox = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
+                    oy = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+                    assert ox <= 0 or oy <= 0, f"cards overlap ({at}): {a} {b}"
+            scroll = pg.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= width, f"the lobby scrolls sideways ({at}): {scroll}"
         shared = pg.locator("[data-role=house-note-all]")
         each = pg.locator("[data-role=room] [data-role=house-note]").first
         expect(shared).to_be_visible() if sideways else expect(shared).to_be_hidden()

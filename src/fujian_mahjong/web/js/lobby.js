@@ -442,7 +442,7 @@ async function quickMatch(room, me) {
   }
 }
 
-/** A room's terms, each whole on its line: a narrow card breaks at the " · " only (封顶 100 分
+/** A room's or a table's terms, each whole on its line: a narrow card breaks at the " · " only (封顶 100 分
  * once left its 分 alone on the next line). A translation without the separator stays one
  * text that wraps as any other. */
 function termsText(text) {
@@ -644,14 +644,18 @@ function tablesCard() {
         h(
           "div",
           { class: "table-row", dataset: { table: String(r.id) } },
-          h("span", { class: "tname" }, `#${r.id}${r.code ? ` · ${r.code}` : ""}`),
-          h("span", {}, t(`lobby.profile.${r.profile}`)),
-          h("span", { class: "muted" }, t("lobby.seats_taken", { n: taken, m: n }), r.bots ? ` · ${t("lobby.bots")} ${r.bots}` : ""),
-          // 练习 only where nobody can sit down any more: a joiner would be a second human,
-          // for whom the table's stakes apply (docs/economy.md)
-          h("span", { class: "muted small", dataset: { role: "stakes", practice: r.practice && taken >= n ? "1" : undefined } }, r.practice && taken >= n ? t("lobby.practice") : r.stakes ? t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) }) : t("lobby.points_only_short")),
-          open ? null : h("span", { class: "badge-l" }, t("lobby.in_play")),
-          h("span", { class: "grow" }),
+          // what the table is wraps in its own box; the buttons keep the row's right end
+          h(
+            "div",
+            { class: "t-info" },
+            h("span", { class: "tname" }, `#${r.id}${r.code ? ` · ${r.code}` : ""}`),
+            h("span", {}, t(`lobby.profile.${r.profile}`)),
+            h("span", { class: "muted" }, t("lobby.seats_taken", { n: taken, m: n }), r.bots ? ` · ${t("lobby.bots")} ${r.bots}` : ""),
+            // 练习 only where nobody can sit down any more: a joiner would be a second
+            // human, for whom the table's stakes apply (docs/economy.md)
+            h("span", { class: "muted small lb-terms", dataset: { role: "stakes", practice: r.practice && taken >= n ? "1" : undefined } }, r.practice && taken >= n ? t("lobby.practice") : r.stakes ? termsText(t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) })) : t("lobby.points_only_short")),
+            open ? null : h("span", { class: "badge-l" }, t("lobby.in_play")),
+          ),
           open ? h("button", { dataset: { action: "join-table" }, onclick: () => sitAt(String(r.id)) }, t("lobby.join")) : null,
           h("button", { class: "secondary", dataset: { action: "spectate" }, onclick: () => go({ table: r.id, as: "spectator" }) }, t("lobby.spectate")),
         ),
@@ -746,7 +750,13 @@ export async function showLobby(root) {
   }
   const next = signedIn ? null : nextTarget();
   const body = h("main", { class: "lobby", dataset: { role: "lobby" } }, next ? inviteCard(next) : null, identityCard(root, paths, me));
-  if (signedIn) body.append(...[roomsCard(me), createCard(bounds), joinCard(), tablesCard(), historyCard(serverHands)].filter(Boolean));
+  if (signedIn) {
+    // two columns on a desktop (lobby.css): the rooms and the create form, and beside them
+    // the tables to join and your hands; one column (the wrappers drawn away) elsewhere
+    const side = [joinCard(), tablesCard(), historyCard(serverHands)].filter(Boolean);
+    body.classList.add("signed-in");
+    body.append(h("div", { class: "lobby-col lobby-main" }, roomsCard(me), createCard(bounds)), h("div", { class: "lobby-col lobby-side" }, ...side));
+  }
   root.classList.remove("table-page");
   root.replaceChildren(header(() => showLobby(root)), body);
 }
