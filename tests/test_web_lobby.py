@@ -157,8 +157,9 @@ END_GEOMETRY = """() => {
   const tiles = [...document.querySelectorAll('[data-end-seat] [data-tile]')]
     .filter(e => !e.closest('.melds')).map(e => e.getBoundingClientRect().width);
   const end = document.querySelector('[data-role=hand-end]').getBoundingClientRect();
+  const felt = host.getBoundingClientRect();
   return {scroll: [host.scrollHeight, host.clientHeight], hand: Math.min(...tiles),
-          right: end.right};
+          right: end.right, above: end.top - felt.top, below: felt.bottom - end.bottom};
 }"""
 
 
@@ -818,13 +819,22 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     )
     assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({locale}: {host})"
     # on a desktop (or a tablet held sideways) the same screen grows with it: every hand in
-    # tiles of 28 px or more at 1280 px wide (a phone's 21 px before), still all of it,
-    # silver line and 算分, without scrolling
-    for width, height, least in ((1280, 800, 28), (1280, 720, 28), (1024, 768, 24)):
+    # tiles of 28 px or more at 1280 px wide (a phone's 21 px before; 44 px at 1920×1080,
+    # where it kept 39), still all of it, silver line and 算分, without scrolling, and in the
+    # middle of the felt, as a result dialog over the table (it stood at the top of
+    # 1920×1080 with 300 px of empty felt under it)
+    for width, height, least in (
+        (1280, 800, 28),
+        (1280, 720, 28),
+        (1024, 768, 24),
+        (1920, 1080, 44),
+    ):
         pg.set_viewport_size({"width": width, "height": height})
         g = pg.evaluate(END_GEOMETRY)
         where = f"{locale}, {width}×{height}"
         assert g["scroll"][0] <= g["scroll"][1] + 1, f"the end scrolls ({where}: {g})"
         assert g["hand"] >= least, f"hand tiles {g['hand']:.1f} px wide ({where})"
         assert g["right"] <= width + 0.5, g
+        middle = abs(g["above"] - g["below"]) <= 2 or max(g["above"], g["below"]) <= 12
+        assert middle, f"the end is not in the middle of the felt ({where}: {g})"
     w.close()
