@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, expect
 from tests.test_web import (
     ACTIONS,
     HAND_END,
+    SHORT_OPENING_MS,
     Server,
     Watched,
     browser,  # noqa: F401 (the fixture)
@@ -80,7 +81,13 @@ BUBBLE = """() => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serving(tmp_path_factory.mktemp("websquare"), [TABLE_WALL]) as s:
+    """TABLE_WALL with a short opening (SHORT_OPENING_MS): these journeys are about the
+    table's geometry, so the page shows only the opening's last few hundred milliseconds
+    (the full opening is timed by test_a_hand_over_at_its_opening_shows_its_table_first and
+    by the conformance check-table)."""
+    with serving(
+        tmp_path_factory.mktemp("websquare"), [TABLE_WALL], opening_ms=SHORT_OPENING_MS
+    ) as s:
         yield s
 
 
@@ -228,10 +235,11 @@ def test_the_square_table(
     # while the opening card is shown, no decision is in the page (it is polled as the
     # conformance check does: every state the page goes through is looked at)
     pg.evaluate(
-        """sel => { window.__underOpening = 0;
+        """sel => { window.__underOpening = 0; window.__sawOpening = false;
         new MutationObserver(() => {
-          if (document.querySelector('[data-role=opening]') && document.querySelector(sel))
-            window.__underOpening += 1;
+          if (!document.querySelector('[data-role=opening]')) return;
+          window.__sawOpening = true;
+          if (document.querySelector(sel)) window.__underOpening += 1;
         }).observe(document.body, {subtree: true, childList: true, attributes: true}); }""",
         DECISIONS,
     )
@@ -239,11 +247,12 @@ def test_the_square_table(
         ready.tap()
     else:
         ready.click()
-    pg.locator("[data-role=opening]").wait_for()
-    pg.locator("[data-role=opening]").wait_for(state="detached")
-    assert pg.evaluate("window.__underOpening") == 0, "a decision under the opening card"
-    # our first turn (we deal): the table with our hand and the discard button
+    # our first turn (we deal): the table with our hand and the discard button, once the
+    # opening card has gone
     expect(pg.locator("[data-action=discard]")).to_be_visible()
+    expect(pg.locator("[data-role=opening]")).to_have_count(0)
+    assert pg.evaluate("window.__sawOpening"), "no opening card was shown"
+    assert pg.evaluate("window.__underOpening") == 0, "a decision under the opening card"
     # the centre's edge toward us is lit (our turn), as a table's compass points
     assert pg.get_attribute("[data-role=center]", "data-turn") == "self"
     g = pg.evaluate(GEOMETRY)
@@ -370,9 +379,8 @@ def test_a_phone_notch_and_home_bar_cover_nothing(
     pg = w.page
     w.ctx.new_cdp_session(pg).send("Emulation.setSafeAreaInsetsOverride", {"insets": inset})
     ready.tap()
-    pg.locator("[data-role=opening]").wait_for()
-    pg.locator("[data-role=opening]").wait_for(state="detached")
     expect(pg.locator("[data-action=discard]")).to_be_visible()
+    expect(pg.locator("[data-role=opening]")).to_have_count(0)
     outside = pg.evaluate(
         """([t, l, r, b]) => [...document.querySelectorAll(
             '.bar > *, .seat-box, [data-role=hand] [data-tile], [data-role=river], button')]
@@ -526,7 +534,9 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
     left (docs/protocol.md). Before, the vote alone put 本盘作废 on the screen."""
     from tests.test_audit_server import heaven_wall
 
-    with serving(tmp_path_factory.mktemp("webdissolvewin"), [heaven_wall()]) as srv:
+    with serving(
+        tmp_path_factory.mktemp("webdissolvewin"), [heaven_wall()], opening_ms=SHORT_OPENING_MS
+    ) as srv:
         wa, wb = two_ready_at_a_private_table(srv, browser, Watched(browser, "zh-CN"), hands=2)
         pa, pb = wa.page, wb.page
         win = pa.locator(f"{ACTIONS}[data-action=win]")
