@@ -232,6 +232,19 @@ def test_the_square_table(
     landscape = width > height
     w, ready = at_a_new_table(server, browser, "方桌", width, height, touch)
     pg = w.page
+    # the waiting room: 准备 on the first screen, nothing scrolls (at 844×390 its four seats
+    # one under another ran it off the foot), and the table's 练习 note under it is light on
+    # the felt (it was dark green on green)
+    note = pg.locator("[data-role=table-stakes]")
+    note.wait_for()
+    box = ready.bounding_box()
+    assert box and box["y"] + box["height"] <= height, f"准备 under the fold: {box}"
+    assert pg.evaluate("document.documentElement.scrollHeight") <= height + 1
+    light = note.evaluate(
+        "e => { const [r, g, b] = getComputedStyle(e).color.match(/\\d+/g).map(Number);"
+        " return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; }"
+    )
+    assert light >= 0.6, f"the stakes note is dark on the felt ({light:.2f})"
     # while the opening card is shown, no decision is in the page (it is polled as the
     # conformance check does: every state the page goes through is looked at)
     pg.evaluate(
