@@ -314,6 +314,9 @@ def test_the_square_table(
         assert meld_w >= 0.75 * river_w, f"meld tiles {meld_w:.1f} px, the river's {river_w:.1f}"
     elif width >= 600 and height >= 600:
         assert meld_w >= 14, f"meld tiles {meld_w:.1f} px wide on a tablet"
+    elif not landscape:
+        # a phone upright: the side seats' melds 11 px (9 before), as wide as the top one's
+        assert meld_w >= 10.5, f"meld tiles {meld_w:.1f} px wide on a phone upright"
     check_square(g, landscape)
     # a claim prompt comes without moving your hand under your thumb
     assert abs(g["hand"]["y"] - hand_at_turn["y"]) < 1, ("the hand moved", hand_at_turn, g["hand"])
