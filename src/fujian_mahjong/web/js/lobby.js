@@ -442,9 +442,9 @@ async function quickMatch(room, me) {
   }
 }
 
-/** A room's or a table's terms, each whole on its line: a narrow card breaks at the " · " only (封顶 100 分
- * once left its 分 alone on the next line). A translation without the separator stays one
- * text that wraps as any other. */
+/** A room's or a listed table's terms, each whole on its line: a narrow card breaks at the
+ * " · " only (封顶 100 分 once left its 分 alone on the next line). A translation without the
+ * separator stays one text that wraps as any other. */
 function termsText(text) {
   const parts = text.split(" · ");
   if (parts.length < 2) return text;
