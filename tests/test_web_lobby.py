@@ -158,7 +158,15 @@ END_GEOMETRY = """() => {
     .filter(e => !e.closest('.melds')).map(e => e.getBoundingClientRect().width);
   const end = document.querySelector('[data-role=hand-end]').getBoundingClientRect();
   const felt = host.getBoundingClientRect();
-  return {scroll: [host.scrollHeight, host.clientHeight], hand: Math.min(...tiles),
+  // the lines each seat's hand and melds take (their tiles' tops, more than half a hand
+  // tile's height apart: a meld's smaller tiles stand a little lower on the same line)
+  const lines = [...document.querySelectorAll('[data-end-seat] .end-tiles')].map(row => {
+    const all = [...row.querySelectorAll('[data-tile]')].map(e => e.getBoundingClientRect());
+    const step = Math.max(...all.map(r => r.height)) / 2;
+    const tops = all.map(r => r.top).sort((a, b) => a - b);
+    return 1 + tops.filter((t, i) => i > 0 && t - tops[i - 1] > step).length;
+  });
+  return {scroll: [host.scrollHeight, host.clientHeight], hand: Math.min(...tiles), lines,
           right: end.right, above: end.top - felt.top, below: felt.bottom - end.bottom};
 }"""
 
@@ -813,11 +821,17 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     else:
         expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
     pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()
-    host = pg.evaluate(
-        "() => { const e = document.querySelector('.end-host');"
-        " return [e.scrollHeight, e.clientHeight]; }"
-    )
-    assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({locale}: {host})"
+    # held sideways, each seat is one line of a result dialog: who and the flowers, the hand
+    # as wide as the column lets it be, the payment and the total; every hand on one line,
+    # in tiles of 19 px at 844×390 (14 px under a line of words before), 15 px at 740×360
+    for width, height, least in ((844, 390, 19), (740, 360, 15), (667, 375, 12)):
+        pg.set_viewport_size({"width": width, "height": height})
+        g = pg.evaluate(END_GEOMETRY)
+        where = f"{locale}, {width}×{height}"
+        assert g["scroll"][0] <= g["scroll"][1] + 1, f"the end of the hand scrolls ({where}: {g})"
+        assert g["hand"] >= least, f"hand tiles {g['hand']:.1f} px wide ({where})"
+        assert g["lines"] == [1, 1, 1, 1], f"a hand wraps ({where}: {g['lines']})"
+        assert g["right"] <= width + 0.5, g
     # on a desktop (or a tablet held sideways) the same screen grows with it: every hand in
     # tiles of 28 px or more at 1280 px wide (a phone's 21 px before; 44 px at 1920×1080,
     # where it kept 39), still all of it, silver line and 算分, without scrolling, and in the

@@ -134,12 +134,25 @@ export function renderHandEnd(st, conn, rerender) {
       h(
         "div",
         { class: `end-seat${result && result.winner === s ? " winner" : ""}${dealtIn === s ? " dealt-in" : ""}`, dataset: { endSeat: String(s), dealtIn: dealtIn === s ? "1" : undefined } },
-        h("span", { class: "name" }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""),
-        dealtIn === s ? h("span", { class: "badge warn" }, t("web.dealt_in")) : null,
+        // who, the flowers, the payment and the match total: on a phone held sideways in
+        // columns around the tiles (.end-info before, .end-score after), elsewhere on one
+        // line above them (the wrappers are drawn away there)
+        h(
+          "span",
+          { class: "end-info" },
+          h("span", { class: "end-who" }, h("span", { class: "name" }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""), dealtIn === s ? h("span", { class: "badge warn" }, t("web.dealt_in")) : null),
+          h("span", { class: "end-nums" }, flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null),
+        ),
         h("span", { class: "end-tiles" }, handRow(hands[String(s)], gold, result && result.winner === s ? winTile : null), v ? meldsEl(v.melds[s], gold) : null),
-        flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null,
-        pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
-        st.totals && st.totals[s] !== undefined ? h("span", { class: "total muted" }, `${t("totals")} ${st.totals[s]}`) : null,
+        // the hand's payment and the match's running total (after the tiles when held sideways)
+        h(
+          "span",
+          { class: "end-score" },
+          pay !== null ? h("span", { class: `pay ${pay > 0 ? "plus" : pay < 0 ? "minus" : ""}`, dataset: { role: "payment" } }, pay > 0 ? `+${pay}` : String(pay)) : null,
+          st.totals && st.totals[s] !== undefined
+            ? h("span", { class: "total muted" }, h("span", { class: "total-long" }, t("totals")), h("span", { class: "total-short" }, t("totals_short")), ` ${st.totals[s]}`)
+            : null,
+        ),
         // a player's silver is its own business: only its own line, never to a spectator
         he.silver && he.silver[s] && !he.practice && st.seat !== null && st.seat !== undefined && s === st.seat
           ? h(
