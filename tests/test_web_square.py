@@ -57,6 +57,11 @@ GEOMETRY = """() => {
     // the header's links and buttons (over the table's top corners in landscape)
     header: [...document.querySelectorAll('#app.table-page > .bar > :not(.grow)')].map(r).filter(Boolean),
     social: r(document.querySelector('.table-grid > .social-wrap')),
+    // the log (open or folded) and, open, the whole lines its list shows
+    log: r(document.querySelector('.table-grid > .action-log')),
+    log_lines: (l => l ? l.clientHeight / parseFloat(getComputedStyle(l).lineHeight) : 0)(
+      document.querySelector('.table-grid > .action-log.open .log-list')),
+    grid_scroll: (e => [e.scrollHeight, e.clientHeight])(document.querySelector('#app > .table-grid')),
     hand_w: w('[data-role=hand] [data-tile]'),
     river_w: w('[data-role=river] [data-tile]'),
     meld_w: w('section.seat:not([data-rel=self]) [data-role=melds] [data-tile]'),
@@ -209,6 +214,7 @@ def play_to_the_chow(pg: Any) -> None:
         (740, 360, True),
         (667, 375, True),
         (390, 844, True),
+        (375, 667, True),
         (768, 1024, True),
     ],
     ids=[
@@ -219,6 +225,7 @@ def play_to_the_chow(pg: Any) -> None:
         "landscape-740",
         "landscape-667",
         "portrait",
+        "portrait-667",
         "tablet-upright",
     ],
 )
@@ -303,6 +310,20 @@ def test_the_square_table(
     assert cut is None or cut <= 0.5, f"the log's top line is cut by {cut:.1f} px"
     g = pg.evaluate(GEOMETRY)
     assert g["actions"], "the decisions are not shown"
+    if not landscape and width < 700:
+        # a phone upright: nothing scrolls (at 375×667 the foot, the stakes note over
+        # 快捷语, ran 37 px under the fold), and on a tall one (390×844) the height to spare
+        # between the table and your seat holds the log, open, six whole lines of it (that
+        # height was empty felt, the log folded at the foot)
+        assert g["grid_scroll"][0] <= g["grid_scroll"][1] + 1, (
+            f"the table scrolls {g['grid_scroll']}"
+        )
+        if height >= 840:
+            log, river = g["log"], g["seats"]["self"]["river"]
+            panel = g["seats"]["self"]["panel"]
+            assert log["y"] >= river["y"] + river["h"] - 0.5, ("the log over your river", log)
+            assert log["y"] + log["h"] <= panel["y"] + 0.5, ("the log over your seat", log)
+            assert g["log_lines"] >= 5.95, f"the log shows {g['log_lines']:.1f} lines"
     hand_w, river_w = min(g["hand_w"]), min(g["river_w"])
     print(f"{width}x{height}: hand tiles {hand_w:.1f} px, river tiles {river_w:.1f} px")  # -s
     # 上家's chow and 对家's pong face up, readable where the screen has room for it: on a

@@ -714,8 +714,11 @@ export async function showTable(root, tableRef, as) {
   const summaryPath = Object.keys(paths).some((p) => /^\/api\/hands\/\{[^}]+\}\/summary$/.test(p));
   // what handend.js reads and writes besides the reducer's state (its summaries, ready)
   const endCtx = { summaries: {}, summaryPath };
-  // the log starts folded where the room is short (a phone, either way up)
-  let logOpen = !window.matchMedia("(max-width: 700px), (max-height: 500px)").matches;
+  // the log starts folded where the room is short (a phone, either way up), except on a
+  // tall phone upright: the height to spare between the table and its seat holds it there
+  // (style.css)
+  const TALL_UPRIGHT = "(orientation: portrait) and (max-width: 700px) and (min-height: 800px)";
+  let logOpen = !window.matchMedia("(max-width: 700px), (max-height: 500px)").matches || window.matchMedia(TALL_UPRIGHT).matches;
   let endLogOpen = false;
   let playedSound = 0;
   let openingTimer = null;
