@@ -308,6 +308,15 @@ def test_the_square_table(
           return top - e.getBoundingClientRect().top; }"""
     )
     assert cut is None or cut <= 0.5, f"the log's top line is cut by {cut:.1f} px"
+    # 快捷语's phrases open inside the screen, wherever its button stands (upright it is at
+    # the foot, and they opened below it, under the fold)
+    pg.locator("[data-action=chat]").click()
+    phrases = pg.locator("[data-role=phrase-list]").bounding_box()
+    assert phrases and phrases["y"] >= 0 and phrases["y"] + phrases["height"] <= height + 0.5, (
+        f"the phrases are off the screen: {phrases}"
+    )
+    pg.locator("[data-action=chat]").click()
+    expect(pg.locator("[data-role=phrase-list]")).to_have_count(0)
     g = pg.evaluate(GEOMETRY)
     assert g["actions"], "the decisions are not shown"
     if not landscape and width < 700:
