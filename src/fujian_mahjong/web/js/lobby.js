@@ -120,12 +120,13 @@ export function stakesFacts(stakes, penalty, practice = false) {
   );
 }
 
-/** Ask before sitting at a table: its stakes and escape penalty; true to sit. */
-export function confirmSit(title, stakes, penalty, note, practice = false) {
+/** Ask before sitting at a table: its stakes and escape penalty, and `notes` (each a
+ * sentence of its own, on its own line); true to sit. */
+export function confirmSit(title, stakes, penalty, notes = [], practice = false) {
   return modal({
     role: "sit-confirm",
     title,
-    body: h("div", {}, stakesFacts(stakes, penalty, practice), note ? h("p", { class: "muted small" }, note) : null),
+    body: h("div", {}, stakesFacts(stakes, penalty, practice), notes.length ? h("div", { class: "muted small lb-sit-notes", dataset: { role: "sit-notes" } }, notes.map((n) => h("p", {}, n))) : null),
     buttons: [
       { label: t("lobby.cancel"), action: "cancel", value: false },
       { label: t("lobby.sit_down"), action: "sit", value: true, primary: true },
@@ -430,9 +431,9 @@ function houseNote(room) {
 
 async function quickMatch(room, me) {
   // guests play for points: their share is neither paid nor received (docs/economy.md)
-  const base = `${t("lobby.quickmatch_note")} ${houseNote(room)}`;
-  const note = me && me.registered ? base : `${base} ${t("lobby.guest_points")}`;
-  const ok = await confirmSit(`${roomName(room)} · ${t(`lobby.profile.${room.profile}`)}`, room, room.escape_penalty, note);
+  const notes = [t("lobby.quickmatch_note"), houseNote(room)];
+  if (!(me && me.registered)) notes.push(t("lobby.guest_points"));
+  const ok = await confirmSit(`${roomName(room)} · ${t(`lobby.profile.${room.profile}`)}`, room, room.escape_penalty, notes);
   if (!ok) return;
   try {
     const r = await call("POST", "api/quickmatch", { room: room.id });
