@@ -827,6 +827,9 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     else:
         expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
     pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()
+    # the winning hand's groups come with the hand's summary, a request of their own: the
+    # end is measured once they are drawn (MAIN_WALL's hand is won)
+    expect(pg.locator("[data-role=hand-end] [data-role=decomposition]")).to_have_count(1)
     # held sideways, each seat is one line of a result dialog: who and the flowers, the hand
     # as wide as the column lets it be, the payment and the total; every hand on one line,
     # in tiles of 19 px at 844×390 (14 px under a line of words before), 15 px at 740×360
