@@ -211,7 +211,7 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     notes = dialog.locator("[data-role=sit-notes] p")
     expect(notes).to_have_count(3)
     expect(notes.nth(1)).to_have_text("机器人的输赢由平台承担: 赢了照付银子, 输了照扣")
-    expect(notes.nth(2)).to_have_text("游客只计分, 不收付银子。")
+    expect(notes.nth(2)).to_have_text("游客只计分, 不收付银子")
     dialog.locator("[data-action=sit]").click()
     pg.wait_for_url("**/?table=*")
     table = pg.url.split("table=")[1].split("&")[0]
