@@ -84,6 +84,28 @@ BUBBLE = """() => {
 }"""
 
 
+# three callouts at every seat at once (a pong, its kong and the flower drawn for it come
+# within a second), copies of 对家's 碰 callout worded ``word``, found, measured and taken
+# away in one step: {seat's rel: [each one's box]}, the height of the one they copy
+CALLOUTS = """word => {
+  const pong = document.querySelector("[data-role=bubble][data-kind=pong][data-seat='2']");
+  const r = e => { const x = e.getBoundingClientRect(); return {x: x.x, y: x.y, w: x.width, h: x.height}; };
+  const seats = {};
+  for (const sec of document.querySelectorAll('section.seat[data-seat]')) {
+    const made = [0, 1, 2].map(() => {
+      const c = pong.cloneNode(true);
+      c.style.animation = 'none';
+      [...c.childNodes].find(n => n.nodeType === Node.TEXT_NODE).textContent = word;
+      sec.querySelector('.bubbles').append(c);
+      return c;
+    });
+    seats[sec.dataset.rel] = made.map(r);
+    made.forEach(c => c.remove());
+  }
+  return {seats, one: pong.getBoundingClientRect().height};
+}"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """TABLE_WALL with a short opening (SHORT_OPENING_MS): these journeys are about the
@@ -403,6 +425,17 @@ def test_the_square_table(
     assert b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["w"] <= vw and b["y"] + b["h"] <= vh, b
     covered = [h for h in callout["heads"] if overlap(b, h) > 16]
     assert covered == [], f"the 碰 callout {b} covers {covered}"
+    # three at each seat, worded 补花 (two characters: beside a side panel it stood as two
+    # lines, and in a row the three ran across the river into the centre): each one line,
+    # inside the screen, over no seat's name, level or flowers (yours stood over your name)
+    many = pg.evaluate(CALLOUTS, "补花")
+    for rel, boxes in many["seats"].items():
+        for c in boxes:
+            assert c["h"] <= many["one"] + 0.5, f"{rel}'s 补花 callout wraps: {c}, {many['one']}"
+            assert c["x"] >= 0 and c["y"] >= 0, (rel, c)
+            assert c["x"] + c["w"] <= vw and c["y"] + c["h"] <= vh, (rel, c)
+            covered = [h for h in callout["heads"] if overlap(c, h) > 16]
+            assert covered == [], f"{rel}'s callouts {c} cover {covered}"
     # every toast from here on, as it shows (one lasts 4 s: longer than the end's hold)
     pg.evaluate(TOASTS)
     # 托管 to the end: the end of the hand inside the viewport, above nothing

@@ -247,9 +247,13 @@ function seatV(st, s, now) {
   // rows of 8 in front of 对家 and you, of 6 for the side seats (docs/web.md)
   const per = n === 4 && side ? 6 : 8;
   const rows = riverRows(disc, per);
+  // a seat's callouts stand on the side of its panel that faces the centre; yours over the
+  // top edge of your river (your panel's sides are your tools and your hand)
+  const bubbles = h("div", { key: "bubbles", class: "bubbles" }, bubblesV(st, s, now));
   const river = h(
     "div",
     { class: `river r-${rel.pos}`, dataset: { role: "river", count: String(disc.length) } },
+    mine ? bubbles : null,
     rows.map((row, ri) =>
       h(
         "div",
@@ -300,7 +304,7 @@ function seatV(st, s, now) {
         !side && backs ? h("div", { class: "concealed-row" }, backs) : null,
         h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`, same))),
       ),
-      h("div", { class: "bubbles" }, bubblesV(st, s, now)),
+      mine ? null : bubbles,
     ),
     river,
   );
