@@ -106,6 +106,20 @@ CALLOUTS = """word => {
 }"""
 
 
+# the first frame that shows the 托管 banner (window.__auto): the banner, the hand, the
+# decisions shown and the table's scroll
+AUTO_WATCH = """() => { window.__auto = null;
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+  const look = () => {
+    const b = document.querySelector('[data-role=auto-banner]');
+    if (b) { const g = document.querySelector('#app > .table-grid');
+      window.__auto = {banner: r(b), hand: r(document.querySelector('[data-role=hand]')),
+        decisions: document.querySelectorAll('[data-role=actions] button, [data-role=claim-prompt]').length,
+        scroll: [g.scrollHeight, g.clientHeight]}; }
+    else requestAnimationFrame(look); };
+  requestAnimationFrame(look); }"""
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """TABLE_WALL with a short opening (SHORT_OPENING_MS): these journeys are about the
@@ -438,8 +452,21 @@ def test_the_square_table(
             assert covered == [], f"{rel}'s callouts {c} cover {covered}"
     # every toast from here on, as it shows (one lasts 4 s: longer than the end's hold)
     pg.evaluate(TOASTS)
-    # 托管 to the end: the end of the hand inside the viewport, above nothing
+    # 托管 to the end, in English (the longer words): the first frame with its banner is
+    # measured as it is drawn
+    pg.click("[data-role=lang]")
+    expect(pg.locator("[data-role=lang]")).to_have_text("中文")
+    pg.evaluate(AUTO_WATCH)
     pg.click("[data-role=tuoguan] input")
+    auto = pg.wait_for_function("() => window.__auto").json_value()
+    # the banner one line with 取消托管 beside its words, and no decision under it (the
+    # server decides): English's sentence stood over the button, under it the discard
+    # button, and on a phone held sideways your hand went under the fold
+    assert auto["banner"]["h"] <= 66, f"the 托管 banner is {auto['banner']['h']:.0f} px high"
+    assert auto["decisions"] == 0, f"{auto['decisions']} decisions under 托管"
+    assert auto["scroll"][0] <= auto["scroll"][1] + 1, f"the table scrolls under 托管 {auto}"
+    hand = auto["hand"]
+    assert hand["y"] + hand["h"] <= height + 0.5, f"the hand under the fold: {hand}"
     end = pg.locator(HAND_END)
     expect(end).to_be_visible()
     # a one-hand match: the end screen is whole once the standings and the 算分 are in

@@ -477,7 +477,8 @@ function canDecide(st) {
 
 function claimPromptV(st) {
   const v = st.view;
-  if (!canDecide(st) || !st.mustAct || (v.phase !== "claims" && v.phase !== "window_a")) return null;
+  // under 托管 the server answers it (as it plays your turns: actionsV)
+  if (!canDecide(st) || !st.mustAct || autoOn(st) || (v.phase !== "claims" && v.phase !== "window_a")) return null;
   const ld = v.last_discard;
   const windows = legal(st).filter((a) => WINDOW_ACTS.includes(a.type) && v.phase === "window_a");
   return h(
@@ -491,7 +492,9 @@ function claimPromptV(st) {
 
 function actionsV(st, act) {
   const out = [];
-  if (st.seat === null || st.pending || !canDecide(st)) return h("div", { class: "actions", dataset: { role: "actions" } });
+  // under 托管 the server decides: the banner's 取消托管 stands in their place (as at a
+  // 同城游 table), and on a phone held sideways the two together ran your hand off the foot
+  if (st.seat === null || st.pending || !canDecide(st) || autoOn(st)) return h("div", { class: "actions", dataset: { role: "actions" } });
   const acts = legal(st).filter((a) => a.type !== "discard");
   acts.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
   let chowIx = 0;
@@ -606,7 +609,8 @@ function autoBannerV(st, conn, dispatch) {
   return h(
     "div",
     { key: "auto-banner", class: "auto-banner", dataset: { role: "auto-banner" } },
-    h("span", {}, t("web.auto_banner")),
+    h("span", { class: "ab-long" }, t("web.auto_banner")),
+    h("span", { class: "ab-short" }, t("web.auto_short")),
     h(
       "button",
       {
