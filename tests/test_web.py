@@ -343,11 +343,19 @@ def decide(page: Page, claim: str | None = None) -> dict[str, str]:
 
 
 def tuoguan_on(page: Page) -> None:
-    """Tick 托管 and see our seat marked. (A click, not Playwright's check(): check() reads
-    the box again after the click, and once the server plays for us every message rebuilds
-    the page, so that second look can keep missing until the hand is over.)"""
+    """Tick 托管 and see its banner, recorded as the page draws it (the server may play the
+    hand out before a later look; the banner goes with the hand). (A click, not
+    Playwright's check(): check() reads the box again after the click, and once the server
+    plays for us every message rebuilds the page, so that second look can keep missing
+    until the hand is over.)"""
+    page.evaluate(
+        """() => { window.__autoSeen = false;
+        new MutationObserver(() => {
+          if (document.querySelector('[data-role=auto-banner]')) window.__autoSeen = true;
+        }).observe(document.body, {subtree: true, childList: true}); }"""
+    )
     page.click("[data-role=tuoguan] input")
-    page.locator(".seat.mine .badge.auto").wait_for()
+    page.wait_for_function("() => window.__autoSeen")
 
 
 def hand_tiles(page: Page) -> list[str]:

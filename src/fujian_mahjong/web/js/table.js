@@ -204,7 +204,9 @@ function badgesV(st, s) {
   if (v.dealer === s) out.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer")), v.streak ? h("span", { class: "badge" }, t("streak", { n: v.streak })) : null);
   if (info.bot && !info.bot_level) out.push(h("span", { class: "badge bot" }, t("bot")));
   if (info.connected === false && !info.bot) out.push(h("span", { class: "badge off" }, t("offline")));
-  if (s === st.seat ? autoOn(st) : info.auto) out.push(h("span", { class: "badge auto" }, t("auto_badge")));
+  // yours is said by the 托管 banner (autoBannerV): a badge more here wrapped your panel a
+  // line taller than your hand on a phone held sideways
+  if (s !== st.seat && info.auto) out.push(h("span", { class: "badge auto" }, t("auto_badge")));
   if ((v.xian_jin || []).includes(s)) out.push(h("span", { class: "badge warn" }, t("xian_jin")));
   if (v.jin_kan && v.jin_kan[String(s)] !== undefined) out.push(h("span", { class: "badge warn" }, t("jin_kan"), vrow(v.jin_kan[String(s)], { size: "xs", gold: v.gold })));
   if ((v.gold_discarded || []).includes(s)) out.push(h("span", { class: "badge warn", title: t("gold_discarded_me") }, t("gold_discarded_badge")));
