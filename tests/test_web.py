@@ -794,7 +794,7 @@ def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Br
     expect(prompt).to_have_count(0)
     assert table.advance() == 0 and table.g.phase == "turn", "MAIN_WALL: our turn after the pass"
     table.check_offered(0)
-    # 托管: the server plays this seat from now on, and the seat is marked for everyone
+    # 托管: the server plays this seat from now on, its banner says so
     tuoguan_on(pg)
     # ... to the end of the hand
     expect(pg.locator(f"{HAND_END} [data-role=winner]")).to_be_visible()

@@ -73,27 +73,19 @@ GEOMETRY = """() => {
 
 # 对家's 碰 callout once its entrance is over (measured in the frame that finds it, so its
 # 2.6 s life cannot end between finding and measuring), with every seat's name line and
-# flower line
-BUBBLE = """() => {
+# flower line; and, in the same frame, three copies of it worded ``word`` at every seat (a
+# pong, its kong and the flower drawn for it come within a second), measured and taken away:
+# {seat's rel: [each copy's box]}, and the height of the one they copy
+BUBBLE = """word => {
   const b = document.querySelector("[data-role=bubble][data-kind=pong][data-seat='2']");
   if (!b || b.getAnimations().some(a => a.playState !== 'finished')) return null;
   const r = e => { const x = e.getBoundingClientRect(); return {x: x.x, y: x.y, w: x.width, h: x.height}; };
   const heads = [...document.querySelectorAll('section.seat .seat-head > *, section.seat .seat-info > *')]
     .filter(e => e.getBoundingClientRect().width > 0).map(e => ({...r(e), what: e.textContent}));
-  return {bubble: r(b), heads, view: [innerWidth, innerHeight]};
-}"""
-
-
-# three callouts at every seat at once (a pong, its kong and the flower drawn for it come
-# within a second), copies of 对家's 碰 callout worded ``word``, found, measured and taken
-# away in one step: {seat's rel: [each one's box]}, the height of the one they copy
-CALLOUTS = """word => {
-  const pong = document.querySelector("[data-role=bubble][data-kind=pong][data-seat='2']");
-  const r = e => { const x = e.getBoundingClientRect(); return {x: x.x, y: x.y, w: x.width, h: x.height}; };
   const seats = {};
   for (const sec of document.querySelectorAll('section.seat[data-seat]')) {
     const made = [0, 1, 2].map(() => {
-      const c = pong.cloneNode(true);
+      const c = b.cloneNode(true);
       c.style.animation = 'none';
       [...c.childNodes].find(n => n.nodeType === Node.TEXT_NODE).textContent = word;
       sec.querySelector('.bubbles').append(c);
@@ -102,22 +94,8 @@ CALLOUTS = """word => {
     seats[sec.dataset.rel] = made.map(r);
     made.forEach(c => c.remove());
   }
-  return {seats, one: pong.getBoundingClientRect().height};
+  return {bubble: r(b), heads, view: [innerWidth, innerHeight], seats, one: r(b).h};
 }"""
-
-
-# the first frame that shows the 托管 banner (window.__auto): the banner, the hand, the
-# decisions shown and the table's scroll
-AUTO_WATCH = """() => { window.__auto = null;
-  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
-  const look = () => {
-    const b = document.querySelector('[data-role=auto-banner]');
-    if (b) { const g = document.querySelector('#app > .table-grid');
-      window.__auto = {banner: r(b), hand: r(document.querySelector('[data-role=hand]')),
-        decisions: document.querySelectorAll('[data-role=actions] button, [data-role=claim-prompt]').length,
-        scroll: [g.scrollHeight, g.clientHeight]}; }
-    else requestAnimationFrame(look); };
-  requestAnimationFrame(look); }"""
 
 
 @pytest.fixture(scope="module")
@@ -433,7 +411,7 @@ def test_the_square_table(
         chow.tap()
     else:
         chow.click()
-    callout = pg.wait_for_function(BUBBLE).json_value()
+    callout = pg.wait_for_function(BUBBLE, arg="补花").json_value()
     vw, vh = callout["view"]
     b = callout["bubble"]
     assert b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["w"] <= vw and b["y"] + b["h"] <= vh, b
@@ -442,31 +420,18 @@ def test_the_square_table(
     # three at each seat, worded 补花 (two characters: beside a side panel it stood as two
     # lines, and in a row the three ran across the river into the centre): each one line,
     # inside the screen, over no seat's name, level or flowers (yours stood over your name)
-    many = pg.evaluate(CALLOUTS, "补花")
-    for rel, boxes in many["seats"].items():
+    assert sorted(callout["seats"]) == ["left", "right", "self", "top"], callout["seats"]
+    for rel, boxes in callout["seats"].items():
         for c in boxes:
-            assert c["h"] <= many["one"] + 0.5, f"{rel}'s 补花 callout wraps: {c}, {many['one']}"
+            assert c["h"] <= callout["one"] + 0.5, f"{rel}'s 补花 callout wraps: {c}"
             assert c["x"] >= 0 and c["y"] >= 0, (rel, c)
             assert c["x"] + c["w"] <= vw and c["y"] + c["h"] <= vh, (rel, c)
             covered = [h for h in callout["heads"] if overlap(c, h) > 16]
             assert covered == [], f"{rel}'s callouts {c} cover {covered}"
     # every toast from here on, as it shows (one lasts 4 s: longer than the end's hold)
     pg.evaluate(TOASTS)
-    # 托管 to the end, in English (the longer words): the first frame with its banner is
-    # measured as it is drawn
-    pg.click("[data-role=lang]")
-    expect(pg.locator("[data-role=lang]")).to_have_text("中文")
-    pg.evaluate(AUTO_WATCH)
+    # 托管 to the end: the end of the hand inside the viewport, above nothing
     pg.click("[data-role=tuoguan] input")
-    auto = pg.wait_for_function("() => window.__auto").json_value()
-    # the banner one line with 取消托管 beside its words, and no decision under it (the
-    # server decides): English's sentence stood over the button, under it the discard
-    # button, and on a phone held sideways your hand went under the fold
-    assert auto["banner"]["h"] <= 66, f"the 托管 banner is {auto['banner']['h']:.0f} px high"
-    assert auto["decisions"] == 0, f"{auto['decisions']} decisions under 托管"
-    assert auto["scroll"][0] <= auto["scroll"][1] + 1, f"the table scrolls under 托管 {auto}"
-    hand = auto["hand"]
-    assert hand["y"] + hand["h"] <= height + 0.5, f"the hand under the fold: {hand}"
     end = pg.locator(HAND_END)
     expect(end).to_be_visible()
     # a one-hand match: the end screen is whole once the standings and the 算分 are in
@@ -495,6 +460,64 @@ def test_the_square_table(
         # sideways too (there the 算分 runs on as a line of terms)
         assert host[0] <= host[1] + 1, f"the end of the hand scrolls ({host})"
         assert box["y"] + box["height"] <= height + 0.5, (box, height)
+    w.close()
+
+
+# the first frame that shows the 托管 banner (window.__auto), measured as it is drawn: the
+# banner, the lines of its words, the hand, the decisions shown and the table's scroll
+AUTO_WATCH = """() => { window.__auto = null;
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+  const look = () => {
+    const b = document.querySelector('[data-role=auto-banner]');
+    if (!b) { requestAnimationFrame(look); return; }
+    const words = [...b.querySelectorAll(':scope > span')].find(e => getComputedStyle(e).display !== 'none');
+    const range = document.createRange();
+    range.selectNodeContents(words);
+    const g = document.querySelector('#app > .table-grid');
+    window.__auto = {banner: r(b), words: words.textContent, lines: range.getClientRects().length,
+      hand: r(document.querySelector('[data-role=hand]')),
+      decisions: document.querySelectorAll('[data-role=actions] button, [data-role=claim-prompt]').length,
+      scroll: [g.scrollHeight, g.clientHeight]}; };
+  requestAnimationFrame(look); }"""
+
+
+@pytest.mark.parametrize(
+    ("width", "height"),
+    [(1280, 800), (844, 390), (667, 375), (640, 360), (375, 667)],
+    ids=["desktop", "landscape", "landscape-667", "landscape-640", "portrait-667"],
+)
+def test_tuoguan_stands_in_for_your_decisions(
+    server: Server,
+    browser: Browser,  # noqa: F811
+    width: int,
+    height: int,
+) -> None:
+    """In English (the longer words), at our first turn (we deal, TABLE_WALL): 托管 ticked,
+    the first frame with its banner shows no decision (the server decides; 取消托管 stands in
+    their place), the banner as high as its button with its words beside it, and the hand on the screen
+    without scrolling. English's sentence stood over the button, the discard button under
+    it, and on a phone held sideways the hand went under the fold."""
+    tok = server.guest("Auto")
+    tid = server.table(tok)
+    w = Watched(browser, "en-US", width, height, mobile=width < 1000)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.locator("[data-action=ready]").click()
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    pg.evaluate(AUTO_WATCH)
+    pg.click("[data-role=tuoguan] input")
+    auto = pg.wait_for_function("() => window.__auto").json_value()
+    at = f"{width}×{height}"
+    assert auto["decisions"] == 0, f"{auto['decisions']} decisions under 托管 ({at})"
+    # no higher than 取消托管 makes it (40 px and the padding), its words in two lines at
+    # most beside the button (three and over it before)
+    assert auto["banner"]["h"] <= 50, f"the 托管 banner is {auto['banner']['h']:.0f} px high ({at})"
+    assert auto["lines"] <= 2, f"the banner's words in {auto['lines']} lines ({at}): {auto}"
+    if width < 700 or height <= 500:
+        assert auto["words"] == "Auto-play on", auto["words"]
+    assert auto["scroll"][0] <= auto["scroll"][1] + 1, f"the table scrolls under 托管 ({at})"
+    hand = auto["hand"]
+    assert hand["y"] >= 0 and hand["y"] + hand["h"] <= height + 0.5, (at, hand)
     w.close()
 
 

@@ -372,7 +372,7 @@ def phone_hint_tuoguan_and_mute(pg: Page) -> None:
     expect(banner).to_be_visible()
     pg.tap("[data-action=cancel-auto]")
     expect(banner).to_have_count(0)
-    expect(pg.locator(".seat.mine .badge.auto")).to_have_count(0)
+    expect(pg.locator("[data-role=tuoguan] input")).not_to_be_checked()
     # sound on/off, remembered
     mute = pg.locator("[data-action=mute]")
     before = mute.get_attribute("aria-pressed")

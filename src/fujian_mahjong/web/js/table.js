@@ -250,12 +250,12 @@ function seatV(st, s, now) {
   const per = n === 4 && side ? 6 : 8;
   const rows = riverRows(disc, per);
   // a seat's callouts stand on the side of its panel that faces the centre; yours over the
-  // top edge of your river (your panel's sides are your tools and your hand)
-  const bubbles = h("div", { key: "bubbles", class: "bubbles" }, bubblesV(st, s, now));
+  // top edge of your river, in its grid area (your panel's sides are your tools and your
+  // hand), beside the river, not in it: the river holds its discards only
+  const bubbles = h("div", { key: "bubbles", class: `bubbles${mine ? " b-mine" : ""}` }, bubblesV(st, s, now));
   const river = h(
     "div",
     { class: `river r-${rel.pos}`, dataset: { role: "river", count: String(disc.length) } },
-    mine ? bubbles : null,
     rows.map((row, ri) =>
       h(
         "div",
@@ -309,6 +309,7 @@ function seatV(st, s, now) {
       mine ? null : bubbles,
     ),
     river,
+    mine ? bubbles : null,
   );
 }
 
