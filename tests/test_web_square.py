@@ -514,7 +514,7 @@ def test_tuoguan_stands_in_for_your_decisions(
     assert auto["banner"]["h"] <= 50, f"the 托管 banner is {auto['banner']['h']:.0f} px high ({at})"
     assert auto["lines"] <= 2, f"the banner's words in {auto['lines']} lines ({at}): {auto}"
     if width < 700 or height <= 500:
-        assert auto["words"] == "Auto-play on", auto["words"]
+        assert auto["words"] == "Auto\u2011play on", auto["words"]
     assert auto["scroll"][0] <= auto["scroll"][1] + 1, f"the table scrolls under 托管 ({at})"
     hand = auto["hand"]
     assert hand["y"] >= 0 and hand["y"] + hand["h"] <= height + 0.5, (at, hand)

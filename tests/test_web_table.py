@@ -435,3 +435,72 @@ def test_the_discards_that_leave_the_hand_ready_are_marked(
         expect(marked).to_have_count(0)
         expect(pg.locator("[data-role=ready-hint], [data-role=ready-after]")).to_have_count(0)
         w.close()
+
+
+# fuzhou-tcy, seat 0 deals and holds 1112345678999m 123p 5p: discarding 5p, 2m, 5m or 8m
+# leaves it ready (the nine gates of 万 wait on every 万 once 5p goes), and the gold turned
+# up (9s) lets the dealer rob it with any of those four (R8.2: 庄家抢金). Nobody else is
+# ready or holds a gold; no flowers are dealt.
+ROB_GOLD_WALL = stacked(
+    {
+        0: "1112345678999m 123p 5p",
+        1: "2345678m 789p 234566s",
+        2: "456p 789p 123456789s 7s",
+        3: "22334455667788m 11p",
+    },
+    "",
+    "9s",
+)
+
+
+@pytest.mark.parametrize(("width", "height"), [(844, 390), (667, 375), (640, 360)])
+def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone_held_sideways(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser,  # noqa: F811
+    width: int,
+    height: int,
+) -> None:
+    """At the opening the dealer may rob the gold with any of four discards, and 5p selected
+    shows ten waits: on a phone held sideways the four 抢金 buttons say 抢金 beside the tile
+    each discards (庄家抢金 (打 二万) in full stood one a row, two lines high), the waits say
+    剩3 beside their tiles, and the table does not scroll: it ran 61 px under the fold at
+    844×390, with the hand."""
+    with serving(
+        tmp_path_factory.mktemp("webrob"), [ROB_GOLD_WALL], opening_ms=SHORT_OPENING_MS
+    ) as srv:
+        tok = srv.guest("抢金")
+        tid = srv.table(tok)
+        w = Watched(browser, "zh-CN", width, height, mobile=True)
+        pg = w.page
+        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
+        pg.locator("[data-action=ready]").tap()
+        robs = pg.locator(f"{ACTIONS}[data-action=rob_gold]")
+        expect(robs).to_have_count(4)
+        assert sorted(robs.evaluate_all("bs => bs.map(b => b.dataset.tile)")) == [
+            "2m",
+            "5m",
+            "5p",
+            "8m",
+        ]
+        pg.locator("[data-role=hand] [data-tile='5p']").tap()
+        waits = pg.locator("[data-role=ready-after] [data-role=wait-count] > [data-tile]")
+        expect(waits).to_have_count(10)  # 1m … 9m and the gold
+        g = pg.evaluate(
+            """() => { const g = document.querySelector('#app > .table-grid');
+              const b = e => e.getBoundingClientRect();
+              const vis = e => getComputedStyle(e).display !== 'none';
+              return {scroll: [g.scrollHeight, g.clientHeight],
+                labels: [...document.querySelectorAll('[data-action=rob_gold] :is(.act-label, .act-short)')]
+                  .filter(vis).map(e => e.textContent),
+                rows: new Set([...document.querySelectorAll('[data-action=rob_gold]')]
+                  .map(e => Math.round(b(e).top))).size,
+                hand: (r => [r.top, r.bottom])(b(document.querySelector('[data-role=hand]'))),
+                left: [...document.querySelectorAll('[data-role=ready-after] .wc')]
+                  .map(e => [...e.children].filter(vis).map(c => c.textContent).join(''))}; }"""
+        )
+        assert g["labels"] == ["抢金"] * 4, g["labels"]
+        assert g["rows"] <= 2, f"the four 抢金 buttons stand in {g['rows']} rows"
+        assert all(re.fullmatch(r"[^剩]*剩\d", x) for x in g["left"]), g["left"]
+        assert g["scroll"][0] <= g["scroll"][1] + 1, f"the table scrolls {g['scroll']}"
+        assert g["hand"][0] >= 0 and g["hand"][1] <= height + 0.5, g["hand"]
+        w.close()

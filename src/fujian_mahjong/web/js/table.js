@@ -118,6 +118,10 @@ function actionLabel(st, a) {
 function shortLabel(a) {
   if (["chow", "pong", "kong", "win"].includes(a.type)) return t(`web.bubble.${a.type}`);
   if (a.type === "pass") return t("act.pass");
+  // 抢金 and 金坎 name their discard by the tile the button shows (four 庄家抢金 (打 …) in
+  // full, each two lines high, ran a phone's table off the foot)
+  if (a.type === "rob_gold") return t("act.rob_gold_short");
+  if (a.type === "jin_kan") return t("jin_kan");
   return "";
 }
 
@@ -442,7 +446,7 @@ function waitChips(v, waits) {
   return h(
     "span",
     { class: "wait-count", dataset: { role: "wait-count" }, title: t("web.wait_count_help") },
-    waitCounts(v, waits).map((w) => h("span", { key: w.tile, class: `wc${w.left ? "" : " none"}`, dataset: { tile: w.tile, left: String(w.left) } }, vtile(w.tile, { size: "xs", gold: v.gold }), h("span", { class: "left" }, t("web.wait_left", { n: w.left })))),
+    waitCounts(v, waits).map((w) => h("span", { key: w.tile, class: `wc${w.left ? "" : " none"}`, dataset: { tile: w.tile, left: String(w.left) } }, vtile(w.tile, { size: "xs", gold: v.gold }), h("span", { class: "left" }, t("web.wait_left", { n: w.left })), h("span", { class: "left-short" }, t("web.wait_left_short", { n: w.left })))),
   );
 }
 
