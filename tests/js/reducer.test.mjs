@@ -317,3 +317,16 @@ test("听牌提示: a state of our own turn keeps the server's ready discards un
   const next = reduce(s, state(view({ discards: ["7m", "9s", "", ""], turn: 1, to_act: [], legal_actions: [] })), 1200);
   assert.equal(next.readyDiscards, null);
 });
+
+test("a claim offered under 托管 plays no prompt sound: the server answers it, nothing is shown", () => {
+  const claims = view({ phase: "claims", turn: 3, to_act: [0], discards: ["", "", "", "5p"], last_discard: { seat: 3, tile: "5p" }, legal_actions: [{ type: "pong" }, { type: "pass" }] });
+  const before = reduce(initState(), state(view({ turn: 3, to_act: [], legal_actions: [] })), 0);
+  const asked = reduce(before, state(claims, { seq: 5 }), 20);
+  assert.ok(asked.sounds.some((x) => x.name === "prompt"));
+  const auto = reduce(reduce(before, { type: "@auto", on: true }), state(claims, { seq: 5 }), 20);
+  assert.equal(auto.sounds.some((x) => x.name === "prompt"), false);
+  // the server's seat list says so too, once our ask has been agreed
+  const seats = [{ name: "我", auto: true }, { name: "Bot 2", bot: true }, { name: "Bot 3", bot: true }, { name: "Bot 4", bot: true }];
+  const listed = reduce(before, state(claims, { seq: 5, seats }), 20);
+  assert.equal(listed.sounds.some((x) => x.name === "prompt"), false);
+});

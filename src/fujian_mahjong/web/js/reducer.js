@@ -76,6 +76,13 @@ function push(s, field, item) {
   return id;
 }
 
+/** Whether 托管 is on for this player: as last asked, until the seat list agrees (as
+ * js/table.js's autoOn). */
+function autoAsked(s) {
+  const me = (s.seats && s.seat !== null && s.seats[s.seat]) || {};
+  return s.autoWant !== undefined ? s.autoWant : Boolean(me.auto);
+}
+
 /** Announce an action: a log entry, a bubble at the acting seat (claims, wins, flowers, the
  * gold) and its sound. */
 function announce(s, entry, now, { bubble = true, sound = null } = {}) {
@@ -423,7 +430,8 @@ function stateMessage(state, msg, now) {
       const r = parseTiles(v.discards[s.lastDiscard.seat] || "");
       if (r[r.length - 1] !== s.lastDiscard.tile) s.lastDiscard = null;
     }
-    if (s.asked && !s.opening && !s.dissolved && v.phase === "claims" && !state.mustAct) push(s, "sounds", { name: "prompt" });
+    // (not under 托管: the server answers, and no prompt is shown, js/table.js)
+    if (s.asked && !s.opening && !s.dissolved && v.phase === "claims" && !state.mustAct && !autoAsked(s)) push(s, "sounds", { name: "prompt" });
     const count = handLayout(v).tiles.length + (handLayout(v).drawn ? 1 : 0);
     if (s.sel !== null && s.sel >= count) s.sel = null;
     if (v.phase === "over" && !s.handEnd) s.handEnd = { handNo: msg.hand, id: String(msg.hand), fromView: true };

@@ -253,10 +253,12 @@ function seatV(st, s, now) {
   // rows of 8 in front of 对家 and you, of 6 for the side seats (docs/web.md)
   const per = n === 4 && side ? 6 : 8;
   const rows = riverRows(disc, per);
-  // a seat's callouts stand on the side of its panel that faces the centre; yours over the
-  // top edge of your river, in its grid area (your panel's sides are your tools and your
-  // hand), beside the river, not in it: the river holds its discards only
-  const bubbles = h("div", { key: "bubbles", class: `bubbles${mine ? " b-mine" : ""}` }, bubblesV(st, s, now));
+  // a seat's callouts stand on the side of its panel that faces the centre; the bottom
+  // seat's (yours, or the one a spectator watches) over the top edge of its river, in its
+  // grid area (the panel's sides are your tools and your hand), beside the river, not in
+  // it: the river holds its discards only
+  const bottom = rel.pos === "bottom";
+  const bubbles = h("div", { key: "bubbles", class: `bubbles${bottom ? " b-bottom" : ""}` }, bubblesV(st, s, now));
   const river = h(
     "div",
     { class: `river r-${rel.pos}`, dataset: { role: "river", count: String(disc.length) } },
@@ -310,10 +312,10 @@ function seatV(st, s, now) {
         !side && backs ? h("div", { class: "concealed-row" }, backs) : null,
         h("div", { class: "melds", dataset: { role: "melds" } }, (v.melds[s] || []).map((m, i) => meldV(m, v.gold, `m${i}`, same))),
       ),
-      mine ? null : bubbles,
+      bottom ? null : bubbles,
     ),
     river,
-    mine ? bubbles : null,
+    bottom ? bubbles : null,
   );
 }
 
@@ -978,7 +980,8 @@ export async function showTable(root, tableRef, as) {
       if (el.textContent !== text) el.textContent = text;
       el.classList.toggle("urgent", left !== null && left <= 5);
     }
-    if (left !== null && left !== lastLeft && left <= 3 && left > 0 && st.mustAct) play("tick");
+    // under 托管 the server answers: no tick for a decision that is not shown
+    if (left !== null && left !== lastLeft && left <= 3 && left > 0 && st.mustAct && !autoOn(st)) play("tick");
     lastLeft = left;
     // bubbles fade: re-render when one is due to go
     const now = performance.now();
