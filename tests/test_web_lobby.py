@@ -230,6 +230,20 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
         and info["escape_penalty"] == junior["escape_penalty"]
     )
     expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"服务费 {junior['fee']}")
+    # on a phone held sideways the stakes wrap between their terms, each whole (at 667×375
+    # 逃跑扣 and its 42 stood a line apart)
+    pg.set_viewport_size({"width": 667, "height": 375})
+    terms = pg.evaluate(
+        """() => [...document.querySelectorAll('[data-role=table-stakes] .term')].map(e =>
+          [e.textContent, e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)])"""
+    )
+    assert [x for x, _ in terms] == [
+        f"每分 {junior['stake']} 银子",
+        f"服务费 {junior['fee']}",
+        f"逃跑扣 {junior['escape_penalty']}",
+    ], terms
+    assert all(lines < 1.5 for _, lines in terms), f"a term of the stakes split: {terms}"
+    pg.set_viewport_size({"width": 1280, "height": 860})
     pg.reload()  # the stakes line comes back
     pg.locator("[data-role=hand] [data-tile]").first.wait_for()
     expect(pg.locator("[data-role=table-stakes]")).to_contain_text(f"每分 {junior['stake']} 银子")

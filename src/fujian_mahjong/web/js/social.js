@@ -336,11 +336,13 @@ export function mountSocial(container, ctx) {
     // 练习 (docs/economy.md): the latest word of the server (each `state`), else the table's
     const practice = st.practice !== null ? st.practice : Boolean(info && info.practice);
     if (info && info.stakes) {
+      const terms = practice ? t("lobby.practice_line") : t("lobby.table_terms", { stake: num(info.stakes.stake), fee: num(info.stakes.fee), penalty: num(info.escape_penalty) });
       parts.push(
         h(
           "div",
           { class: `lb-table-stakes muted small${practice ? " practice" : ""}`, dataset: { role: "table-stakes", practice: practice ? "1" : undefined } },
-          practice ? t("lobby.practice_line") : t("lobby.table_terms", { stake: num(info.stakes.stake), fee: num(info.stakes.fee), penalty: num(info.escape_penalty) }),
+          // each term a box (lobby.css: whole on a line where it fits)
+          terms.split(" · ").flatMap((term, i) => [i ? " · " : null, h("span", { class: "term" }, term)]),
         ),
       );
     }
