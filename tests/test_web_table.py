@@ -439,14 +439,14 @@ def test_the_discards_that_leave_the_hand_ready_are_marked(
 
 # fuzhou-tcy, seat 0 deals and holds 1112345678999m 123p 5p: discarding 5p, 2m, 5m or 8m
 # leaves it ready (the nine gates of 万 wait on every 万 once 5p goes), and the gold turned
-# up (9s) lets the dealer rob it with any of those four (R8.2: 庄家抢金). Nobody else is
-# ready or holds a gold; no flowers are dealt.
+# up (9s) lets the dealer rob it with any of those four (R8.2: 庄家抢金). The other seats
+# hold scattered tiles, far from ready, and no gold; no flowers are dealt.
 ROB_GOLD_WALL = stacked(
     {
         0: "1112345678999m 123p 5p",
-        1: "2345678m 789p 234566s",
-        2: "456p 789p 123456789s 7s",
-        3: "22334455667788m 11p",
+        1: "147m 258p 368s 147s 258m 9p",
+        2: "369m 147p 258s 369p 147s 5p",
+        3: "258m 47m 268p 36s 25s 147s 8s",
     },
     "",
     "9s",
@@ -462,8 +462,8 @@ def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone_held_sideways(
 ) -> None:
     """At the opening the dealer may rob the gold with any of four discards, and 5p selected
     shows ten waits: on a phone held sideways the four 抢金 buttons say 抢金 beside the tile
-    each discards (庄家抢金 (打 二万) in full stood one a row, two lines high), the waits say
-    剩3 beside their tiles, and the table does not scroll: it ran 61 px under the fold at
+    each discards (庄家抢金 (打 二万) in full stood one a row, two lines high), the waits give
+    their short count (剩3; ×3 in English) beside their tiles, and the table does not scroll: it ran 61 px under the fold at
     844×390, with the hand."""
     with serving(
         tmp_path_factory.mktemp("webrob"), [ROB_GOLD_WALL], opening_ms=SHORT_OPENING_MS
@@ -496,11 +496,12 @@ def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone_held_sideways(
                   .map(e => Math.round(b(e).top))).size,
                 hand: (r => [r.top, r.bottom])(b(document.querySelector('[data-role=hand]'))),
                 left: [...document.querySelectorAll('[data-role=ready-after] .wc')]
-                  .map(e => [...e.children].filter(vis).map(c => c.textContent).join(''))}; }"""
+                  .map(e => [...e.children].filter(vis).map(c => c.className).join(' '))}; }"""
         )
         assert g["labels"] == ["抢金"] * 4, g["labels"]
         assert g["rows"] <= 2, f"the four 抢金 buttons stand in {g['rows']} rows"
-        assert all(re.fullmatch(r"[^剩]*剩\d", x) for x in g["left"]), g["left"]
+        # the short count (×2 in English, 剩2 here), not "2 left"
+        assert all(x.split()[-1] == "left-short" for x in g["left"]), g["left"]
         assert g["scroll"][0] <= g["scroll"][1] + 1, f"the table scrolls {g['scroll']}"
         assert g["hand"][0] >= 0 and g["hand"][1] <= height + 0.5, g["hand"]
         w.close()
