@@ -342,20 +342,28 @@ def decide(page: Page, claim: str | None = None) -> dict[str, str]:
     return {"type": "discard", "tile": kind}
 
 
+# a recorder in the page: ``window.__seen`` turns true the first time an element of the
+# selector is drawn with a box (Playwright's "visible"), and stays true. For what shows only
+# while the bots and 托管 play at full speed (the 托管 banner goes with the end of the hand,
+# which can come before a poll looks): a sticky flag is a definite event to wait on.
+RECORD_SEEN = """sel => { window.__seen = false;
+  const look = () => { const e = document.querySelector(sel); if (!e || window.__seen) return;
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden')
+      window.__seen = true; };
+  new MutationObserver(look).observe(document.body,
+    {subtree: true, childList: true, attributes: true});
+  look(); }"""
+
+
 def tuoguan_on(page: Page) -> None:
-    """Tick 托管 and see its banner, recorded as the page draws it (the server may play the
-    hand out before a later look; the banner goes with the hand). (A click, not
-    Playwright's check(): check() reads the box again after the click, and once the server
-    plays for us every message rebuilds the page, so that second look can keep missing
-    until the hand is over.)"""
-    page.evaluate(
-        """() => { window.__autoSeen = false;
-        new MutationObserver(() => {
-          if (document.querySelector('[data-role=auto-banner]')) window.__autoSeen = true;
-        }).observe(document.body, {subtree: true, childList: true}); }"""
-    )
+    """Tick 托管 and see its banner with 取消托管, recorded as the page draws it
+    (RECORD_SEEN). (A click, not Playwright's check(): check() reads the box again after
+    the click, and once the server plays for us every message rebuilds the page, so that
+    second look can keep missing until the hand is over.)"""
+    page.evaluate(RECORD_SEEN, "[data-role=auto-banner] [data-action=cancel-auto]")
     page.click("[data-role=tuoguan] input")
-    page.wait_for_function("() => window.__autoSeen")
+    page.wait_for_function("() => window.__seen === true")
 
 
 def hand_tiles(page: Page) -> list[str]:

@@ -33,6 +33,7 @@ from tests.test_web import (
     ready_at_a_new_table,
     serving,
     stacked,
+    tuoguan_on,
 )
 
 # the seed-51 shuffle of the 144 tiles, head to tail (seat 0 deals; the gold is 7p)
@@ -105,20 +106,6 @@ def marks_the_same_tiles(pg) -> bool:  # type: ignore[no-untyped-def]
     )
     assert (unmarked, wrong) == (0, 0) and marked >= 1, (kind, unmarked, wrong, marked)
     return True
-
-
-# a recorder in the page: ``window.__seen`` turns true the first time an element of the
-# selector is drawn with a box (Playwright's "visible"), and stays true. For what shows only
-# while the bots and 托管 play at full speed (the 托管 banner goes with the end of the hand,
-# which can come before a poll looks): a sticky flag is a definite event to wait on.
-RECORD_SEEN = """sel => { window.__seen = false;
-  const look = () => { const e = document.querySelector(sel); if (!e || window.__seen) return;
-    const r = e.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden')
-      window.__seen = true; };
-  new MutationObserver(look).observe(document.body,
-    {subtree: true, childList: true, attributes: true});
-  look(); }"""
 
 
 @contextmanager
@@ -291,9 +278,7 @@ def test_opening_claims_announced_and_the_end_of_hand(server: Server, browser) -
     assert marks_the_same_tiles(pg), "TABLE_WALL: no tile of our hand is face up on the table"
     # 托管 for the rest of the hand: the banner says so (drawn by the click, gone with the
     # end of the hand, which the server plays at full speed: recorded, not polled for)
-    pg.evaluate(RECORD_SEEN, "[data-role=auto-banner] [data-action=cancel-auto]")
-    pg.click("[data-role=tuoguan] input")
-    pg.wait_for_function("() => window.__seen === true")
+    tuoguan_on(pg)
     expect(pg.locator("[data-same]")).to_have_count(0)  # 托管 discarded: nothing selected
     # the end: the winning tile marked, the seat that dealt in marked, as the server says
     end = pg.locator(HAND_END)

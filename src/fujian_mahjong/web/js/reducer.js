@@ -76,9 +76,9 @@ function push(s, field, item) {
   return id;
 }
 
-/** Whether 托管 is on for this player: as last asked, until the seat list agrees (as
- * js/table.js's autoOn). */
-function autoAsked(s) {
+/** Whether 托管 is on for this player: as last asked, until the seat list agrees (the
+ * banner, the decisions and the sounds all follow it: js/table.js). */
+export function autoOn(s) {
   const me = (s.seats && s.seat !== null && s.seats[s.seat]) || {};
   return s.autoWant !== undefined ? s.autoWant : Boolean(me.auto);
 }
@@ -431,7 +431,7 @@ function stateMessage(state, msg, now) {
       if (r[r.length - 1] !== s.lastDiscard.tile) s.lastDiscard = null;
     }
     // (not under 托管: the server answers, and no prompt is shown, js/table.js)
-    if (s.asked && !s.opening && !s.dissolved && v.phase === "claims" && !state.mustAct && !autoAsked(s)) push(s, "sounds", { name: "prompt" });
+    if (s.asked && !s.opening && !s.dissolved && v.phase === "claims" && !state.mustAct && !autoOn(s)) push(s, "sounds", { name: "prompt" });
     const count = handLayout(v).tiles.length + (handLayout(v).drawn ? 1 : 0);
     if (s.sel !== null && s.sel >= count) s.sel = null;
     if (v.phase === "over" && !s.handEnd) s.handEnd = { handNo: msg.hand, id: String(msg.hand), fromView: true };

@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, FLOWER_TILE_MS, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -437,11 +437,6 @@ function centerV(st) {
 }
 
 // ------------------------------------------------------------------ the dock
-
-function autoOn(st) {
-  const me = (st.seats && st.seat !== null && st.seats[st.seat]) || {};
-  return st.autoWant !== undefined ? st.autoWant : Boolean(me.auto);
-}
 
 /** Waits as tiles, each with how many are still unseen from this seat. */
 function waitChips(v, waits) {
