@@ -438,24 +438,38 @@ ROB_GOLD_WALL = stacked(
 )
 
 
-@pytest.mark.parametrize(("width", "height"), [(844, 390), (667, 375), (640, 360)])
-def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone_held_sideways(
+@pytest.mark.parametrize(
+    ("lang", "width", "height"),
+    [
+        ("zh-CN", 844, 390),
+        ("zh-CN", 667, 375),
+        ("zh-CN", 640, 360),
+        ("zh-CN", 375, 667),
+        ("en", 844, 390),
+        ("en", 640, 360),
+        ("en", 375, 667),
+    ],
+)
+def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone(
     tmp_path_factory: pytest.TempPathFactory,
     browser,  # noqa: F811
+    lang: str,
     width: int,
     height: int,
 ) -> None:
     """At the opening the dealer may rob the gold with any of four discards, and 5p selected
-    shows ten waits: on a phone held sideways the four 抢金 buttons say 抢金 beside the tile
-    each discards (庄家抢金 (打 二万) in full stood one a row, two lines high), the waits give
-    their short count (剩3; ×3 in English) beside their tiles, and the table does not scroll: it ran 61 px under the fold at
-    844×390, with the hand."""
+    shows ten waits. On a phone, either way up, the four 抢金 buttons read as one offer in
+    one row: 抢金 on the first, beside the tile it discards, and only the tile on the other
+    three (庄家抢金 (打 二万) in full stood one a row, two lines high; "Rob gold" on each
+    stood four rows high at 640×360). The waits give their short count (剩3; ×3 in English)
+    beside their tiles, and the table does not scroll: it ran 61 px under the fold at
+    844×390, 117 px in English at 640×360, and 13 px upright at 375×667."""
     with serving(
         tmp_path_factory.mktemp("webrob"), [ROB_GOLD_WALL], opening_ms=SHORT_OPENING_MS
     ) as srv:
         tok = srv.guest("抢金")
         tid = srv.table(tok)
-        w = Watched(browser, "zh-CN", width, height, mobile=True)
+        w = Watched(browser, lang, width, height, mobile=True)
         pg = w.page
         pg.goto(f"{srv.base}/?token={tok}&table={tid}")
         pg.locator("[data-action=ready]").tap()
@@ -475,16 +489,21 @@ def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone_held_sideways(
               const b = e => e.getBoundingClientRect();
               const vis = e => getComputedStyle(e).display !== 'none';
               return {scroll: [g.scrollHeight, g.clientHeight],
-                labels: [...document.querySelectorAll('[data-action=rob_gold] :is(.act-label, .act-short)')]
-                  .filter(vis).map(e => e.textContent),
+                labels: [...document.querySelectorAll('[data-action=rob_gold]')]
+                  .map(e => [...e.querySelectorAll(':is(.act-label, .act-short)')].filter(vis)
+                    .map(l => l.textContent).join('')),
+                tiles: [...document.querySelectorAll('[data-action=rob_gold]')]
+                  .map(e => e.querySelectorAll('.act-main [data-tile]').length),
                 rows: new Set([...document.querySelectorAll('[data-action=rob_gold]')]
                   .map(e => Math.round(b(e).top))).size,
                 hand: (r => [r.top, r.bottom])(b(document.querySelector('[data-role=hand]'))),
                 left: [...document.querySelectorAll('[data-role=ready-after] .wc')]
                   .map(e => [...e.children].filter(vis).map(c => c.className).join(' '))}; }"""
         )
-        assert g["labels"] == ["抢金"] * 4, g["labels"]
-        assert g["rows"] <= 2, f"the four 抢金 buttons stand in {g['rows']} rows"
+        word = "抢金" if lang == "zh-CN" else "Rob gold"
+        assert g["labels"] == [word, "", "", ""], g["labels"]
+        assert g["tiles"] == [1, 1, 1, 1], g["tiles"]
+        assert g["rows"] == 1, f"the four 抢金 buttons stand in {g['rows']} rows"
         # the short count (×2 in English, 剩2 here), not "2 left"
         assert all(x.split()[-1] == "left-short" for x in g["left"]), g["left"]
         assert g["scroll"][0] <= g["scroll"][1] + 1, f"the table scrolls {g['scroll']}"
