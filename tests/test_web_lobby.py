@@ -528,6 +528,43 @@ def test_leaderboard_pages(server: Server, browser: Browser) -> None:
         levels
     )
     expect(pg.locator("[data-action=page-next]")).to_be_disabled()
+
+
+# the page's and each card's overflow, and each table's scroll inside its card
+OVERFLOW = """() => ({page: document.documentElement.scrollWidth,
+  cards: [...document.querySelectorAll('section.card')].map(c => c.scrollWidth - c.clientWidth),
+  tables: [...document.querySelectorAll('.lb-scroll')].map(c => c.scrollWidth - c.clientWidth)})"""
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_profile_and_leaderboard_fit_a_phone_upright(
+    server: Server, browser: Browser, locale: str
+) -> None:
+    """A player's profile and a leaderboard on a phone upright: the page never scrolls
+    sideways and no card's content runs out of it (at 390 px in English the level, "Level 1
+    Jobless·Rookie", could not break and ran the profile's table 67 px out of its card, its
+    last column cut off). At 390 px every table fits its card; on narrower screens (360,
+    320) a table too wide scrolls inside its card, never the page."""
+    acc = server.account(f"窄屏{locale[:2]}")
+    server.play_auto(acc["token"], server.table(acc["token"]))
+    w = Watched(browser, locale, 390, 844)
+    pg = w.page
+    for url, ready in (
+        (f"/?player={acc['player_id']}", "[data-role=profile-stats] tr[data-profile]"),
+        ("/?leaderboard=fuzhou-tcy&by=skill", "[data-role=leaderboard] [data-role=leader]"),
+    ):
+        pg.set_viewport_size({"width": 390, "height": 844})
+        pg.goto(f"{server.base}{url}")
+        pg.locator(ready).first.wait_for()
+        for width in (390, 360, 320):
+            pg.set_viewport_size({"width": width, "height": 740})
+            o = pg.evaluate(OVERFLOW)
+            at = (locale, url, width)
+            assert o["page"] <= width, f"the page scrolls sideways {at}: {o}"
+            assert max(o["cards"]) <= 0, f"a card's content runs out of it {at}: {o}"
+            if width == 390:
+                assert max(o["tables"]) <= 0, f"a table scrolls in its card {at}: {o}"
+    w.close()
     w.close()
 
 

@@ -12,6 +12,18 @@ function pct(x) {
   return `${Math.round(Number(x || 0) * 1000) / 10}%`;
 }
 
+// a level's words may break after their "·" in a narrow column (a phone upright), never
+// inside a word: "Level 1 Jobless·Rookie" ran the profile's table past the screen's edge
+function levelCell(level) {
+  const parts = levelText(level).split("·");
+  return parts.flatMap((x, i) => (i < parts.length - 1 ? [`${x}·`, h("wbr")] : [x]));
+}
+
+// a table wider than a phone's card scrolls inside the card, never the page
+function scroller(table) {
+  return h("div", { class: "lb-scroll" }, table);
+}
+
 function signed(x) {
   const v = Math.round(Number(x || 0) * 10) / 10;
   return `${v > 0 ? "+" : ""}${v}`;
@@ -46,7 +58,7 @@ function progressBar(p) {
 function statsTable(p) {
   const rows = p.profiles || [];
   if (!rows.length) return h("p", { class: "muted", dataset: { role: "profile-stats" } }, t("lobby.no_hands_yet"));
-  return h(
+  return scroller(h(
     "table",
     { class: "lb-table", dataset: { role: "profile-stats" } },
     h("thead", {}, h("tr", {}, [t("lobby.rules"), t("lobby.hands"), t("lobby.win_rate"), t("lobby.mean_points"), t("lobby.level_col"), t("lobby.skill")].map((x) => h("th", {}, x)))),
@@ -61,12 +73,12 @@ function statsTable(p) {
           h("td", { class: "num" }, num(r.hands)),
           h("td", { class: "num" }, pct(r.win_rate)),
           h("td", { class: "num" }, signed(r.mean_points)),
-          h("td", {}, levelText(r.level)),
+          h("td", {}, levelCell(r.level)),
           h("td", { class: "num" }, skillText(r.skill)),
         ),
       ),
     ),
-  );
+  ));
 }
 
 // a hand left mid-way (R11 逃跑: `escapes` of GET /api/players/{id}): its penalty and fee,
@@ -93,7 +105,7 @@ function recentHands(p) {
     "section",
     { class: "card" },
     h("h2", {}, t("lobby.recent_hands")),
-    h(
+    scroller(h(
       "table",
       { class: "lb-table", dataset: { role: "recent-hands" } },
       h("thead", {}, h("tr", {}, [t("lobby.hand"), t("lobby.rules"), t("lobby.points"), p.silver !== undefined ? t("lobby.silver_col") : null, ""].filter((x) => x !== null).map((x) => h("th", {}, x)))),
@@ -112,7 +124,7 @@ function recentHands(p) {
           ),
         ),
       ),
-    ),
+    )),
   );
 }
 
@@ -191,7 +203,7 @@ export async function showLeaderboard(root, profile, by, page) {
     );
   const rows = board.players || [];
   const table = rows.length
-    ? h(
+    ? scroller(h(
         "table",
         { class: "lb-table lb-board", dataset: { role: "leaderboard", by } },
         h("thead", {}, h("tr", {}, [t("lobby.rank"), t("lobby.name"), t("lobby.level_col"), t("lobby.rating_col"), t("lobby.skill"), t("lobby.hands")].map((x) => h("th", {}, x)))),
@@ -204,14 +216,14 @@ export async function showLeaderboard(root, profile, by, page) {
               { class: String(r.player_id) === me ? "me" : "", dataset: { role: "leader", player: String(r.player_id) } },
               h("td", { class: "num lb-rank" }, String(r.rank)),
               h("td", {}, h("a", { href: `./?player=${encodeURIComponent(r.player_id)}` }, r.name)),
-              h("td", {}, levelText(r.level)),
+              h("td", {}, levelCell(r.level)),
               h("td", { class: "num" }, num(r.rating)),
               h("td", { class: "num" }, r.skill ? skillText(r.skill) : "—"),
               h("td", { class: "num" }, num(r.hands)),
             ),
           ),
         ),
-      )
+      ))
     : h("p", { class: "muted", dataset: { role: "leaderboard", by } }, t("lobby.board_empty"));
   const pages = Math.max(1, Number(board.pages || 1));
   const pager = h(
