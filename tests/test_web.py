@@ -113,11 +113,14 @@ class Server:
         extra: Sequence[str] = (),
         seed: str | None = None,
         opening_ms: int | None = None,
+        port: int | None = None,
     ) -> None:
         """``extra``: more options for tests/serve_test_server.py (e.g. a rooms file);
         ``seed``: deal from this seed instead of ``walls`` (when there are none);
-        ``opening_ms``: a hand's opening (None: the server's, docs/protocol.md)."""
+        ``opening_ms``: a hand's opening (None: the server's, docs/protocol.md);
+        ``port``: this port (a restart where a killed server was), not a free one."""
         self.data_dir = data_dir
+        self.port = port
         self.walls = [list(w) for w in walls]
         self.dealer = dealer
         self.claim_pause_ms = claim_pause_ms
@@ -136,7 +139,7 @@ class Server:
             deal = ["--walls", str(tmp / "walls.json"), "--dealer", str(self.dealer)]
         else:
             deal = ["--seed", self.seed]
-        port = free_port()
+        port = self.port or free_port()
         self.base = f"http://127.0.0.1:{port}"
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(
@@ -165,6 +168,12 @@ class Server:
             self.stop()
             pytest.fail(str(e))
         return self
+
+    def kill(self) -> None:
+        """Kill the process as a crash would (SIGKILL: no shutdown, nothing flushed)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -509,3 +509,76 @@ def test_the_dealers_rob_gold_and_ten_waits_fit_a_phone(
         assert g["scroll"][0] <= g["scroll"][1] + 1, f"the table scrolls {g['scroll']}"
         assert g["hand"][0] >= 0 and g["hand"][1] <= height + 0.5, g["hand"]
         w.close()
+
+
+def test_a_lost_connection_is_said_over_the_table_and_the_hand_comes_back(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser,  # noqa: F811
+) -> None:
+    """The server killed at our turn (a crash: SIGKILL) on a phone held sideways: "连接中断，
+    正在重连…" stands over the middle of the table (it stood in the header's corner, over
+    对家's panel), the decisions and the hand are dimmed and out of reach, and a move made
+    by the keyboard is refused in words (it was dropped without a word, the tile left
+    raised). The server started again on its database and port restores the table: the
+    page reconnects by itself, the same hand and the same decision are back, and the
+    discard is made."""
+    data = tmp_path_factory.mktemp("webdown")
+    srv = Server(data, [TABLE_WALL], opening_ms=SHORT_OPENING_MS).start()
+    again: Server | None = None
+    try:
+        tok = srv.guest("断线")
+        tid = srv.table(tok)
+        w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+        pg = w.page
+        pg.goto(f"{srv.base}/?token={tok}&table={tid}")
+        pg.locator("[data-action=ready]").tap()
+        expect(pg.locator(f"{ACTIONS}[data-action=discard]")).to_be_visible()
+        hand = pg.locator("[data-role=hand] [data-tile]").evaluate_all(
+            "ts => ts.map(t => t.dataset.tile)"
+        )
+        srv.kill()
+        lost = pg.locator("[data-role=reconnecting]")
+        expect(lost).to_have_text("连接中断，正在重连…")
+        g = pg.evaluate(
+            """() => { const b = e => e.getBoundingClientRect();
+              const card = b(document.querySelector('.conn-lost-card'));
+              const across = b(document.querySelector('section.seat[data-rel=top]'));
+              return {card: [card.left, card.top, card.right, card.bottom], across:
+                [across.left, across.top, across.right, across.bottom],
+                hand: getComputedStyle(document.querySelector('[data-role=hand]')).pointerEvents,
+                acts: getComputedStyle(document.querySelector('.dock-act')).pointerEvents}; }"""
+        )
+        c = g["card"]
+        middle = ((c[0] + c[2]) / 2, (c[1] + c[3]) / 2)
+        assert abs(middle[0] - 422) < 60 and abs(middle[1] - 195) < 60, g
+        a = g["across"]
+        assert c[1] >= a[3] or c[0] >= a[2] or c[2] <= a[0], f"over 对家's panel: {g}"
+        assert g["hand"] == g["acts"] == "none", g
+        pg.keyboard.press("Enter")  # the discard's key: nothing can be sent now
+        expect(pg.locator("#toast")).to_have_text("网络断开，这一步没有发出，重连后再出")
+        # the same database on the same port: the table is restored and the page comes back
+        again = Server(
+            data, [TABLE_WALL], opening_ms=SHORT_OPENING_MS, port=int(srv.base.rsplit(":", 1)[1])
+        ).start()
+        expect(lost).to_have_count(0)
+        assert (
+            pg.locator("[data-role=hand] [data-tile]").evaluate_all(
+                "ts => ts.map(t => t.dataset.tile)"
+            )
+            == hand
+        )
+        discard = pg.locator(f"{ACTIONS}[data-action=discard]")
+        expect(discard).to_be_visible()
+        tile = discard.get_attribute("data-tile")
+        discard.tap()
+        expect(
+            pg.locator(f"section.seat[data-rel=self] [data-role=river] [data-tile='{tile}']")
+        ).to_have_count(1)
+        # the browser logs the refused connections while the server was down; nothing else
+        assert all("ERR_CONNECTION_REFUSED" in e for e in w.errors), w.errors
+        w.errors.clear()
+        w.close()
+    finally:
+        srv.stop()
+        if again is not None:
+            again.stop()

@@ -772,7 +772,7 @@ export async function showTable(root, tableRef, as) {
     if (conn.send({ type: "act", seq: st.seq, action })) {
       if (action.type === "discard") play("tile");
       dispatch({ type: "@sent", action });
-    }
+    } else toast(t("web.not_sent"), "error"); // no connection: the move is not made
   };
 
   const botCall = async (method) => {
@@ -868,12 +868,15 @@ export async function showTable(root, tableRef, as) {
       // the hand's number first: it stays when a phone has room for nothing else
       h("span", { class: "tinfo" }, st.hand ? h("span", { class: "t-hand", dataset: { role: "hand-no" } }, handNo(st)) : null, h("span", { class: "t-table" }, t("table_no", { id: st.table })), st.view ? h("span", { class: "t-profile" }, t(`profile.${st.view.profile}`)) : null),
       h("span", { class: "grow" }),
-      st.online ? null : h("span", { class: "reconnecting", dataset: { role: "reconnecting" } }, t("reconnecting")),
       h("button", { class: "icon secondary", dataset: { action: "mute" }, "aria-pressed": isMuted() ? "true" : "false", title: isMuted() ? t("web.unmute") : t("web.mute"), onclick: () => { setMuted(!isMuted()); render(); } }, muteIcon(isMuted())),
       h("button", { class: "lang", dataset: { role: "lang" }, title: getLang() === "zh" ? "Switch to English" : "切换到中文", onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); endCache.key = null; render(); } }, t("lang_switch")),
       st.seat !== null ? h("button", { class: "secondary", dataset: { role: "leave" }, onclick: leave }, t("leave")) : null,
     );
     const parts = [header];
+    // the connection lost: said over the middle of the screen, not in the header's corner
+    // (on a phone held sideways that stood over 对家's panel), and the decisions and the
+    // hand dimmed and out of reach until it is back (nothing tapped then could be sent)
+    if (!st.online) parts.push(h("div", { key: "conn-lost", class: "conn-lost", role: "status", dataset: { role: "reconnecting" } }, h("span", { class: "conn-lost-card" }, t("reconnecting"))));
     if (notFound) {
       // a table that does not exist (or is gone): the error and the way back, nothing else
       parts.push(h("main", { key: "gone", class: "lobby" }, h("section", { class: "card", dataset: { role: "table-gone" } }, h("p", {}, notFound), h("a", { class: "button primary", href: "./", dataset: { action: "back-to-lobby" } }, t("back_to_lobby")))));
@@ -920,6 +923,7 @@ export async function showTable(root, tableRef, as) {
       }), h("div", { class: "social-wrap" }, socialBox)));
     }
     root.classList.toggle("table-page", Boolean(st.view));
+    root.classList.toggle("offline", !st.online);
     patch(root, parts.filter(Boolean));
     markMore();
     // the newest log entry in view
