@@ -895,6 +895,13 @@ def test_waiting_room_invite_bots_and_a_three_player_table(
     pg.wait_for_function(
         "() => document.querySelectorAll('[data-role=waiting-room] [data-seat]').length === 3"
     )
+    # 复制链接: the invite link on the clipboard, to send to a friend
+    pg.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base)
+    link = pg.inner_text("[data-role=invite-link]")
+    assert link == f"{server.base}/?table={tid}", link
+    pg.click("[data-action=copy-invite]")
+    expect(pg.locator("#toast")).to_have_text("邀请链接已复制，发给牌友吧")
+    assert pg.evaluate("navigator.clipboard.readText()") == link
     friend = Watched(browser, "zh-CN", 900, 700)
     fp = friend.page
     fp.goto(f"{server.base}/?table={tid}")

@@ -657,6 +657,25 @@ function muteIcon(muted) {
 
 // ------------------------------------------------------------------ the waiting room
 
+/** The invite link to the clipboard, to send to friends; where the page has no clipboard
+ * (served over plain http to another machine) the link is selected to copy by hand. */
+async function copyInvite(url) {
+  try {
+    await navigator.clipboard.writeText(url);
+    toast(t("web.invite_copied"));
+  } catch (_e) {
+    const code = document.querySelector("[data-role=invite-link]");
+    if (code) {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    toast(t("web.invite_select"));
+  }
+}
+
 function waitingRoomV(st, conn, dispatch, botCall) {
   const n = st.players || (st.info && st.info.players) || (st.seats && st.seats.length) || 0;
   const seats = st.seats || (st.info && st.info.seats) || [];
@@ -689,7 +708,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
     { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
     h("h2", {}, t("waiting_room")),
     code ? h("p", {}, `${t("code")}: `, h("b", { dataset: { role: "table-code" } }, code)) : null,
-    invite ? h("p", { class: "muted small" }, `${t("invite")}: `, h("code", {}, invite)) : null,
+    invite ? h("p", { class: "muted small invite" }, `${t("invite")}: `, h("code", { dataset: { role: "invite-link" } }, invite), " ", h("button", { class: "secondary", dataset: { action: "copy-invite" }, onclick: () => copyInvite(invite) }, t("web.copy_invite"))) : null,
     h("div", { class: "wait-seats" }, rows),
     h(
       "div",
