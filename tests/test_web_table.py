@@ -346,6 +346,10 @@ def phone_hint_tuoguan_and_mute(pg: Page) -> None:
     expect(sel).to_have_count(1)
     kind = sel.get_attribute("data-tile")
     assert pg.get_attribute("[data-action=discard]", "data-tile") == kind
+    # the action named once: "Suggest: Discard 9 Bamboo — leaves the hand …", not "…
+    # Discard 9 Bamboo — discard 9 Bamboo: leaves the hand …"
+    said = pg.inner_text("[data-role=hint]")
+    assert said.lower().count("discard") == 1 and " — " in said, said
     pg.keyboard.press("Enter")
     mine = pg.locator("section.seat[data-seat='0'] [data-role=river] [data-tile]")
     expect(mine).to_have_count(1)

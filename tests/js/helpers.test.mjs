@@ -1,7 +1,7 @@
 // Unit tests of the table's pure helpers (src/fujian_mahjong/web/js/helpers.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { handLayout, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
+import { handLayout, hintReason, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
 
 test("relation: 下家 is the next seat, on the right (R2)", () => {
   assert.deepEqual(relation(1, 0, 4), { pos: "right", key: "rel_next" });
@@ -57,4 +57,20 @@ test("standings: ties share a rank", () => {
   const r = standings([4, 18, 4, -26]);
   assert.deepEqual(r.map((x) => [x.seat, x.rank]), [[1, 1], [0, 2], [2, 2], [3, 4]]);
   assert.deepEqual(standings({ 0: 5, 1: 5 }).map((x) => x.rank), [1, 1]);
+});
+
+test("hintReason: the action named once (建议: 打出 九条 — 打后两向听), a head that says more kept", () => {
+  assert.equal(hintReason("打 九条: 打后两向听"), "打后两向听");
+  assert.equal(hintReason("discard 9 Bamboo: leaves the hand 2 tiles from ready"), "leaves the hand 2 tiles from ready");
+  assert.equal(hintReason("过: 已听牌, 吃碰只换听口, 还少摸一张"), "已听牌, 吃碰只换听口, 还少摸一张");
+  assert.equal(hintReason("pass: no claim brings the hand closer to ready (it is ready)"), "no claim brings the hand closer to ready (it is ready)");
+  assert.equal(hintReason("吃 八万 (用 七万九万): 手牌从两向听变为一向听"), "手牌从两向听变为一向听");
+  assert.equal(hintReason("chow 8 Characters with 7 Characters and 9 Characters: the hand moves to 1 tile from ready (it was 2 tiles from ready)"), "the hand moves to 1 tile from ready (it was 2 tiles from ready)");
+  assert.equal(hintReason("胡牌: 牌已成"), "牌已成");
+  assert.equal(hintReason("kong 2 Bamboo: one more flower point, the hand stays 2 tiles from ready"), "one more flower point, the hand stays 2 tiles from ready");
+  // kept whole: they say more than the action
+  for (const r of ["防守: 打 九条, 不打 七万 — 上家可能已听", "打 二条, 不打 九饼: 保持听牌", "过胡 (32): 等自摸期望 48", "pass the win (32): waiting for a self-draw is worth 48", "fold: discard 1 Character, not 8 Characters", "discard 2 Bamboo, not 9 Dots: keeps the hand ready"]) {
+    assert.equal(hintReason(r), r);
+  }
+  assert.equal(hintReason(undefined), "");
 });

@@ -94,3 +94,15 @@ export function num(n) {
   if (n === null || n === undefined) return "—";
   return Number(n).toLocaleString("en-US");
 }
+
+// the bots' reasons begin with their action where it is all they decide ("打 九条: 打后两向听",
+// "pass: no claim brings …"); a head that says more ("防守: …", "打 二条, 不打 九饼: …",
+// "过胡 (32): …") is kept
+const ACTION_HEAD = /^(?:(?:打|吃|碰|杠) [^,:]+|过|胡牌|(?:discard|chow|pong|kong) [^,:]+|pass|win): /;
+
+/** A hint's reason as shown after its action ("建议: 打出 九条 — 打后两向听"): without its
+ * first words where they only name the action again. */
+export function hintReason(reason) {
+  const m = (reason || "").match(ACTION_HEAD);
+  return m ? reason.slice(m[0].length) : reason || "";
+}

@@ -8,7 +8,7 @@ import { getLang, pick, setLang, t } from "./i18n.js";
 import { api } from "./net.js";
 import { parseTiles, tileName } from "./tiles.js";
 import { decompositionEl } from "./handend.js";
-import { relation, riverRows } from "./helpers.js";
+import { hintReason, relation, riverRows } from "./helpers.js";
 import { vtile } from "./table.js";
 import { h, patch } from "./vdom.js";
 
@@ -181,7 +181,7 @@ export async function showReplay(root, handId, seatParam) {
             "div",
             { class: `decision ${agree ? "agree" : "differ"}`, dataset: { role: "decision", agree: agree ? "1" : "0" } },
             h("div", {}, t("played", { action: actionText(decision.played) })),
-            h("div", {}, t("bot_choice", { action: actionText(decision.bot) }), " — ", getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason),
+            h("div", {}, t("bot_choice", { action: actionText(decision.bot) }), " — ", hintReason(getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason)),
             h("div", { class: "verdict" }, agree ? t("agree") : t("differ")),
           )
         : h("div", { class: "muted" }, t("review_none")),

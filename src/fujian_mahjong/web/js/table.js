@@ -16,7 +16,7 @@ import { go, toast } from "./ui.js";
 import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
-import { handLayout, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
+import { handLayout, hintReason, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
 import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
@@ -569,7 +569,7 @@ function toolbarV(st, conn, dispatch) {
   if (st.seat === null) return null;
   const auto = autoOn(st);
   const hint = canDecide(st) ? st.hint : null;
-  const reason = hint ? (getLang() === "zh" ? hint.reason_zh || hint.reason : hint.reason) : "";
+  const reason = hint ? hintReason(getLang() === "zh" ? hint.reason_zh || hint.reason : hint.reason) : "";
   return h(
     "div",
     { class: "toolbar" },
