@@ -30,10 +30,14 @@ from tests.test_web import Server as WebServer
 from tests.test_web import Watched as WebWatched
 
 # the operator's file (`fjmj serve --config`): the default rooms; bots fill a quick-match
-# table at once; a new account (10,000 silver) is below the relief threshold
+# table at once; a new account (10,000 silver) is below the relief threshold; up to 1,000
+# registrations from one address
 ROOMS_CONFIG = """
 [server]
 quickmatch_wait_s = 0.05
+# every journey registers its players from one address (the tests' own, 127.0.0.1): the
+# leaderboard's pages alone need 22 accounts, past the default's 30 an hour with the rest
+registrations_per_address = 1000
 
 [relief]
 threshold = 20000

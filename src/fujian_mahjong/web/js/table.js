@@ -708,7 +708,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
     { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
     h("h2", {}, t("waiting_room")),
     code ? h("p", {}, `${t("code")}: `, h("b", { dataset: { role: "table-code" } }, code)) : null,
-    invite ? h("p", { class: "muted small invite" }, `${t("invite")}: `, h("code", { dataset: { role: "invite-link" } }, invite), " ", h("button", { class: "secondary", dataset: { action: "copy-invite" }, onclick: () => copyInvite(invite) }, t("web.copy_invite"))) : null,
+    invite ? h("p", { class: "muted small" }, `${t("invite")}: `, h("code", { dataset: { role: "invite-link" } }, invite)) : null,
     h("div", { class: "wait-seats" }, rows),
     h(
       "div",
@@ -720,6 +720,9 @@ function waitingRoomV(st, conn, dispatch, botCall) {
       !room && st.seat !== null && !mine.ready && !st.readySent
         ? h("button", { key: "ready", class: "primary", dataset: { action: "ready" }, onclick: () => { conn.send({ type: "ready" }); dispatch({ type: "@ready-sent" }); } }, t("ready"))
         : null,
+      // in the buttons' row, not beside the link: a line of its own ran the waiting room
+      // 10 px under the fold of a phone held sideways (740×360)
+      invite ? h("button", { class: "secondary", dataset: { action: "copy-invite" }, onclick: () => copyInvite(invite) }, t("web.copy_invite")) : null,
       canBots ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall("POST") }, t("add_bot")) : null,
       canBots && seats.some((x) => x && x.bot) ? h("button", { class: "secondary", dataset: { role: "remove-bot" }, onclick: () => botCall("DELETE") }, t("remove_bot")) : null,
     ),
