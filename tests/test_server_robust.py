@@ -543,6 +543,38 @@ def test_twenty_bad_messages_in_a_minute_close_the_connection(tmp_path: Path) ->
     run(main())
 
 
+def test_acts_on_a_replaced_state_are_stale_but_never_close_the_connection(
+    tmp_path: Path,
+) -> None:
+    """An act on a state the table has since replaced is a race the protocol expects (docs/
+    protocol.md, "Acting"): a client that acts at once on every state meets one whenever a
+    state is sent again before its act arrives, as while the store fails. Each is answered
+    `stale` and none counts as a bad message: 25 within a minute leave the connection open
+    (counted, 20 closed it with 1008 in the middle of a PostgreSQL outage), and the current
+    state still takes a legal act. A seq from the future is still a bad message."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a = await guest(h, "racer")
+            tid = await table(h, a, bots=3, turn_seconds=300)
+            await h.seat(a, tid)
+            await h.ready(a)
+            await h.advance(PAUSE)
+            s = a.state
+            assert s is not None and s["view"]["phase"] == "turn" and a.legal
+            for _ in range(25):
+                await a.send({"type": "act", "seq": s["seq"] - 1, "action": a.legal[0]})
+            assert a.errors() == ["stale"] * 25 and not a.conn.closed
+            assert a.state is s  # nothing changed
+            for _ in range(19):  # from the future: bad messages, as before
+                await a.send({"type": "act", "seq": a.conn.seq + 5, "action": a.legal[0]})
+            assert not a.conn.closed
+            await a.send({"type": "act", "seq": a.conn.seq + 5, "action": a.legal[0]})
+            assert a.conn.closed and a.rec.closed is not None and a.rec.closed[0] == 1008
+
+    run(main())
+
+
 def test_illegal_and_out_of_turn_actions_are_refused(tmp_path: Path) -> None:
     """Seed "inproc": the dealer (seat 0, a human) is the first to act; seat 1 (a human)
     is not asked. A discard of a tile the dealer does not hold is illegal, seat 1's pass is

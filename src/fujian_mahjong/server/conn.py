@@ -175,10 +175,13 @@ class Conn:
         if not self.transport.send(text):
             self.close("too many unread messages")
 
-    def error(self, code: str, message: str) -> bool:
+    def error(self, code: str, message: str, bad: bool = True) -> bool:
         """Send an error; True when this connection has now sent too many bad messages
-        (more than ``bad_limit`` within a minute) and must be closed."""
+        (more than ``bad_limit`` within a minute) and must be closed. ``bad=False``: the
+        answer to a race the protocol expects, not to a bad message (it does not count)."""
         self.send({"type": "error", "code": code, "message": message}, stream=False)
+        if not bad:
+            return False
         now = float(self._now())
         self.bad.append(now)
         while self.bad and now - self.bad[0] > 60.0:

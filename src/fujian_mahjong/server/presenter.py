@@ -144,7 +144,17 @@ class Presenter:
         shown (its ``seq``; the decision point it showed) and the engine's legal actions. A
         client that acts on a state it was not shown is sent the current one."""
         g = h.game
-        if seq < conn.state_seq or seq > conn.seq:
+        if seq < conn.state_seq:
+            # a state replaced the one acted on before the act arrived: a race a client that
+            # acts at once meets whenever a state is sent again (as while the store fails),
+            # not a bad message — counted, they closed such a client within a minute; it
+            # costs nothing more (the current state was already sent)
+            raise TableError(
+                "stale",
+                f"seq {seq} is not the current state's ({conn.state_seq}); act on it",
+                bad=False,
+            )
+        if seq > conn.seq:
             raise TableError(
                 "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
             )

@@ -16,12 +16,15 @@ __all__ = ["HandStart", "HandState", "Seat", "TableConfig", "TableError"]
 
 
 class TableError(Exception):
-    """A request the table refuses: ``code`` and a one-line message for the client."""
+    """A request the table refuses: ``code`` and a one-line message for the client;
+    ``bad=False`` where the refusal answers a race the protocol expects rather than a bad
+    message (it does not count towards closing the connection, docs/protocol.md)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, bad: bool = True) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.bad = bad
 
 
 @dataclass

@@ -157,7 +157,7 @@ class Dispatcher:
                 return  # forwarded to the process that owns the table
             await self._handle(conn, text)
         except (P.ProtocolError, TableError) as e:
-            conn.error(e.code, e.message)
+            conn.error(e.code, e.message, getattr(e, "bad", True))
         except STORE_FAULTS:
             # the database cannot take the write now: nothing changed, the client may retry
             conn.send(
