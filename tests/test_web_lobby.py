@@ -534,6 +534,39 @@ def test_leaderboard_pages(server: Server, browser: Browser) -> None:
     expect(pg.locator("[data-action=page-next]")).to_be_disabled()
 
 
+# the signed-out card's fields and buttons: their boxes, and the card's inner width
+FIRST_SCREEN = """() => { const b = s => document.querySelector(s).getBoundingClientRect();
+  const card = document.querySelector("[data-role=identity]");
+  const cs = getComputedStyle(card);
+  return {name: b('input[name=guest-name]'), guest: b('[data-action=guest]'),
+    user: b('input[name=account-name]'), pass: b('input[name=account-password]'),
+    login: b('[data-action=login]'), register: b('[data-action=register]'),
+    inner: card.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight),
+    page: document.documentElement.scrollWidth}; }"""
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_the_first_screen_on_a_phone_upright(server: Server, browser: Browser, locale: str) -> None:
+    """A newcomer's first screen on a phone upright: the name and 以游客进入 share a line,
+    the account's two fields each go across the card and 登录 and 注册 stand side by side
+    under them (the password and 登录 shared a line and 注册 stood alone under them; in
+    English the name's button stood alone under it)."""
+    w = Watched(browser, locale, 390, 844)
+    pg = w.page
+    pg.goto(f"{server.base}/")
+    pg.locator("input[name=guest-name]").wait_for()
+    for width in (390, 360):
+        pg.set_viewport_size({"width": width, "height": 740})
+        g = pg.evaluate(FIRST_SCREEN)
+        at = (locale, width)
+        assert g["page"] <= width, (at, g)
+        assert abs(g["name"]["y"] - g["guest"]["y"]) < 8, f"the name's button wraps {at}: {g}"
+        for f in ("user", "pass"):
+            assert g[f]["width"] >= g["inner"] - 1, f"{f} not across the card {at}: {g}"
+        assert g["login"]["y"] == g["register"]["y"] > g["pass"]["y"], (at, g)
+    w.close()
+
+
 # the page's and each card's overflow, and each table's scroll inside its card
 OVERFLOW = """() => ({page: document.documentElement.scrollWidth,
   cards: [...document.querySelectorAll('section.card')].map(c => c.scrollWidth - c.clientWidth),
