@@ -141,7 +141,9 @@ class Server:
             deal = ["--seed", self.seed]
         port = self.port or free_port()
         self.base = f"http://127.0.0.1:{port}"
-        with open(self.log, "wb") as out:
+        # appended: a server started again on the same data (a crash's restart) keeps the
+        # killed one's log before its own
+        with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [
                     sys.executable,
@@ -895,7 +897,7 @@ def test_waiting_room_invite_bots_and_a_three_player_table(
     pg.wait_for_function(
         "() => document.querySelectorAll('[data-role=waiting-room] [data-seat]').length === 3"
     )
-    # 复制链接: the invite link on the clipboard, to send to a friend
+    # 复制邀请链接: the invite link on the clipboard, to send to a friend
     pg.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base)
     link = pg.inner_text("[data-role=invite-link]")
     assert link == f"{server.base}/?table={tid}", link

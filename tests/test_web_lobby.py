@@ -532,6 +532,7 @@ def test_leaderboard_pages(server: Server, browser: Browser) -> None:
         levels
     )
     expect(pg.locator("[data-action=page-next]")).to_be_disabled()
+    w.close()
 
 
 # the signed-out card's fields and buttons: their boxes, and the card's inner width
@@ -601,7 +602,6 @@ def test_profile_and_leaderboard_fit_a_phone_upright(
             assert max(o["cards"]) <= 0, f"a card's content runs out of it {at}: {o}"
             if width == 390:
                 assert max(o["tables"]) <= 0, f"a table scrolls in its card {at}: {o}"
-    w.close()
     w.close()
 
 

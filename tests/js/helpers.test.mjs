@@ -68,6 +68,10 @@ test("hintReason: the action named once (建议: 打出 九条 — 打后两向�
   assert.equal(hintReason("chow 8 Characters with 7 Characters and 9 Characters: the hand moves to 1 tile from ready (it was 2 tiles from ready)"), "the hand moves to 1 tile from ready (it was 2 tiles from ready)");
   assert.equal(hintReason("胡牌: 牌已成"), "牌已成");
   assert.equal(hintReason("kong 2 Bamboo: one more flower point, the hand stays 2 tiles from ready"), "one more flower point, the hand stays 2 tiles from ready");
+  assert.equal(hintReason("杠: 多一花"), "多一花");
+  assert.equal(hintReason("抢金: 已听牌"), "已听牌");
+  assert.equal(hintReason("rob the gold (抢金): the hand is ready"), "the hand is ready");
+  assert.equal(hintReason("concealed kong 2 Bamboo: one more flower point"), "one more flower point");
   // kept whole: they say more than the action
   for (const r of ["防守: 打 九条, 不打 七万 — 上家可能已听", "打 二条, 不打 九饼: 保持听牌", "过胡 (32): 等自摸期望 48", "pass the win (32): waiting for a self-draw is worth 48", "fold: discard 1 Character, not 8 Characters", "discard 2 Bamboo, not 9 Dots: keeps the hand ready"]) {
     assert.equal(hintReason(r), r);

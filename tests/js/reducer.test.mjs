@@ -144,6 +144,20 @@ test("a reconnect mid-hand shows no opening", () => {
   assert.equal(s.log.length, 0);
 });
 
+test("offline, no move can go with the dead connection's seq: the new connection's state brings its own", () => {
+  let s = reduce(initState(), state(view({ discards: ["9s", "", "", ""] })), 0);
+  assert.equal(s.seq, 4);
+  s = reduce(s, { type: "@online", online: false }, 10);
+  assert.equal(s.online, false);
+  assert.equal(s.seq, null);
+  s = reduce(s, { type: "seated", table: 7, seat: 0 }, 20);
+  s = reduce(s, { type: "@online", online: true }, 20);
+  assert.equal(s.online, true);
+  assert.equal(s.seq, null); // seated, but no state of the new connection yet
+  s = reduce(s, state(view({ discards: ["9s", "", "", ""] }), { seq: 2 }), 30);
+  assert.equal(s.seq, 2);
+});
+
 test("a discard notice: into the river, out of our hand, logged with a sound", () => {
   let s = reduce(initState(), state(view()), 0);
   s = reduce(s, { type: "@sent", action: { type: "discard", tile: "1m" } }, 10);

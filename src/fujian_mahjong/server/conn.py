@@ -41,6 +41,10 @@ CHECK = os.environ.get("FJMJ_CHECK_MESSAGES", "") not in ("", "0")
 MAX_QUEUED = 2_000
 # the close code a client is dropped with (policy violation); docs/protocol.md
 CLOSE_POLICY = 1008
+# answers to a race (``error(bad=False)``: an act on a state since replaced) that do not
+# count as bad messages within a minute; past them they count again. A client that acts at
+# once on every state meets a few a minute at most, and an act is work for a table's actor
+RACES_PER_MINUTE = 100
 
 
 def encode(msg: dict[str, Any]) -> str:
@@ -154,6 +158,7 @@ class Conn:
         self.close_reason = ""
         self.bad: deque[float] = deque()
         self.bad_limit = bad_limit
+        self.races: deque[float] = deque()  # the races answered within the last minute
 
     # ------------------------------------------------------------------ sending
 
@@ -178,11 +183,16 @@ class Conn:
     def error(self, code: str, message: str, bad: bool = True) -> bool:
         """Send an error; True when this connection has now sent too many bad messages
         (more than ``bad_limit`` within a minute) and must be closed. ``bad=False``: the
-        answer to a race the protocol expects, not to a bad message (it does not count)."""
+        answer to a race the protocol expects, not to a bad message: it counts only past
+        ``RACES_PER_MINUTE`` such answers within a minute."""
         self.send({"type": "error", "code": code, "message": message}, stream=False)
-        if not bad:
-            return False
         now = float(self._now())
+        if not bad:
+            self.races.append(now)
+            while self.races and now - self.races[0] > 60.0:
+                self.races.popleft()
+            if len(self.races) <= RACES_PER_MINUTE:
+                return False
         self.bad.append(now)
         while self.bad and now - self.bad[0] > 60.0:
             self.bad.popleft()

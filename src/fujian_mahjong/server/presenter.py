@@ -148,11 +148,12 @@ class Presenter:
             # a state replaced the one acted on before the act arrived: a race a client that
             # acts at once meets whenever a state is sent again (as while the store fails),
             # not a bad message — counted, they closed such a client within a minute; it
-            # costs nothing more (the current state was already sent)
+            # costs nothing more (the current state was already sent). A seq no message ever
+            # had (0 or less) is still a bad one
             raise TableError(
                 "stale",
                 f"seq {seq} is not the current state's ({conn.state_seq}); act on it",
-                bad=False,
+                bad=seq <= 0,
             )
         if seq > conn.seq:
             raise TableError(

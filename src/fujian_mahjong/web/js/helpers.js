@@ -98,7 +98,7 @@ export function num(n) {
 // the bots' reasons begin with their action where it is all they decide ("打 九条: 打后两向听",
 // "pass: no claim brings …"); a head that says more ("防守: …", "打 二条, 不打 九饼: …",
 // "过胡 (32): …") is kept
-const ACTION_HEAD = /^(?:(?:打|吃|碰|杠) [^,:]+|过|胡牌|(?:discard|chow|pong|kong) [^,:]+|pass|win): /;
+const ACTION_HEAD = /^(?:(?:打|吃|碰|杠|暗杠|加杠) [^,:]+|杠|暗杠|加杠|抢金|过|胡牌|(?:discard|chow|pong|kong|concealed kong|added kong) [^,:]+|kong|concealed kong|added kong|rob the gold \(抢金\)|pass|win): /;
 
 /** A hint's reason as shown after its action ("建议: 打出 九条 — 打后两向听"): without its
  * first words where they only name the action again. */

@@ -573,7 +573,9 @@ function reduceMessage(state, msg, now) {
       return s;
     }
     case "@online":
-      return { ...state, online: msg.online };
+      // offline, the state's seq is the dead connection's: a move is made again on the
+      // state the new connection sends (an old seq there reads as one never sent)
+      return msg.online ? { ...state, online: true } : { ...state, online: false, seq: null };
     case "@auto":
       return { ...state, autoWant: msg.on };
     case "@auto-pass":

@@ -790,11 +790,11 @@ export async function showTable(root, tableRef, as) {
   };
 
   const act = (action) => {
-    if (st.pending || st.seq === null) return;
-    if (conn.send({ type: "act", seq: st.seq, action })) {
-      if (action.type === "discard") play("tile");
-      dispatch({ type: "@sent", action });
-    } else toast(t("web.not_sent"), "error"); // no connection: the move is not made
+    if (st.pending) return;
+    // no connection (or not yet the new connection's state): the move is not made, and said so
+    if (!st.online || st.seq === null || !conn.send({ type: "act", seq: st.seq, action })) return toast(t("web.not_sent"), "error");
+    if (action.type === "discard") play("tile");
+    dispatch({ type: "@sent", action });
   };
 
   const botCall = async (method) => {
@@ -945,7 +945,9 @@ export async function showTable(root, tableRef, as) {
       }), h("div", { class: "social-wrap" }, socialBox)));
     }
     root.classList.toggle("table-page", Boolean(st.view));
-    root.classList.toggle("offline", !st.online);
+    // dimmed from the connection's loss until the new connection's first state (the hand
+    // and its decisions shown meanwhile are the dead connection's)
+    root.classList.toggle("offline", !st.online || (Boolean(st.view) && st.seq === null));
     patch(root, parts.filter(Boolean));
     markMore();
     // the newest log entry in view
