@@ -554,15 +554,17 @@ def test_acts_on_a_replaced_state_are_stale_but_never_close_the_connection(
     future, or one no message had, is still a bad message, and past 100 races in a minute
     they count again (an act is work for the table's actor)."""
 
+    async def at_our_turn(h: Harness, name: str) -> tuple[Client, dict[str, Any]]:
+        c = await guest(h, name)
+        await h.seat(c, await table(h, c, bots=3, turn_seconds=300))
+        await h.ready(c)
+        await h.advance(PAUSE)
+        assert c.state is not None and c.state["view"]["phase"] == "turn" and c.legal
+        return c, c.state
+
     async def main() -> None:
         async with running(tmp_path) as h:
-            a = await guest(h, "racer")
-            tid = await table(h, a, bots=3, turn_seconds=300)
-            await h.seat(a, tid)
-            await h.ready(a)
-            await h.advance(PAUSE)
-            s = a.state
-            assert s is not None and s["view"]["phase"] == "turn" and a.legal
+            a, s = await at_our_turn(h, "racer")
             for _ in range(25):
                 await a.send({"type": "act", "seq": s["seq"] - 1, "action": a.legal[0]})
             assert a.errors() == ["stale"] * 25 and not a.conn.closed
@@ -575,13 +577,7 @@ def test_acts_on_a_replaced_state_are_stale_but_never_close_the_connection(
             assert a.conn.closed and a.rec.closed is not None and a.rec.closed[0] == 1008
             # a flood of acts on old states is not free: past 100 races in a minute they
             # count as bad messages again
-            b = await guest(h, "flood")
-            tid = await table(h, b, bots=3, turn_seconds=300)
-            await h.seat(b, tid)
-            await h.ready(b)
-            await h.advance(PAUSE)
-            old = b.state
-            assert old is not None and b.legal
+            b, old = await at_our_turn(h, "flood")
             for _ in range(100 + 19):
                 await b.send({"type": "act", "seq": old["seq"] - 1, "action": b.legal[0]})
             assert not b.conn.closed
