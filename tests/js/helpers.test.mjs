@@ -1,7 +1,7 @@
 // Unit tests of the table's pure helpers (src/fujian_mahjong/web/js/helpers.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { handLayout, hintReason, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
+import { goldHeldBack, handLayout, hintReason, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
 
 test("relation: 下家 is the next seat, on the right (R2)", () => {
   assert.deepEqual(relation(1, 0, 4), { pos: "right", key: "rel_next" });
@@ -77,4 +77,15 @@ test("hintReason: the action named once (建议: 打出 九条 — 打后两向�
     assert.equal(hintReason(r), r);
   }
   assert.equal(hintReason(undefined), "");
+});
+
+test("goldHeldBack: a gold held that no offered discard names (R5, gold_discard forbidden: 三明) is said, from the offer alone", () => {
+  // 三明: the gold 4m held, the server offers the other tiles only
+  assert.equal(goldHeldBack(["4m", "1p", "2s"], "4m", new Set(["1p", "2s"])), true);
+  // 福州 (self_draw_only): the gold is among the discards offered
+  assert.equal(goldHeldBack(["4m", "1p", "2s"], "4m", new Set(["4m", "1p", "2s"])), false);
+  // no gold held, or nothing to discard now (another seat's turn)
+  assert.equal(goldHeldBack(["1p", "2s"], "4m", new Set(["1p", "2s"])), false);
+  assert.equal(goldHeldBack(["4m", "1p"], "4m", new Set()), false);
+  assert.equal(goldHeldBack(["4m"], null, new Set(["4m"])), false);
 });

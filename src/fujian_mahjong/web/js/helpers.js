@@ -106,3 +106,10 @@ export function hintReason(reason) {
   const m = (reason || "").match(ACTION_HEAD);
   return m ? reason.slice(m[0].length) : reason || "";
 }
+
+/** Whether the seat holds a gold it may not discard now (R5: the profile's gold_discard
+ * "forbidden", as in 三明): decided by the discards the server offers, not by the profile's
+ * name — discards are offered and none of them is the gold held. */
+export function goldHeldBack(held, gold, discards) {
+  return Boolean(gold) && held.includes(gold) && discards.size > 0 && !discards.has(gold);
+}

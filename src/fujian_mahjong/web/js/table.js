@@ -16,7 +16,7 @@ import { go, toast } from "./ui.js";
 import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
-import { handLayout, hintReason, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
+import { goldHeldBack, handLayout, hintReason, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
 import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
@@ -467,7 +467,7 @@ function statusV(st) {
     items.push(h("span", { class: "tenpai", dataset: { role: "tenpai" } }, h("b", {}, t("tenpai")), " ", waitChips(v, st.waits)));
   } else if (Array.isArray(st.waits)) items.push(h("span", { class: "muted", dataset: { role: "tenpai" } }, t("not_tenpai")));
   if ((v.gold_discarded || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("gold_discarded_me")));
-  if (v.profile === "sanming" && handLayout(v).tiles.includes(v.gold) && discardKinds(st).size) items.push(h("span", { class: "muted" }, t("gold_forbidden")));
+  if (goldHeldBack(allHand(v).all, v.gold, discardKinds(st))) items.push(h("span", { class: "muted" }, t("gold_forbidden")));
   if ((v.xian_jin || []).includes(st.seat)) items.push(h("span", { class: "warn" }, t("xian_jin_me")));
   if (v.jin_kan && v.jin_kan[String(st.seat)] !== undefined) items.push(h("span", { class: "warn" }, t("jin_kan_me")));
   return h("div", { class: "status-line", dataset: { role: "status" } }, items);
