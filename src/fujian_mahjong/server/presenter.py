@@ -160,8 +160,10 @@ class Presenter:
                 "stale", f"seq {seq} is not the current state's ({conn.state_seq}); act on it"
             )
         if conn.state_key != len(g.events):
+            # the table applied something since this state (a double tap's first act, another
+            # seat's move inside a pause): a race as well, not a bad message
             self.refresh(conn, h)
-            raise TableError("stale", "the table has moved on; wait for the next state")
+            raise TableError("stale", "the table has moved on; wait for the next state", bad=False)
         try:
             a = Action.from_json(action)
         except MahjongError as e:
