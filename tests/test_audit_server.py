@@ -268,6 +268,112 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(tmp_path: Path) 
     assert same == [(n, m) for _, n, m in trace(alone["quick"])]
 
 
+# ------------------------------------------------------------------ R12: an added kong (sanming)
+#
+# R6's scenario r6-rob-kong: seat 1 pongs the dealer's 5m, draws the fourth and adds it to
+# the pong. Seat 3 holds 4m6m and may rob the kong (抢杠, sanming only: D-16); in the other
+# variant it holds 4m9m and may not. Seat 3 is also asked on the dealer's 5m when it holds
+# 4m6m (it passes), as a discard's window the spy test above shows to be private.
+
+KONG_DEAL = {0: "5m111222333444p1289s", 1: "55m666777888p357s38m", 2: "16999m2345559p2468s"}
+KONG_SCRIPT = [
+    (0, {"type": "discard", "tile": "5m"}),
+    (1, {"type": "pong"}),
+    (1, {"type": "discard", "tile": "3m"}),
+    (2, {"type": "discard", "tile": "9p"}),
+    (3, {"type": "discard", "tile": "8p"}),
+    (1, PASS),  # it may pong the 8p
+    (0, {"type": "discard", "tile": "6p"}),
+    (1, PASS),  # and the 6p
+    (1, {"type": "added_kong", "tile": "5m"}),
+]
+
+
+def kong_wall(robbable: bool) -> list[int]:
+    """The scenario's wall, checked by looking ahead: seat 3 is asked on the added 5m exactly
+    when ``robbable``, and nobody is asked on anything else but as the script answers. The
+    two walls differ only in where a 6m and a 9m lie (seat 3's hand, and a place in the
+    middle of the wall that nobody reaches in the script): every public tile is the same."""
+
+    def wall_of(seat3: str) -> list[int]:
+        return stacked({**KONG_DEAL, 3: seat3 + "111m22m123456789s"}, "9p8p6p5m", "1z1z1z7m")
+
+    w = wall_of("46m")
+    if not robbable:  # seat 3's dealt 6m changes place with the wall's last 9m
+        dealt = next(i for i, (x, y) in enumerate(zip(w, wall_of("49m"), strict=True)) if x != y)
+        spare = max(i for i, k in enumerate(w) if k == parse_kind("9m"))
+        w[dealt], w[spare] = w[spare], w[dealt]
+    g = Game.from_wall("sanming", w, dealer=0)
+    assert sorted(parse(g.view(3)["hand"])) == sorted(
+        parse(("46m" if robbable else "49m") + "111m22m123456789s")
+    )
+    for seat, a in KONG_SCRIPT:
+        while g.phase in WINDOW_PHASES and seat not in g.to_act():
+            assert g.to_act() == [3] and robbable  # seat 3 on the dealer's 5m: it passes
+            g.apply(3, Action("pass"))
+        g.apply(seat, Action.from_json(a))
+    assert (g.phase == "claims") is robbable
+    assert g.to_act() == ([3] if robbable else [1])
+    assert not robbable or g.claim_kind == "rob_kong"
+    return w
+
+
+async def _kong_hand(tmp: Path, robbable: bool) -> dict[str, Client]:
+    """Four humans and a spectator play the script; seat 3 passes whenever it is asked, at
+    once. The script stops once seat 1 has its replacement and may discard."""
+    deals = StackedDeals([kong_wall(robbable)], dealer=0)
+    async with running(tmp, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
+        seats = [timed(await h.guest(n)) for n in ("dealer", "konger", "south", "robber")]
+        spy = timed(await h.guest("spy"))
+        tid = await h.table(seats[0], bots=0, profile="sanming", turn_seconds=TURN)
+        for c in seats:
+            await h.seat(c, tid)
+        await h.seat(spy, tid, "spectator")
+        await h.ready(*seats)
+        await h.advance(PAUSE)
+        for seat, a in KONG_SCRIPT:
+            if _asked(seats[3]) and seat != 3:
+                await seats[3].act(PASS)
+            await seats[seat].act(a)
+            await h.advance(PAUSE)
+        if _asked(seats[3]):
+            await seats[3].act(PASS)
+        await h.advance(PAUSE)
+        k = seats[1]
+        assert k.state and k.state["view"]["turn"] == 1 and k.legal
+        assert any(m["type"] == "kong_added" for m in k.state["view"]["melds"][1])
+        await h.advance(TURN / 2)
+        return {"dealer": seats[0], "konger": k, "south": seats[2], "spy": spy}
+
+
+def test_whether_an_added_kong_could_be_robbed_is_invisible(tmp_path: Path) -> None:
+    """R12 rev 2, R6 (抢杠, sanming): an added kong is announced (``added_kong``) and held by
+    the claim pause whether or not anyone could rob it. Announced only when a seat could,
+    the notice and its pause told everyone that a seat was ready and waited on that tile.
+    The dealer, seat 2, the spectator and the kong's owner receive exactly the same messages
+    (types, order, contents, sizes, fake-clock times) in both hands."""
+
+    async def main() -> dict[bool, dict[str, Any]]:
+        out = {}
+        for robbable in (True, False):
+            cs = await _kong_hand(tmp_path / str(robbable), robbable)
+            out[robbable] = {k: trace(c) for k, c in cs.items()}
+            for who, c in cs.items():
+                assert not c.errors(), (who, c.errors())
+                assert not _open_window_shown(c)
+                assert len(c.of_type("added_kong")) == 1, who
+        return out
+
+    runs = asyncio.run(main())
+    for who in ("dealer", "south", "spy", "konger"):
+        assert runs[True][who] == runs[False][who], who
+    d = runs[False]["dealer"]
+    notice = next(i for i, (_, _, m) in enumerate(d) if m["type"] == "added_kong")
+    assert d[notice][2]["seat"] == 1 and d[notice][2]["tile"] == "5m"
+    after = d[notice + 1]
+    assert after[2]["type"] == "state" and round(after[0] - d[notice][0], 6) == PAUSE
+
+
 # ------------------------------------------------------------------ 托管 inside a claim window
 
 

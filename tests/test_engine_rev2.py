@@ -434,6 +434,19 @@ def test_tiles_accounted_during_a_rob_the_kong_window() -> None:
     assert g.tiles_accounted() == before
 
 
+def test_an_unrobbed_kongs_window_leaves_no_trace_in_the_view() -> None:
+    """R6 (抢杠, sanming), R12: once nobody robs the added kong, every seat's view names the
+    last discard again (the dealer's 6p), as after an added kong nobody could rob; the tile
+    offered to rob is the view's ``last_discard`` only while its window is open."""
+    sc = scenario("r6-rob-kong.jsonl", 0)
+    g = drive(game_of(sc), sc["actions"][:8])
+    assert g.view(3)["last_discard"] == {"seat": 1, "tile": "5m"}
+    g.apply(3, PASS)
+    for seat in range(4):
+        assert g.view(seat)["last_discard"] == {"seat": 0, "tile": "6p"}
+    assert g.view(1)["melds"][1][-1]["type"] == "kong_added"
+
+
 def test_match_record_takes_only_its_own_last_hand_once() -> None:
     m = Match("fuzhou-tcy", seed=2)
     rng = random.Random(2)

@@ -64,6 +64,35 @@ def test_notices_of_a_discard_and_an_added_kong_are_public_and_carry_no_hand() -
     ]
 
 
+def test_every_added_kong_is_announced_where_a_kong_may_be_robbed() -> None:
+    """R6 (抢杠, sanming), R12: where a kong may be robbed, an added kong nobody may rob
+    (the engine completes it at once, after its owner's own act) is announced like one that
+    may be (the engine's ``add_kong_declared``), so the notice and its pause say nothing of
+    the other hands. The kong that completes after its window (after the others' answers)
+    is not announced again; where no kong may be robbed, none is announced."""
+    at_once = [
+        {"type": "act", "seat": 1, "action": {"type": "added_kong", "tile": "5m"}},
+        {"type": "kong", "seat": 1, "kind": "added", "tile": "5m"},
+        {"type": "draw", "seat": 1, "tile": "3p"},
+    ]
+    assert vis.opens_window(at_once, rob_kong=True)
+    assert vis.notices(at_once, 7, 12, rob_kong=True) == [
+        {"type": "added_kong", "table": 7, "hand": 12, "seat": 1, "tile": "5m"}
+    ]
+    assert not vis.opens_window(at_once) and vis.notices(at_once, 7, 12) == []
+    after_window = [
+        {"type": "act", "seat": 3, "action": {"type": "pass"}},
+        {"type": "kong", "seat": 1, "kind": "added", "tile": "5m"},
+        {"type": "draw", "seat": 1, "tile": "3p"},
+    ]
+    assert not vis.opens_window(after_window, rob_kong=True)
+    concealed = [
+        {"type": "act", "seat": 1, "action": {"type": "concealed_kong", "tile": "5m"}},
+        {"type": "kong", "seat": 1, "kind": "concealed", "tile": "5m"},
+    ]
+    assert not vis.opens_window(concealed, rob_kong=True)
+
+
 def test_seat_waits_from_a_ready_hand() -> None:
     g = Game.new("fuzhou-tcy", seed=5)
     v: dict[str, Any] = dict(g.view(0))

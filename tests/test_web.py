@@ -904,6 +904,17 @@ def test_waiting_room_invite_bots_and_a_three_player_table(
     pg.click("[data-action=copy-invite]")
     expect(pg.locator("#toast")).to_have_text("邀请链接已复制，发给牌友吧")
     assert pg.evaluate("navigator.clipboard.readText()") == link
+    # a page without the Clipboard API (plain http from another machine: not a secure
+    # context): the link is selected and copied by the copy command all the same
+    pg.evaluate(
+        "() => { document.addEventListener('copy', () => {"
+        " window.__copied = String(window.getSelection()); });"
+        " Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true}); }"
+    )
+    pg.evaluate("document.getElementById('toast').textContent = ''")  # the first one's gone
+    pg.click("[data-action=copy-invite]")
+    expect(pg.locator("#toast")).to_have_text("邀请链接已复制，发给牌友吧")
+    assert pg.evaluate("window.__copied") == link
     friend = Watched(browser, "zh-CN", 900, 700)
     fp = friend.page
     fp.goto(f"{server.base}/?table={tid}")

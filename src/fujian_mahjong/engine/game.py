@@ -259,6 +259,8 @@ class Game:
         self.claim_tile = -1
         self.claim_from = -1
         self.claim_kind = ""  # "discard" | "rob_kong" | "window_a" | "window_b"
+        # the last discard while a rob-the-kong window offers the added tile (R6, sanming)
+        self.kong_window_prev = (-1, -1)
         self.dealer_rob_discard = False
         self.last_drawn = -1
         self.gold_discarded = [False] * players
@@ -809,6 +811,7 @@ class Game:
                 self._ev({"type": "add_kong_declared", "seat": s, "tile": _K[k]})
                 self.phase = _CLAIMS
                 self.claim_kind = "rob_kong"
+                self.kong_window_prev = (self.claim_tile, self.claim_from)
                 self.claim_tile = k
                 self.claim_from = s
                 self.pending = opts
@@ -1010,6 +1013,10 @@ class Game:
                 w = self._pick_winner(winners, k, "rob_kong")
                 self._finish(w, "rob_kong", None, k)
             else:
+                # nobody robbed it: the view's last discard is the last discard again, as
+                # after an added kong nobody could rob (R12: that a window was open, and so
+                # that a seat was ready on the tile, shows in nothing)
+                self.claim_tile, self.claim_from = self.kong_window_prev
                 self._complete_added_kong(d, k)
             return
         if kind == "window_b":

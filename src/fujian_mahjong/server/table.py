@@ -372,9 +372,10 @@ class TableActor(Actor[TableCommand]):
         self.actions += 1
         self.sched.forget(seat)
         new = g.events[before:]
-        if vis.opens_window(new):
+        rob_kong = g.profile.rob_kong
+        if vis.opens_window(new, rob_kong):
             self.pause.check(h, self.humans, self.clock.now())
-            h.notices.extend(vis.notices(new, self.id, h.id))
+            h.notices.extend(vis.notices(new, self.id, h.id, rob_kong))
         elif not vis.in_window(g.phase):
             h.window_asked = frozenset()
         await self._pump()

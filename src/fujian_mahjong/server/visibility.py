@@ -1,7 +1,8 @@
 """Who may see what, now (R12 rev 2): pure and synchronous, no sockets, no clock of its own.
 
-After every discard (and at the start of a hand) at a table with humans, nothing but a public
-notice (``discard`` / ``added_kong`` / ``hand_start``) goes out for the claim pause; only the
+After every discard, every added kong where a kong may be robbed (sanming), and at the start
+of a hand, at a table with humans, nothing but a public notice (``discard`` / ``added_kong``
+/ ``hand_start``) goes out for the claim pause; only the
 seats asked to answer receive their ``state`` at once. A seat that was not asked (and every
 spectator) receives no view while a claim window is open or the pause lasts, and the seat
 list does not change for it either (a seat list changed inside a window could tell that
@@ -79,15 +80,45 @@ def win_declared(answers: Sequence[Mapping[str, Any]]) -> bool:
     )
 
 
-def opens_window(events: Sequence[Mapping[str, Any]]) -> bool:
-    """These new events may open a claim window (a discard, an added kong in sanming)."""
-    return any(e.get("type") in WINDOW_EVENTS for e in events)
-
-
-def notices(events: Sequence[Mapping[str, Any]], table: int, hand: int) -> list[dict[str, Any]]:
-    """The public notices of these events, sent to everyone at once."""
-    out: list[dict[str, Any]] = []
+def announced(
+    events: Sequence[Mapping[str, Any]], rob_kong: bool = False
+) -> list[Mapping[str, Any]]:
+    """The events among these that are announced and held by the claim pause: each discard,
+    and where the rules let a kong be robbed (R6 抢杠, the profile's ``rob_kong``) each added
+    kong, whether or not a seat may rob it. The engine opens a window (``add_kong_declared``)
+    only when one may; announced only then, the notice and its pause would tell everyone
+    that a seat is ready on that tile (R12). An added kong nobody may rob completes at once:
+    its ``kong`` follows its owner's own ``act`` (after a window it follows the answers)."""
+    out: list[Mapping[str, Any]] = []
+    prev: Mapping[str, Any] | None = None
     for e in events:
+        t = e.get("type")
+        unrobbable_kong = (
+            rob_kong
+            and t == "kong"
+            and e.get("kind") == "added"
+            and prev is not None
+            and prev.get("type") == "act"
+            and prev.get("seat") == e.get("seat")
+        )
+        if t in WINDOW_EVENTS or unrobbable_kong:
+            out.append(e)
+        prev = e
+    return out
+
+
+def opens_window(events: Sequence[Mapping[str, Any]], rob_kong: bool = False) -> bool:
+    """These new events start a claim pause: a discard, an added kong where it may be
+    robbed (``announced``)."""
+    return bool(announced(events, rob_kong))
+
+
+def notices(
+    events: Sequence[Mapping[str, Any]], table: int, hand: int, rob_kong: bool = False
+) -> list[dict[str, Any]]:
+    """The public notices of these events (``announced``), sent to everyone at once."""
+    out: list[dict[str, Any]] = []
+    for e in announced(events, rob_kong):
         t = e.get("type")
         if t == "discard":
             out.append(
@@ -99,7 +130,7 @@ def notices(events: Sequence[Mapping[str, Any]], table: int, hand: int) -> list[
                     "tile": e["tile"],
                 }
             )
-        elif t == "add_kong_declared":
+        else:  # an added kong: declared (it may be robbed) or complete (nobody may rob it)
             out.append(
                 {
                     "type": "added_kong",

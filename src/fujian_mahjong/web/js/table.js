@@ -657,23 +657,33 @@ function muteIcon(muted) {
 
 // ------------------------------------------------------------------ the waiting room
 
-/** The invite link to the clipboard, to send to friends; where the page has no clipboard
- * (served over plain http to another machine) the link is selected to copy by hand. */
+/** The invite link to the clipboard, to send to friends. Where the page has no Clipboard
+ * API (served over plain http to another machine: it needs a secure context) the link is
+ * selected and copied with the older copy command, which browsers still honour on a tap;
+ * where that is refused too, the selection stays for the player to copy by hand. */
 async function copyInvite(url) {
   try {
     await navigator.clipboard.writeText(url);
     toast(t("web.invite_copied"));
+    return;
   } catch (_e) {
-    const code = document.querySelector("[data-role=invite-link]");
-    if (code) {
-      const range = document.createRange();
-      range.selectNodeContents(code);
-      const sel = window.getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-    }
-    toast(t("web.invite_select"));
+    // no Clipboard API here, or it was refused: the selection below
   }
+  const code = document.querySelector("[data-role=invite-link]");
+  let copied = false;
+  if (code) {
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    try {
+      copied = document.execCommand("copy");
+    } catch (_e) {
+      copied = false;
+    }
+  }
+  toast(t(copied ? "web.invite_copied" : "web.invite_select"));
 }
 
 function waitingRoomV(st, conn, dispatch, botCall) {
