@@ -268,6 +268,104 @@ def test_an_answered_seat_cannot_tell_whether_others_were_asked(tmp_path: Path) 
     assert same == [(n, m) for _, n, m in trace(alone["quick"])]
 
 
+# ------------------------------------------------------------------ R12: a seat that is away
+
+
+async def _away_hand(tmp: Path, chow1: bool, leaves_at: float | None) -> dict[str, Client]:
+    """Humans at seats 0 (the dealer), 1 and 2, a bot at 3, a spectator. Seat 1's socket
+    closes (everyone is told it is away) before the dealer's 5p (``leaves_at`` None) or that
+    long after it, inside the window; it does not come back. The script ends after seat
+    1's own turn has passed by its deadline."""
+    deals = StackedDeals([wall(chow1, False)], dealer=0)
+    async with running(tmp, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
+        d, q, s, w = [timed(await h.guest(n)) for n in ("dealer", "away", "south", "spy")]
+        tid = await h.table(d, bots=1, turn_seconds=TURN)
+        for c in (d, q, s):
+            await h.seat(c, tid)
+        await h.seat(w, tid, "spectator")
+        await h.ready(d, q, s)
+        await h.advance(PAUSE)
+        if leaves_at is None:
+            await q.disconnect()
+        await d.act(FIVE_P)
+        if leaves_at is not None:
+            assert _asked(q) is chow1
+            await h.advance(leaves_at)
+            await q.disconnect()
+        await h.advance(PAUSE + TURN + 1)  # seat 1's own turn: its deadline passes
+        assert len(d.of_type("discard")) == 2  # the dealer's 5p, then seat 1's (托管)
+        return {"dealer": d, "south": s, "spy": w}
+
+
+def test_a_seat_that_is_away_passes_inside_the_pause(tmp_path: Path) -> None:
+    """R12 rev 2: everyone sees that a seat's player is away (its socket closed, the grace
+    period running). Asked to answer a discard, such a seat passes inside the claim pause,
+    as a bot does; kept to a human's deadline, the window lasted turn_seconds exactly when it
+    could claim (a pair, a chow or a win on the tile). The dealer, seat 2 and a spectator
+    receive exactly the same messages whether or not the seat could chow, whether it went
+    away before the discard or inside the window."""
+
+    async def main() -> dict[tuple[bool, float | None], dict[str, Any]]:
+        out = {}
+        for i, (chow1, leaves_at) in enumerate(itertools.product((True, False), (None, 0.3))):
+            cs = await _away_hand(tmp_path / str(i), chow1, leaves_at)
+            out[chow1, leaves_at] = {k: trace(c) for k, c in cs.items()}
+            for who, c in cs.items():
+                assert not c.errors(), (who, c.errors())
+        return out
+
+    runs = asyncio.run(main())
+    for leaves_at in (None, 0.3):
+        for who in ("dealer", "south", "spy"):
+            assert runs[True, leaves_at][who] == runs[False, leaves_at][who], (who, leaves_at)
+    d = runs[True, None]["dealer"]
+    five = next(i for i, (_, _, m) in enumerate(d) if m["type"] == "discard")
+    after = d[five + 1]
+    assert after[2]["type"] == "state" and round(after[0] - d[five][0], 6) == PAUSE
+
+
+async def _restart_in_window(tmp: Path, chow1: bool) -> Client:
+    """Humans at seats 0 (the dealer), 1 and 2, a bot at 3. The server stops just after the
+    dealer's 5p (inside the window when seat 1 may chow it) and starts again on the same
+    data; the dealer's player comes back at once. Its connection from then on."""
+    deals = StackedDeals([wall(chow1, False)], dealer=0)
+    async with running(tmp, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
+        d, q, s = [await h.guest(n) for n in ("dealer", "chower", "south")]
+        tid = await h.table(d, bots=1, turn_seconds=TURN)
+        for c in (d, q, s):
+            await h.seat(c, tid)
+        await h.ready(d, q, s)
+        await h.advance(PAUSE)
+        await d.act(FIVE_P)
+        assert _asked(q) is chow1
+    async with running(tmp, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
+        back = timed(await _socket(h, d))
+        await h.seat(back, tid)
+        await h.advance(TURN + 1)  # seat 1's own turn, its player away: its deadline passes
+        assert [m["seat"] for m in back.of_type("discard")] == [1]
+        return back
+
+
+def test_a_restart_inside_a_claim_window_does_not_say_who_was_asked(tmp_path: Path) -> None:
+    """R12 rev 2, R11: a table restored after a restart has every human away until they come
+    back; a window open at the restart is answered for them at once (a pass). The dealer
+    coming back receives exactly the same messages whether or not seat 1 was asked to
+    answer its 5p when the server stopped: held to seat 1's deadline, the restored window
+    kept the dealer's state back for turn_seconds exactly when seat 1 could chow."""
+
+    async def main() -> dict[bool, Any]:
+        return {
+            chow1: trace(await _restart_in_window(tmp_path / str(chow1), chow1))
+            for chow1 in (True, False)
+        }
+
+    runs = asyncio.run(main())
+    assert runs[True] == runs[False]
+    kinds = [m["type"] for _, _, m in runs[True]]
+    assert kinds[0] == "seated" and kinds[1] == "state"
+    assert runs[True][1][2]["view"]["turn"] == 1 and runs[True][1][0] == runs[True][0][0]
+
+
 # ------------------------------------------------------------------ R12: an added kong (sanming)
 #
 # R6's scenario r6-rob-kong: seat 1 pongs the dealer's 5m, draws the fourth and adds it to

@@ -161,6 +161,8 @@ class _Seat:
     def human(self) -> bool:
         return not self.bot
 
+    away = False
+
 
 def test_scheduler_deadlines_bots_and_the_pause_on_a_fake_clock() -> None:
     clock = FakeClock()

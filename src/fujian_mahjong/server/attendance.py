@@ -9,7 +9,8 @@ it may see now (``Pump`` with ``fresh``).
   its grace period; the connection it had there before is told it was replaced and closed.
 - A player who left this match mid-hand may not come back (D-24: the hand ends as declared,
   then the match).
-- A lost socket keeps the seat for the grace period (R11); a seat whose player left, or
+- A lost socket keeps the seat for the grace period (R11), and a claim window it was asked
+  in is answered for it inside the pause (a pass: server/scheduler.py); a seat whose player left, or
   whose grace period ran out, is the table's ``SeatLeaves`` (seating frees it at an open
   table; mid-match the finisher ends the match: R9, R11).
 
@@ -21,13 +22,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from fujian_mahjong.server import commands as C
+from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.effects import Effects, Reply
 from fujian_mahjong.server.tablestate import Seat, TableError
 
 if TYPE_CHECKING:
     from fujian_mahjong.server.conn import Conn
     from fujian_mahjong.server.seating import Seating
-    from fujian_mahjong.server.tablestate import TableConfig
+    from fujian_mahjong.server.tablestate import HandState, TableConfig
 
 __all__ = ["Attendance", "AttendanceTable"]
 
@@ -49,6 +51,8 @@ class AttendanceTable(Protocol):
     def auto_ready(self) -> bool: ...
     @property
     def seating(self) -> Seating: ...
+    @property
+    def hand(self) -> HandState | None: ...
 
     def seat_of(self, player_id: int) -> int | None: ...
 
@@ -104,5 +108,8 @@ class Attendance:
         s = self.t.seats[seat]
         fx.seats.append((seat, replace(s, conn=None, disconnected_at=now)))
         fx.timers.append((("grace", seat), self.grace_s, C.GraceOver(seat)))
+        h = self.t.hand
+        if h is not None and vis.in_window(h.game.phase) and seat in h.game.to_act():
+            fx.replan.append(seat)  # asked in the open window: it passes inside the pause
         fx.then.append(C.Pump())
         return fx

@@ -52,6 +52,13 @@ class Seat:
     def human(self) -> bool:
         return self.player_id is not None and not self.bot
 
+    @property
+    def away(self) -> bool:
+        """A human whose socket is closed (the grace period running; every human of a
+        table restored after a restart until they come back). Public: the seat list says
+        so (``connected``)."""
+        return self.human and self.conn is None
+
 
 @dataclass
 class TableConfig:
