@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from fujian_mahjong.engine import Action, Game
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server.attendance import Attendance
 from fujian_mahjong.server.conn import Conn, RecordingTransport
@@ -20,6 +22,7 @@ from fujian_mahjong.server.effects import Reply, SetSeat
 from fujian_mahjong.server.seating import Seating
 from fujian_mahjong.server.tablestate import Seat, TableError
 from tests.inproc import Client, running
+from tests.test_audit_server import FIVE_P, wall
 
 
 @dataclass
@@ -36,6 +39,7 @@ class _Table:
     cfg: Any = field(default_factory=_Cfg)
     pending_leave: int | None = None
     auto_ready: bool = False
+    hand: Any = None  # the hand in play (a HandState), if any
 
     def __post_init__(self) -> None:
         self.seating = Seating(self, 30.0)
@@ -115,7 +119,15 @@ def test_a_lost_socket_keeps_the_seat_for_the_grace_period() -> None:
     [(seat, s)] = fx.seats
     assert seat == 1 and s.conn is None and s.disconnected_at == 40.0 and s.player_id == 5
     assert fx.timers == [(("grace", 1), 30.0, C.GraceOver(1))]  # R11
+    assert fx.replan == []  # no window asks it: its own turn keeps its deadline
     assert t.seats[1].conn is c  # nothing changed: the actor applies it
+    # asked in an open claim window: planned again, to pass inside the pause (R12 rev 2)
+    g = Game.from_wall("fuzhou-tcy", wall(chow1=True, pong2=False), dealer=0)
+    g.apply(0, Action.from_json(FIVE_P))  # seat 1 may chow it
+    assert g.phase == "claims" and g.to_act() == [1]
+    t.hand = SimpleNamespace(game=g)
+    assert Attendance(t, 30.0).disconnected(c, now=40.0).replan == [1]
+    t.hand = None
     # the seat taken over by a newer connection: the old socket's close only lets it go
     t.seats[1] = Seat(player_id=5, name="five", conn=_conn(5))
     fx = Attendance(t, 30.0).disconnected(c, now=41.0)
