@@ -31,20 +31,33 @@ from fujian_mahjong.tiles import parse
 
 
 class FailNext:
-    """Store faults: the next ``n`` write transactions fail (as a full disk would)."""
+    """Store faults: the next ``n`` write transactions fail (as a full disk would); or, once
+    ``lose_ack`` is armed, the next write commits and is reported failed (a connection lost
+    inside COMMIT: the acknowledgement never came)."""
 
     def __init__(self) -> None:
         self.remaining = 0
         self.failed = 0
+        self.armed = False
+        self.lost = 0
 
     def fail(self, n: int) -> None:
         self.remaining = n
+
+    def lose_ack(self) -> None:
+        self.armed = True
 
     def before_commit(self) -> None:
         if self.remaining > 0:
             self.remaining -= 1
             self.failed += 1
             raise OperationalError("COMMIT", None, Exception("database or disk is full"))
+
+    def after_commit(self) -> None:
+        if self.armed:
+            self.armed = False
+            self.lost += 1
+            raise OperationalError("COMMIT", None, Exception("connection lost in COMMIT"))
 
 
 def stacked(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import secrets
 import weakref
@@ -25,7 +26,7 @@ from typing import Any, Protocol, cast
 import orjson
 from sqlalchemy import Table, Update, bindparam, delete, event, insert, select, text, update
 from sqlalchemy.engine import ExceptionContext, make_url
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -66,6 +67,8 @@ __all__ = [
     "upgrade",
 ]
 
+
+log = logging.getLogger(__name__)
 
 # the hot write: each batch of events (group commit) as one executemany
 _EVENTS_INSERT = insert(cast(Table, EventRow.__table__))
@@ -325,11 +328,24 @@ class Settlement(Protocol):
 
 
 class StoreFaults(Protocol):
-    """Fault injection (tests): called inside every write transaction just before it
-    commits; raising fails (and rolls back) that write, as a full disk or a lost database
-    connection would."""
+    """Fault injection (tests): ``before_commit`` is called inside every write transaction
+    just before it commits; raising fails (and rolls back) that write, as a full disk or a
+    lost database connection would. ``after_commit``, where the faults have it, is called
+    once the write has committed; raising there is a commit whose acknowledgement was lost
+    (a connection dropped inside COMMIT): the write is stored, the caller told it failed."""
 
     def before_commit(self) -> None: ...
+
+
+def _after_commit(faults: StoreFaults | None) -> None:
+    hook = getattr(faults, "after_commit", None)
+    if hook is not None:
+        hook()
+
+
+def _norm(data: Any) -> Any:
+    """An event as the database gives it back (JSON: lists for tuples, string keys)."""
+    return orjson.loads(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
 
 
 def _batch_hands(b: tuple[list[dict[str, Any]], dict[str, Any] | None, Any]) -> list[int]:
@@ -489,6 +505,7 @@ class Store:
                     yield s
                     if self.faults is not None:
                         self.faults.before_commit()
+            _after_commit(self.faults)
 
     @asynccontextmanager
     async def table_write(self, table_id: int) -> AsyncIterator[AsyncSession]:
@@ -698,30 +715,47 @@ class Store:
         """A new hand's row. ``bot_kinds``: the bot kind of each seat (None for a human;
         the list None: every bot is the server's default), which anchors the skill rating
         (server/rating.py)."""
-        async with self.write() as s:
-            await self._fence(s, table_id)
-            # a Core insert (the ORM's unit of work cost more than the row, every hand)
-            r = await (await s.connection()).execute(
-                _HAND_INSERT,
-                {
-                    "match_id": match_id,
-                    "table_id": table_id,
-                    "number": number,
-                    "profile": profile,
-                    "players": players,
-                    "dealer": dealer,
-                    "streak": streak,
-                    "seed": seed,
-                    "seed_sha256": seed_sha256,
-                    "status": "playing",
-                    "seat_players": seat_players,
-                    "bot_kinds": bot_kinds,
-                    "created_at": utcnow(),
-                },
-            )
-            key = r.inserted_primary_key
-            assert key is not None
-            return int(key[0])
+        try:
+            async with self.write() as s:
+                await self._fence(s, table_id)
+                # a Core insert (the ORM's unit of work cost more than the row, every hand)
+                r = await (await s.connection()).execute(
+                    _HAND_INSERT,
+                    {
+                        "match_id": match_id,
+                        "table_id": table_id,
+                        "number": number,
+                        "profile": profile,
+                        "players": players,
+                        "dealer": dealer,
+                        "streak": streak,
+                        "seed": seed,
+                        "seed_sha256": seed_sha256,
+                        "status": "playing",
+                        "seat_players": seat_players,
+                        "bot_kinds": bot_kinds,
+                        "created_at": utcnow(),
+                    },
+                )
+                key = r.inserted_primary_key
+                assert key is not None
+                return int(key[0])
+        except IntegrityError:
+            # the match's hand of this number is stored: an earlier try committed and its
+            # acknowledgement was lost (see _in_doubt). The same deal (its secret seed) is
+            # that row; anything else is a real conflict
+            async with self.sessions() as s:
+                row = (
+                    await s.execute(
+                        select(_HANDS.c.id, _HANDS.c.seed, _HANDS.c.table_id).where(
+                            _HANDS.c.match_id == match_id, _HANDS.c.number == number
+                        )
+                    )
+                ).first()
+            if row is None or row.seed != seed or row.table_id != table_id:
+                raise
+            log.warning("store: hand %s found committed after a lost commit", row.id)
+            return int(row.id)
 
     async def void_hand(self, hand_id: int, leaver: int | None = None) -> None:
         async with self.write() as s:
@@ -844,6 +878,9 @@ class Store:
                                 s, fin["hand_id"], fin.get("score"), fin.get("result")
                             )
             self.commits += 1
+        except IntegrityError as e:
+            await self._in_doubt(batch, e)
+            return
         except Exception as e:
             _answer(batch, e)
             return
@@ -862,11 +899,84 @@ class Store:
                 if self.faults is not None:
                     self.faults.before_commit()
                 await self._events.append(rows)
+                _after_commit(self.faults)
             self.commits += 1
+        except IntegrityError as e:
+            await self._in_doubt(batch, e)
+            return
         except Exception as e:
             _answer(batch, e)
             return
         _answer(batch, None)
+
+    async def _in_doubt(
+        self,
+        batch: list[tuple[list[dict[str, Any]], dict[str, Any] | None, asyncio.Future[None]]],
+        error: IntegrityError,
+    ) -> None:
+        """A group commit refused because some of its events are stored already: an earlier
+        try of an append committed although its acknowledgement was lost (a connection
+        dropped inside COMMIT, which PostgreSQL cannot tell the client about), and its
+        table tried again. A transaction commits whole, so an append whose events are all
+        stored, the same, committed then (with its hand's end and settlement, if it had
+        them): it is answered as committed. The other appends of the batch are committed
+        again without it. An append whose events differ from those stored keeps the error
+        (two writers of one hand: never hidden). Without this a lost acknowledgement
+        refused that table's writes, and those of every table sharing its transactions,
+        for good."""
+        done: list[Any] = []
+        rest: list[Any] = []
+        bad: list[Any] = []
+        try:
+            async with self.sessions() as s:
+                for b in batch:
+                    state = await self._stored(s, b[0], b[1])
+                    (done if state == "all" else rest if state == "none" else bad).append(b)
+        except Exception as e:  # the database is unreachable again: the table retries
+            _answer(batch, e)
+            return
+        if done:
+            log.warning("store: %d append(s) found committed after a lost commit", len(done))
+        _answer(done, None)
+        _answer(bad, error)
+        if rest and done:
+            await self._commit(rest)  # without the stored ones: it can now go through
+        else:
+            _answer(rest, error)
+
+    async def _stored(
+        self, s: AsyncSession, rows: list[dict[str, Any]], fin: dict[str, Any] | None
+    ) -> str:
+        """``all``: these event rows are stored, the same (and the hand is over, if the
+        append ended it); ``none``: none of them is; ``differs`` otherwise."""
+        if not rows:
+            return "none"
+        hand_id = int(rows[0]["hand_id"])
+        seqs = [int(r["seq"]) for r in rows]
+        ev = cast(Table, EventRow.__table__)
+        got = {
+            int(seq): data
+            for seq, data in (
+                await s.execute(
+                    select(ev.c.seq, ev.c.data).where(
+                        ev.c.hand_id == hand_id, ev.c.seq >= min(seqs), ev.c.seq <= max(seqs)
+                    )
+                )
+            ).all()
+        }
+        if not got:
+            return "none"
+        if any(
+            int(r["seq"]) not in got or _norm(r["data"]) != _norm(got[int(r["seq"])]) for r in rows
+        ):
+            return "differs"
+        if fin is not None:
+            status = (
+                await s.execute(select(_HANDS.c.status).where(_HANDS.c.id == hand_id))
+            ).scalar_one_or_none()
+            if status != "over":
+                return "differs"
+        return "all"
 
     # ------------------------------------------------------------------ reading
 

@@ -1,0 +1,89 @@
+"""A commit whose acknowledgement is lost (docs/architecture.md, "Faults"): the database
+committed, the connection dropped inside COMMIT, and the server was told it failed — which
+PostgreSQL cannot rule out. The table retries the same write; the store finds it stored
+(the same events, the same hand) and takes it as committed. Whichever write it was — a
+plain append of events, a hand's end with its settlement, the next hand's row — the match
+plays to its end, every hand's log verifies (R12), nothing is stored twice and the silver
+is settled once a hand (R11: the audit's conservation law). Before, the retry's duplicate
+key refused that table's writes, and those of every table sharing its transactions, for
+good.
+
+In-process on the fake clock with fixed deals (tests/inproc.py); the player plays by 托管
+at a room table whose bots play for the house, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from fujian_mahjong.engine import replay
+from fujian_mahjong.server.rooms import parse_config
+from fujian_mahjong.server.store.economy_models import SettlementRow
+from tests.inproc import Harness, running
+from tests.test_house_economy import CONFIG, ROOM, account, audit, bearer, play_out
+
+
+def _arm(h: Harness, which: str) -> None:
+    """Lose the acknowledgement of the first write of this kind: ``events`` (a plain
+    append, 30 events into the first hand), ``end`` (the first hand's end: its events,
+    status, match record and settlement in one transaction), ``deal`` (the second hand's
+    row)."""
+    store = h.store
+    append, create = store.append_events, store.create_hand
+    hands = [0]
+
+    async def appending(
+        hand_id: int, start: int, events: Any, finish: dict[str, Any] | None = None
+    ) -> None:
+        if not h.faults.lost and not h.faults.armed:
+            if which == "events" and finish is None and start >= 30:
+                h.faults.lose_ack()
+            if which == "end" and finish is not None:
+                h.faults.lose_ack()
+        await append(hand_id, start, events, finish)
+
+    async def creating(*args: Any, **kw: Any) -> int:
+        hands[0] += 1
+        if which == "deal" and hands[0] == 2 and not h.faults.lost:
+            h.faults.lose_ack()
+        return int(await create(*args, **kw))
+
+    store.append_events = appending  # type: ignore[method-assign]
+    store.create_hand = creating  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("which", ["events", "end", "deal"])
+def test_a_lost_commit_acknowledgement_is_survived(which: str, db_url: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url, **parse_config(CONFIG)) as h:
+            a = await account(h, "alice")
+            r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
+            assert r.status_code == 200, r.text
+            tid = r.json()["table"]
+            await h.seat(a, tid)
+            _arm(h, which)
+            await h.advance(8.5)  # the room's wait: bots fill, the hand starts
+            await play_out(h, a)
+            assert h.faults.lost == 1, "the write was reached and its acknowledgement lost"
+            # the table told the player the store failed, then recovered, and played on
+            states = [m["store"] for m in a.of_type("status")]
+            assert states[:1] == ["failing"] and states[-1] == "ok", states
+            ends = a.of_type("hand_end")
+            assert [e["number"] for e in ends] == [0, 1, 2]  # the room's three hands
+            assert a.of_type("match_end")
+            for e in ends:
+                got = await h.http.get(f"/api/hands/{e['hand']}/log", params={"format": "json"})
+                assert got.status_code == 200
+                replay(got.json())  # every event once, in order; the seed verifies (R12)
+            async with h.store.sessions() as s:
+                settled = (
+                    await s.execute(select(func.count()).select_from(SettlementRow))
+                ).scalar()
+            assert settled == 3  # one settlement a hand, none twice
+            await audit(h)  # silver conserved, every transfer as the hands' payments say
+
+    asyncio.run(main())
