@@ -137,3 +137,44 @@ def test_a_restart_between_the_matchs_end_and_the_tables_close_closes_the_table(
     assert rows["match"] is None and rows["ended"]
     r = restored(rows, cfg, deals, now=0.0, grace_s=120.0)
     assert r.then == [C.Close("match over")] and r.timers == []
+
+
+def test_a_restart_right_after_a_leavers_void_hand_does_not_revive_the_match(
+    tmp_path: Path,
+) -> None:
+    """R9/R11: a player who leaves mid-hand voids the hand (with the escape penalty) and
+    ends the match in one transaction. The rows a restart loads right after that commit
+    — before the table's close — have the match over, so the restore closes the table:
+    before, the match's end was a write of its own, and a crash between the two brought
+    the table back between hands of a match still being played, the leaver free to sit
+    down again and the next hand clashing with the void one's number."""
+    import asyncio
+
+    from tests.inproc import running
+
+    async def main() -> tuple[dict[str, Any], TableConfig, Any]:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=2)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await h.advance(3.0)  # the hand is being played
+            actor = h.lobby.tables[tid]
+            assert actor.hand is not None and not actor.hand.game.is_over()
+            cfg = actor.cfg
+            real = h.store.void_hand
+            seen: dict[str, Any] = {}
+
+            async def spy(*a: Any, **kw: Any) -> Any:
+                out = await real(*a, **kw)
+                [seen["rows"]] = await h.store.load_live_tables({tid})  # as on a restart
+                return out
+
+            h.store.void_hand = spy  # type: ignore[method-assign]
+            await me.send({"type": "leave"})
+            assert seen and me.of_type("left")  # the hand was voided by the leave
+            return seen["rows"], cfg, h.deals
+
+    rows, cfg, deals = asyncio.run(main())
+    r = restored(rows, cfg, deals, now=0.0, grace_s=120.0)
+    assert r.then == [C.Close("match over")] and r.timers == []

@@ -72,10 +72,14 @@ class FinishMatchHand:
 
 @dataclass(frozen=True, slots=True)
 class VoidHand:
-    """R11: the hand voided by a leaver, the escape penalty charged (once)."""
+    """R11: the hand voided by a leaver, the escape penalty charged (once) and, in the same
+    transaction, the match ended by the leave (``EndMatch``'s row, R9), so that no restart
+    finds a leaver's void hand in a match still being played."""
 
     hand_id: int
     leaver: int | None
+    match_id: int | None = None
+    totals: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

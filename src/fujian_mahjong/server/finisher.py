@@ -149,14 +149,18 @@ class Finisher:
             return Effects()
         first = t.pending_leave if t.pending_leave is not None else leaver
         fx = Effects(hand_done=True)
+        end = self.finish_match(first)
         if h is not None and not h.game.is_over():
             fx.writes.append(Flush(h))
             if not h.voided:
-                fx.writes.append(VoidHand(h.id, first))  # R11: the escape penalty, once
+                # R11: the escape penalty, once; R9: the match's end in the same transaction
+                # (a restart between two writes found the match still being played)
+                em = next(w for w in end.writes if isinstance(w, EndMatch))
+                fx.writes.append(VoidHand(h.id, first, em.match_id, em.totals))
                 fx.voided = h
             msg = {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": first}
             fx.messages.append(Settled(msg, h.id, "void"))
-        fx += self.finish_match(first)
+        fx += end
         return fx
 
     async def _stands(self, leaver: int) -> bool:

@@ -66,8 +66,8 @@ async def perform(
             await flush(h)
         case FinishMatchHand(match_id, played, totals, over):
             await store.finish_match_hand(match_id, played, list(totals), over=over)
-        case VoidHand(hand_id, leaver):
-            await store.void_hand(hand_id, leaver)
+        case VoidHand(hand_id, leaver, match_id, totals):
+            await store.void_hand(hand_id, leaver, match_id, list(totals))
         case EndMatch(match_id, totals, leaver):
             await store.end_match(match_id, list(totals), leaver)
         case TableStatus(status):

@@ -757,7 +757,15 @@ class Store:
             log.warning("store: hand %s found committed after a lost commit", row.id)
             return int(row.id)
 
-    async def void_hand(self, hand_id: int, leaver: int | None = None) -> None:
+    async def void_hand(
+        self,
+        hand_id: int,
+        leaver: int | None = None,
+        match_id: int | None = None,
+        totals: list[int] | None = None,
+    ) -> None:
+        """A hand voided by ``leaver`` (R11); with ``match_id``, its match ended by the
+        leave (R9) in the same transaction, as ``end_match`` ends it."""
         async with self.write() as s:
             bad = await self._fence_hands(s, [hand_id])
             if bad:
@@ -770,6 +778,12 @@ class Store:
             # R11: the leaver's escape penalty, in the same transaction, once
             if self.settlement is not None:
                 await self.settlement.settle_void(s, hand_id, leaver)
+            if match_id is not None and totals is not None:
+                await s.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id == match_id)
+                    .values(status="void", totals=totals, leaver=leaver, ended_at=utcnow())
+                )
 
     async def append_events(
         self,
