@@ -56,6 +56,9 @@ class _Table:
     async def can_sit(self, player_id: int) -> str | None:
         return None
 
+    async def seated_elsewhere(self, player_id: int) -> int | None:
+        return None
+
 
 def _conn(pid: int, name: str = "p") -> Conn:
     c = Conn(20, RecordingTransport())

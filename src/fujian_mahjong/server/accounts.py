@@ -178,6 +178,15 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
                 raise ApiError(409, f"name {name!r} is taken", "name_taken")
             if guest is not None:
                 pid = guest.id
+                # R11: a guest's seat plays for points; registered mid-match, it would play
+                # for silver at a table whose minimum balance it never met
+                seated = await economy.seated_at(s, pid)
+                if seated is not None:
+                    raise ApiError(
+                        409,
+                        f"you are seated at table {seated}; register after leaving it",
+                        "seated",
+                    )
                 await s.execute(
                     update(Player)
                     .where(Player.id == pid)

@@ -57,7 +57,14 @@ from fujian_mahjong.server.store.economy_models import (
     SettlementRow,
     TableStakes,
 )
-from fujian_mahjong.server.store.models import HandRow, MatchRow, Player, TableRow, utcnow
+from fujian_mahjong.server.store.models import (
+    HandRow,
+    MatchRow,
+    Player,
+    SeatRow,
+    TableRow,
+    utcnow,
+)
 
 __all__ = [
     "DEFAULT_GRANT",
@@ -80,6 +87,8 @@ __all__ = [
     "min_balance_floor",
     "record_dissolution",
     "seat_modes",
+    "seated_at",
+    "seated_elsewhere",
     "set_stakes",
     "settle_hand",
     "settle_void",
@@ -921,6 +930,58 @@ async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
     if hi is not None and have > int(hi):
         return f"this table takes at most {int(hi)} silver to sit down; you have {have}"
     return None
+
+
+async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> int | None:
+    """Another table, not closed and played for silver, where this account holds a seat
+    (None: none, or a guest, or this table plays for points only). One account sits at
+    one table for silver at a time: each table checks the minimum balance against the
+    whole of it, and an account at two could lose only what it has while winning at both
+    (R11)."""
+    here = (
+        await s.execute(select(TableStakes.stake).where(TableStakes.table_id == table_id))
+    ).first()
+    if here is None or not int(here[0]):
+        return None
+    if (
+        await s.execute(select(Account.player_id).where(Account.player_id == player_id))
+    ).first() is None:
+        return None
+    row = (
+        await s.execute(
+            select(SeatRow.table_id)
+            .join(TableRow, TableRow.id == SeatRow.table_id)
+            .join(TableStakes, TableStakes.table_id == SeatRow.table_id)
+            .where(
+                SeatRow.player_id == player_id,
+                SeatRow.bot.is_(False),
+                SeatRow.table_id != table_id,
+                TableRow.status != "closed",
+                TableStakes.stake > 0,
+            )
+            .order_by(SeatRow.table_id)
+            .limit(1)
+        )
+    ).first()
+    return None if row is None else int(row[0])
+
+
+async def seated_at(s: AsyncSession, player_id: int) -> int | None:
+    """A table, not closed, where this player holds a seat (None: none)."""
+    row = (
+        await s.execute(
+            select(SeatRow.table_id)
+            .join(TableRow, TableRow.id == SeatRow.table_id)
+            .where(
+                SeatRow.player_id == player_id,
+                SeatRow.bot.is_(False),
+                TableRow.status != "closed",
+            )
+            .order_by(SeatRow.table_id)
+            .limit(1)
+        )
+    ).first()
+    return None if row is None else int(row[0])
 
 
 # ---------------------------------------------------------------------------- audit

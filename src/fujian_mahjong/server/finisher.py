@@ -69,6 +69,11 @@ class Finisher:
         async with self.t.store.sessions() as db:
             return await economy.can_sit(db, self.t.id, player_id)
 
+    async def seated_elsewhere(self, player_id: int) -> int | None:
+        """R11: another table played for silver where this account sits (None: none)."""
+        async with self.t.store.sessions() as db:
+            return await economy.seated_elsewhere(db, self.t.id, player_id)
+
     async def end_fields(self, hand_id: int, kind: str) -> dict[str, Any]:
         """``economy.hand_end_fields`` of a hand whose settlement has just committed
         (``Settled``): from the settlement this process wrote (no database read on the

@@ -44,6 +44,7 @@ class SeatingTable(Protocol):
 
     def seat_of(self, player_id: int) -> int | None: ...
     async def can_sit(self, player_id: int) -> str | None: ...
+    async def seated_elsewhere(self, player_id: int) -> int | None: ...
 
 
 class Seating:
@@ -125,6 +126,12 @@ class Seating:
         why = await self.t.can_sit(player_id)
         if why is not None:
             raise TableError("insufficient_silver", why)
+        # R11: one table for silver at a time (as quick match refuses, server/rooms.py)
+        other = await self.t.seated_elsewhere(player_id)
+        if other is not None:
+            raise TableError(
+                "already_seated", f"you are seated at table {other}, for silver; leave it first"
+            )
         return seat, Effects(
             writes=[SetSeat(seat, player_id)], seats=[(seat, Seat(player_id=player_id, name=name))]
         )

@@ -1,0 +1,90 @@
+"""R11: silver is played for at one table at a time, and only by those who sat down as
+accounts (docs/economy.md, "Sitting down").
+
+- An account seated at a table played for silver may not take a seat at another (409-like
+  ``already_seated`` over ``/ws``, as quick match refuses): each table checks its minimum
+  balance against the whole balance, and an account at two could lose only what it has
+  while winning at both. Tables for points only (stake 0) and guests are not limited.
+- A guest holding a seat may not register (409 ``seated``) until it leaves: a guest sits
+  down unchecked (it plays for points), and registered mid-match it played for silver at a
+  table whose minimum balance it never met, its loss capped by the new account's grant.
+
+In-process on the fake clock (tests/inproc.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fujian_mahjong.server import economy
+from tests.inproc import Client, Harness, running
+from tests.test_house_economy import account, bearer
+
+
+async def _rich(h: Harness, name: str, silver: int) -> Client:
+    c = await account(h, name)
+    async with h.store.write() as s:
+        await economy.admin_adjust(s, c.player_id, silver - 10_000, "test")
+    return c
+
+
+def test_an_account_sits_for_silver_at_one_table_at_a_time(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            alice, bob, carol = [await _rich(h, n, 100_000) for n in ("alice", "bobby", "carol")]
+            t1 = await h.table(bob, bots=2, stake=1000, min_balance=10_000, cap=10)
+            t2 = await h.table(carol, bots=2, stake=1000, min_balance=10_000, cap=10)
+            free = await h.table(carol, bots=2, stake=0)  # for points only
+            await h.seat(alice, t1)
+            assert h.lobby.tables[t1].seat_of(alice.player_id) is not None
+            # the same account on another socket, at a second table for silver: refused
+            other = Client(h, alice.name, alice.token, alice.player_id)
+            await other.send({"type": "hello", "token": alice.token})
+            await h.seat(other, t2)
+            assert other.errors() == ["already_seated"]
+            assert f"table {t1}" in other.of_type("error")[-1]["message"]
+            assert h.lobby.tables[t2].seat_of(alice.player_id) is None  # nothing changed
+            # a table for points only is not limited, nor is a guest
+            await h.seat(other, free)
+            assert h.lobby.tables[free].seat_of(alice.player_id) is not None
+            g = await h.guest("gina")
+            g2 = Client(h, g.name, g.token, g.player_id)  # its second socket
+            await g2.send({"type": "hello", "token": g.token})
+            await h.seat(g, t1)
+            await h.seat(g2, t2)
+            assert not g.errors() and not g2.errors()
+            # once alice has left the first table, she may sit at the second
+            await alice.send({"type": "leave"})
+            assert h.lobby.tables[t1].seat_of(alice.player_id) is None
+            await h.seat(alice, t2)
+            assert not alice.errors()
+            assert h.lobby.tables[t2].seat_of(alice.player_id) is not None
+
+    asyncio.run(main())
+
+
+def test_a_seated_guest_registers_only_after_leaving(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            owner = await _rich(h, "owner", 2_000_000)
+            tid = await h.table(owner, bots=2, hands=2, stake=100, min_balance=1_000_000)
+            g = await h.guest("gina")
+            await h.seat(owner, tid)
+            await h.seat(g, tid)
+            assert not g.errors()  # a guest plays for points and sits down unchecked
+            await h.ready(owner, g)
+            await h.advance(2.0)  # the hand is being played
+            body = {"name": "gina2", "password": "long enough"}
+            r = await h.http.post("/api/accounts", json=body, headers=bearer(g))
+            assert r.status_code == 409 and r.json()["code"] == "seated", r.text
+            assert f"table {tid}" in r.json()["detail"]
+            me = (await h.http.get("/api/me", headers=bearer(g))).json()
+            assert me["name"] == "gina" and me.get("silver") is None  # still a guest
+            # it leaves (the match ends: R11), then registers; it never played for silver
+            await g.send({"type": "leave"})
+            await h.advance(1.0)
+            r = await h.http.post("/api/accounts", json=body, headers=bearer(g))
+            assert r.status_code == 201, r.text
+            assert r.json()["player_id"] == g.player_id and r.json()["silver"] == 10_000
+
+    asyncio.run(main())
