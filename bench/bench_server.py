@@ -485,8 +485,10 @@ def humans(
             errors += r["errors"]
             client_lag = _add(client_lag, r["lag_counts"])
     finally:
-        _stop_all(servers)
+        # read before the stop: stopped at once, each process hands its tables over
+        # (draining, docs/deploy.md), which is the shutdown, not a move during the run
         moved = _cluster_warnings([srv.log for srv in servers])
+        _stop_all(servers)
         for srv in servers:
             shutil.rmtree(srv.dir, ignore_errors=True)
         if procs > 1:
