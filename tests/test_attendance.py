@@ -40,6 +40,7 @@ class _Table:
     pending_leave: int | None = None
     auto_ready: bool = False
     hand: Any = None  # the hand in play (a HandState), if any
+    degraded: bool = False  # the store failing (server/recovery.py)
 
     def __post_init__(self) -> None:
         self.seating = Seating(self, 30.0)

@@ -205,3 +205,98 @@ def test_a_real_full_disk(tmp_path: Path) -> None:
             replay(r.json())
 
     asyncio.run(main())
+
+
+def _unsaved_spy(c: Client, table: Any) -> list[str]:
+    """Messages sent to ``c`` while its table's hand held events the store did not."""
+    unsaved: list[str] = []
+    send = c.rec.send
+
+    def checked(text: str) -> bool:
+        hs = table.hand
+        if hs is not None and hs.persisted < len(hs.game.events):
+            unsaved.append(text[:80])
+        return send(text)
+
+    c.rec.send = checked  # type: ignore[method-assign]
+    return unsaved
+
+
+def test_nothing_is_decided_or_shown_while_the_store_fails(tmp_path: Path) -> None:
+    """Commit before send, while degraded too: a discard whose commit fails is shown to
+    nobody, however long the pause after it lasts; the same act again (a double tap) and
+    any other act are answered ``store_unavailable`` and apply nothing (before, the
+    second tap made the table send its current, unsaved state — the discard, then the next
+    seat's draw to act on — while the store was down). When the store is back, the
+    discard is shown once and play goes on."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await h.advance(0.6)  # seed "inproc": the dealer (us, seat 0) acts first
+            st = me.state
+            assert st is not None and st["view"]["phase"] == "turn" and me.legal
+            table = h.lobby.tables[tid]
+            unsaved = _unsaved_spy(me, table)
+            tap = {"type": "act", "seq": st["seq"], "action": _pick(me.legal)}
+            h.faults.fail(10**6)
+            await me.send(tap)
+            assert table.degraded and me.errors() == ["store_unavailable"]  # not saved
+            events = len(table.hand.game.events)
+            await h.advance(3.0)  # long past the claim pause
+            await me.send(tap)
+            assert me.errors() == ["store_unavailable"] * 2
+            assert len(table.hand.game.events) == events  # nothing more decided
+            # only the status notice and the refusals went out meanwhile
+            quiet = ('"type":"status"', '"type":"error"')
+            assert all(any(q in m for q in quiet) for m in unsaved), unsaved
+            assert not me.of_type("discard")  # the unsaved discard was shown to nobody
+            h.faults.fail(0)
+            await h.advance(6.0)  # the retry (back-off up to 5 s) commits
+            assert not table.degraded
+            ours = [d for d in me.of_type("discard") if d["seat"] == 0]
+            assert me.of_type("discard")[0]["seat"] == 0 and len(ours) == 1  # shown once
+            assert all(any(q in m for q in quiet) for m in unsaved), unsaved
+
+    asyncio.run(main())
+
+
+def test_a_player_who_drops_while_the_store_fails_is_not_made_the_leaver(
+    tmp_path: Path,
+) -> None:
+    """docs/architecture.md, "Faults": nobody is made a leaver by the server's fault. A
+    player whose socket closes while the table cannot save gets no grace period until the
+    store is back (before, one started at the disconnect and ran out inside a long outage:
+    the hand void, the escape penalty on the player); then the full grace period."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await h.advance(0.6)
+            table = h.lobby.tables[tid]
+            assert me.legal
+            h.faults.fail(10**6)
+            await me.act(_pick(me.legal))
+            assert table.degraded
+            await me.disconnect()
+            grace = h.settings.grace_s
+            await h.advance(grace + 30.0)  # an outage longer than the grace period
+            assert table.status == "playing" and table.pending_leave is None
+            assert table.seats[0].player_id == me.player_id
+            assert ("grace", 0) not in table.sched.timers
+            h.faults.fail(0)
+            await h.advance(6.0)  # the store is back: the grace period starts now
+            assert not table.degraded and table.status == "playing"
+            assert ("grace", 0) in table.sched.timers
+            back = Client(h, me.name, me.token, me.player_id)  # it comes back in time
+            await back.send({"type": "hello", "token": me.token})
+            await h.seat(back, tid)
+            assert not back.errors() and back.state is not None
+
+    asyncio.run(main())

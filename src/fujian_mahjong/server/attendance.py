@@ -53,6 +53,8 @@ class AttendanceTable(Protocol):
     def seating(self) -> Seating: ...
     @property
     def hand(self) -> HandState | None: ...
+    @property
+    def degraded(self) -> bool: ...
 
     def seat_of(self, player_id: int) -> int | None: ...
 
@@ -107,7 +109,10 @@ class Attendance:
             return fx  # a spectator, or a seat another connection has taken over
         s = self.t.seats[seat]
         fx.seats.append((seat, replace(s, conn=None, disconnected_at=now)))
-        fx.timers.append((("grace", seat), self.grace_s, C.GraceOver(seat)))
+        if not self.t.degraded:
+            # while the table cannot save, no grace period runs (nobody is made a leaver by
+            # the server's fault); the recovery starts it for every seat still away
+            fx.timers.append((("grace", seat), self.grace_s, C.GraceOver(seat)))
         h = self.t.hand
         if h is not None and vis.in_window(h.game.phase) and seat in h.game.to_act():
             fx.replan.append(seat)  # asked in the open window: it passes inside the pause

@@ -130,6 +130,8 @@ class Presenter:
         """The current state again, if this seat may see it now (after a stale action, so a
         client that missed a state cannot wait for one forever; after a store fault)."""
         g = h.game
+        if h.persisted < len(g.events):
+            return  # commit before send: never a state the store does not hold yet
         held = self.t.clock.now() < h.hold_until
         window = vis.in_window(g.phase)
         seat = conn.seat

@@ -356,6 +356,13 @@ class TableActor(Actor[TableCommand]):
         h = self.hand
         if h is None or self.status != "playing":
             raise TableError("not_now", "no hand is in progress")
+        if self.degraded:
+            # nothing is decided while the table cannot save what was (docs/protocol.md,
+            # `status`): the step that failed is retried first, then every seat is shown
+            # the state to act on, with fresh time
+            raise TableError(
+                "store_unavailable", "the server cannot save the game; wait", bad=False
+            )
         a = self.presenter.checked(conn, seat, h, seq, action)
         if self.seats[seat].auto:
             await self.effect(self.seating.acted(seat))  # 托管 ends when the player acts
