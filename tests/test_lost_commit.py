@@ -87,3 +87,52 @@ def test_a_lost_commit_acknowledgement_is_survived(which: str, db_url: str, tmp_
             await audit(h)  # silver conserved, every transfer as the hands' payments say
 
     asyncio.run(main())
+
+
+def test_the_store_sorts_a_retried_batch_out(db_url: str, tmp_path: Path) -> None:
+    """``Store._in_doubt`` on its own, over three hands of one table: an append retried
+    with more events than the lost commit held keeps only the new ones; an append whose
+    events differ from the stored ones (not a retry: two writers) keeps its error; and an
+    append of another hand in the same group commit goes through either way."""
+
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3)
+            store = h.store
+            match = await store.create_match(tid, 0, 4, "seed-m")
+            hands = [
+                await store.create_hand(match, tid, n, "fuzhou-tcy", 4, 0, 0, f"s{n}", "x", [])
+                for n in range(3)
+            ]
+
+            def ev(k: int, tag: str = "") -> dict[str, Any]:
+                return {"type": "draw", "seat": k % 4, "tile": "1m", "tag": tag}
+
+            # a lost acknowledgement: events 0-3 of each hand are stored, the table told no
+            for hid in hands:
+                h.faults.lose_ack()
+                try:
+                    await store.append_events(hid, 0, [ev(k) for k in range(4)])
+                except Exception:
+                    pass
+            assert h.faults.lost == 3
+            # one group commit: a retry with two more (hand 0), a different event 2 (hand 1:
+            # another writer), the next events of hand 2
+            results = await asyncio.gather(
+                store.append_events(hands[0], 0, [ev(k) for k in range(6)]),
+                store.append_events(hands[1], 0, [ev(0), ev(1), ev(2, "other"), ev(3)]),
+                store.append_events(hands[2], 4, [ev(4), ev(5)]),
+                return_exceptions=True,
+            )
+            assert results[0] is None and results[2] is None, results
+            assert type(results[1]).__name__ == "IntegrityError", results
+            from fujian_mahjong.server.store import get_hand_events
+
+            async with store.sessions() as s:
+                for hid, n in ((hands[0], 6), (hands[1], 4), (hands[2], 6)):
+                    got = await get_hand_events(s, hid)
+                    assert [e["seat"] for e in got] == [k % 4 for k in range(n)]
+                    assert all(e.get("tag") == "" for e in got)  # hand 1's stored as it was
+
+    asyncio.run(main())

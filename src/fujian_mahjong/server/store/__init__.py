@@ -933,38 +933,53 @@ class Store:
         dropped inside COMMIT, which PostgreSQL cannot tell the client about), and its
         table tried again. A transaction commits whole, so an append whose events are all
         stored, the same, committed then (with its hand's end and settlement, if it had
-        them): it is answered as committed. The other appends of the batch are committed
-        again without it. An append whose events differ from those stored keeps the error
-        (two writers of one hand: never hidden). Without this a lost acknowledgement
-        refused that table's writes, and those of every table sharing its transactions,
-        for good."""
+        them): it is answered as committed. One whose first events are stored, the same,
+        and the rest not (more were added to the retry) keeps only the rest. The other
+        appends of the batch are committed again without those. An append whose events
+        differ from those stored keeps the error (two writers of one hand: never hidden),
+        and the batch goes on without it. Without this a lost acknowledgement refused that
+        table's writes, and those of every table sharing its transactions, for good."""
         done: list[Any] = []
         rest: list[Any] = []
         bad: list[Any] = []
+        trimmed = False
         try:
             async with self.sessions() as s:
                 for b in batch:
-                    state = await self._stored(s, b[0], b[1])
-                    (done if state == "all" else rest if state == "none" else bad).append(b)
-        except Exception as e:  # the database is unreachable again: the table retries
+                    stored = await self._stored(s, b[0])
+                    if stored is None:
+                        bad.append(b)
+                    elif stored == len(b[0]) and (b[1] is None or await self._over(s, b[1])):
+                        done.append(b)
+                    else:
+                        if stored:
+                            del b[0][:stored]  # the stored part committed then
+                            trimmed = True
+                        rest.append(b)
+        except Exception as e:  # the database is unreachable again: the tables retry
             _answer(batch, e)
             return
-        if done:
-            log.warning("store: %d append(s) found committed after a lost commit", len(done))
+        if done or trimmed:
+            log.warning("store: appends found committed after a lost commit (%d)", len(done))
         _answer(done, None)
         _answer(bad, error)
-        if rest and done:
-            await self._commit(rest)  # without the stored ones: it can now go through
+        if rest and (done or bad or trimmed):
+            await self._commit(rest)  # without what was in the way: it can now go through
         else:
             _answer(rest, error)
 
-    async def _stored(
-        self, s: AsyncSession, rows: list[dict[str, Any]], fin: dict[str, Any] | None
-    ) -> str:
-        """``all``: these event rows are stored, the same (and the hand is over, if the
-        append ended it); ``none``: none of them is; ``differs`` otherwise."""
+    async def _over(self, s: AsyncSession, fin: dict[str, Any]) -> bool:
+        """The hand an append ends is stored as over (its end committed)."""
+        status = (
+            await s.execute(select(_HANDS.c.status).where(_HANDS.c.id == int(fin["hand_id"])))
+        ).scalar_one_or_none()
+        return status == "over"
+
+    async def _stored(self, s: AsyncSession, rows: list[dict[str, Any]]) -> int | None:
+        """How many of these event rows, from the first, are stored the same; None when
+        the stored rows differ or leave gaps (not a retry of this append)."""
         if not rows:
-            return "none"
+            return 0
         hand_id = int(rows[0]["hand_id"])
         seqs = [int(r["seq"]) for r in rows]
         ev = cast(Table, EventRow.__table__)
@@ -978,19 +993,15 @@ class Store:
                 )
             ).all()
         }
-        if not got:
-            return "none"
-        if any(
-            int(r["seq"]) not in got or _norm(r["data"]) != _norm(got[int(r["seq"])]) for r in rows
-        ):
-            return "differs"
-        if fin is not None:
-            status = (
-                await s.execute(select(_HANDS.c.status).where(_HANDS.c.id == hand_id))
-            ).scalar_one_or_none()
-            if status != "over":
-                return "differs"
-        return "all"
+        n = 0
+        while n < len(rows) and int(rows[n]["seq"]) in got:
+            r = rows[n]
+            if _norm(r["data"]) != _norm(got[int(r["seq"])]):
+                return None
+            n += 1
+        if any(int(r["seq"]) in got for r in rows[n:]):
+            return None
+        return n
 
     # ------------------------------------------------------------------ reading
 
