@@ -2,7 +2,8 @@
 committed, the connection dropped inside COMMIT, and the server was told it failed — which
 PostgreSQL cannot rule out. The table retries the same write; the store finds it stored
 (the same events, the same hand) and takes it as committed. Whichever write it was — a
-plain append of events, a hand's end with its settlement, the next hand's row — the match
+plain append of events, a hand's end with its settlement, the next hand's row, the
+match's row — the match
 plays to its end, every hand's log verifies (R12), nothing is stored twice and the silver
 is settled once a hand (R11: the audit's conservation law). Before, the retry's duplicate
 key refused that table's writes, and those of every table sharing its transactions, for
@@ -23,6 +24,7 @@ from sqlalchemy.exc import OperationalError
 
 from fujian_mahjong.engine import replay
 from fujian_mahjong.server.rooms import parse_config
+from fujian_mahjong.server.store import MatchRow
 from fujian_mahjong.server.store.economy_models import SettlementRow
 from tests.inproc import Harness, running
 from tests.test_house_economy import CONFIG, ROOM, account, audit, bearer, play_out
@@ -32,9 +34,9 @@ def _arm(h: Harness, which: str) -> None:
     """Lose the acknowledgement of the first write of this kind: ``events`` (a plain
     append, 30 events into the first hand), ``end`` (the first hand's end: its events,
     status, match record and settlement in one transaction), ``deal`` (the second hand's
-    row)."""
+    row), ``match`` (the match's row)."""
     store = h.store
-    append, create = store.append_events, store.create_hand
+    append, create, start = store.append_events, store.create_hand, store.create_match
     hands = [0]
 
     async def appending(
@@ -53,11 +55,17 @@ def _arm(h: Harness, which: str) -> None:
             h.faults.lose_ack()
         return int(await create(*args, **kw))
 
+    async def starting(*args: Any, **kw: Any) -> int:
+        if which == "match" and not h.faults.lost:
+            h.faults.lose_ack()
+        return int(await start(*args, **kw))
+
     store.append_events = appending  # type: ignore[method-assign]
     store.create_hand = creating  # type: ignore[method-assign]
+    store.create_match = starting  # type: ignore[method-assign]
 
 
-@pytest.mark.parametrize("which", ["events", "end", "deal"])
+@pytest.mark.parametrize("which", ["events", "end", "deal", "match"])
 def test_a_lost_commit_acknowledgement_is_survived(which: str, db_url: str, tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path, db_url=db_url, **parse_config(CONFIG)) as h:
@@ -85,6 +93,11 @@ def test_a_lost_commit_acknowledgement_is_survived(which: str, db_url: str, tmp_
                     await s.execute(select(func.count()).select_from(SettlementRow))
                 ).scalar()
             assert settled == 3  # one settlement a hand, none twice
+            async with h.store.sessions() as s:
+                matches = (
+                    await s.execute(select(func.count()).where(MatchRow.table_id == tid))
+                ).scalar()
+            assert matches == 1  # not a second match of the same secret seed
             await audit(h)  # silver conserved, every transfer as the hands' payments say
 
     asyncio.run(main())

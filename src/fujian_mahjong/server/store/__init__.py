@@ -655,8 +655,21 @@ class Store:
     # ------------------------------------------------------------------ matches and hands
 
     async def create_match(self, table_id: int, first_dealer: int, players: int, seed: str) -> int:
+        """A new match's row; the table's match of this (secret, random) seed if it is
+        stored already — the retry of a commit whose acknowledgement was lost (see
+        ``_in_doubt``), which inserted a second match of the same seed before."""
         async with self.write() as s:
             await self._fence(s, table_id)
+            stored = (
+                await s.execute(
+                    select(_MATCHES.c.id).where(
+                        _MATCHES.c.table_id == table_id, _MATCHES.c.seed == seed
+                    )
+                )
+            ).first()
+            if stored is not None:
+                log.warning("store: match %s found committed after a lost commit", stored[0])
+                return int(stored[0])
             m = MatchRow(
                 table_id=table_id,
                 first_dealer=first_dealer,
