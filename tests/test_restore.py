@@ -63,6 +63,21 @@ def test_a_hand_in_progress_is_rebuilt_and_pumped_and_a_finished_match_ends() ->
     assert r.status == "between" and r.then == [C.FinishMatch()] and r.hand is None
 
 
+def test_a_hand_with_no_stored_event_goes_on_from_its_deal() -> None:
+    """A hand whose row is stored and none of its events (a bot-only table commits its
+    events in batches; a store fault between the row and the first append) restarts from
+    its deal, nothing stored yet: nothing of it was shown (commit before send). Before, the
+    empty log did not replay and the restore closed the table, its rows left playing."""
+    g = _played("restore-test", 0)
+    match = {"id": 3, "seed": "restore-test", "first_dealer": 0, "finished": []}
+    rows = {"seats": {i: (None, f"Bot {i + 1}", True) for i in range(4)}, "match": match}
+    hand = {"id": 11, "number": 0, "events": []}
+    r = restored({**rows, "hand": hand}, CFG, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.status == "playing" and r.then == [C.Pump()]
+    assert r.hand is not None and r.hand.id == 11 and r.hand.persisted == 0
+    assert r.hand.game.events == g.events  # the deal of this match's first hand
+
+
 def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:
     g = _played("restore-test", 4)
     events = [dict(e) for e in g.events]
@@ -178,3 +193,33 @@ def test_a_restart_right_after_a_leavers_void_hand_does_not_revive_the_match(
     rows, cfg, deals = asyncio.run(main())
     r = restored(rows, cfg, deals, now=0.0, grace_s=120.0)
     assert r.then == [C.Close("match over")] and r.timers == []
+
+
+def test_a_bot_only_table_restarted_mid_hand_plays_on(tmp_path: Path) -> None:
+    """A table of four bots stores its hand's events in batches (nobody watches it): a
+    restart before the first batch finds the hand's row and no event, and the table plays
+    the hand again from its deal, to a log that verifies (R12); before, it was closed."""
+    import asyncio
+
+    from fujian_mahjong.engine import replay
+    from tests.inproc import running
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            me = await h.guest("watcher")
+            tid = await h.table(me, bots=4, hands=1)
+            await h.advance(0.5)
+            first = h.lobby.tables[tid].hand
+            assert first is not None and first.persisted == 0 < len(first.game.events)
+        async with running(tmp_path) as h:
+            await h.settle()  # the restored table's first pump plans its bots' moves
+            t = h.lobby.tables.get(tid)
+            assert t is not None and t.status == "playing" and t.hand is not None
+            assert t.hand.id == first.id
+            hid = t.hand.id
+            await h.advance(600.0)  # the bots play the hand out
+            r = await h.http.get(f"/api/hands/{hid}/log", params={"format": "json"})
+            assert r.status_code == 200, r.text
+            replay(r.json())
+
+    asyncio.run(main())

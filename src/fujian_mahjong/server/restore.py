@@ -84,8 +84,18 @@ def restored(
         if m.hands_played >= cfg.hands:
             out.then.append(C.FinishMatch())
         return out
-    game = rebuild(deals.next_hand(m), hand["events"], hand["id"])
-    h = HandState(id=hand["id"], number=hand["number"], game=game, persisted=len(game.events))
+    fresh = deals.next_hand(m)
+    if hand["events"]:
+        game = rebuild(fresh, hand["events"], hand["id"])
+        persisted = len(game.events)
+    else:
+        # the hand's row is stored and none of its events: dealt, and nothing of it stored
+        # — so nothing of it shown (commit before send): a bot-only table commits its
+        # events in batches, and a store fault can fall between the row and the first
+        # append. The hand goes on from its deal, its events stored at the next pump
+        # (before, the empty log did not replay and the table was closed)
+        game, persisted = fresh, 0
+    h = HandState(id=hand["id"], number=hand["number"], game=game, persisted=persisted)
     if vis.in_window(game.phase):
         h.window_asked = frozenset(game.to_act())
         h.window_key = vis.window_start(game.events)
