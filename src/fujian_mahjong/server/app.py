@@ -174,6 +174,7 @@ def create_app(
         settings.token_ttl_days,
         faults=faults,
         settlement=EconomySettlement(),  # R11: the store settles through the economy
+        command_timeout_s=settings.db_command_timeout_s,
     )
     lobby = Lobby(settings, store, clock=clock, deals=deals, workers=pool)
     # rate limits count on the server's clock (the fake one in tests)

@@ -187,6 +187,10 @@ class Settings:
     # a connection is closed after this many bad messages within a minute
     bad_messages_per_minute: int = 20
     token_ttl_days: int = 30
+    # PostgreSQL: a statement the database has not answered in this many seconds fails as
+    # a store fault (a paused server or a lost route sends no error: without a bound the
+    # table, and the group commit of every table, waited for good, health saying ok)
+    db_command_timeout_s: float = 10.0
     # R11 (server/accounts.py, server/economy.py): a new account's silver, login limits
     starting_grant: int = 10_000
     login_fails_per_name: int = 5

@@ -142,8 +142,11 @@ def _json_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def make_engine(url: str) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, NORMAL sync, foreign keys and a busy timeout."""
+def make_engine(url: str, command_timeout_s: float | None = None) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, NORMAL sync, foreign keys and a busy timeout;
+    PostgreSQL, with ``command_timeout_s``, a bound on each statement, kept by the client
+    (asyncpg's ``command_timeout``: a silent server cannot keep it) — past it the statement
+    fails as a store fault."""
     u = make_url(url)
     if u.get_backend_name() == "sqlite":
         if u.database and u.database != ":memory:":
@@ -159,7 +162,18 @@ def make_engine(url: str) -> AsyncEngine:
             cur.close()
 
         return engine
-    engine = create_async_engine(url, pool_size=10, max_overflow=20, json_serializer=_json_text)
+    args: dict[str, Any] = {}
+    if command_timeout_s:
+        args["command_timeout"] = command_timeout_s
+        args["timeout"] = command_timeout_s  # connecting, too
+    engine = create_async_engine(
+        url,
+        pool_size=10,
+        max_overflow=20,
+        pool_timeout=command_timeout_s or 30.0,
+        json_serializer=_json_text,
+        connect_args=args,
+    )
     event.listen(engine.sync_engine, "handle_error", _connection_lost_is_a_store_fault)
     return engine
 
@@ -383,6 +397,7 @@ class Store:
         token_ttl_days: int = 30,
         faults: StoreFaults | None = None,
         settlement: Settlement | None = None,
+        command_timeout_s: float | None = None,
     ) -> None:
         self.url = url
         self.faults = faults
@@ -392,7 +407,7 @@ class Store:
         # the last write failed (cleared by the next one that commits): health says degraded
         self.failing = False
         self.failures = 0  # writes that failed since start (GET /metrics)
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, command_timeout_s)
         self.sqlite = self.engine.dialect.name == "sqlite"
         # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
         # and a thread of its own (store/sqlite_events.py); None: through the engine
