@@ -31,34 +31,61 @@ async def _rich(h: Harness, name: str, silver: int) -> Client:
 def test_an_account_sits_for_silver_at_one_table_at_a_time(tmp_path: Path) -> None:
     async def main() -> None:
         async with running(tmp_path) as h:
-            alice, bob, carol = [await _rich(h, n, 100_000) for n in ("alice", "bobby", "carol")]
-            t1 = await h.table(bob, bots=2, stake=1000, min_balance=10_000, cap=10)
-            t2 = await h.table(carol, bots=2, stake=1000, min_balance=10_000, cap=10)
+            names = ("alice", "bobby", "carol", "david")
+            alice, bob, carol, dave = [await _rich(h, n, 100_000) for n in names]
+            silver = {"bots": 2, "stake": 1000, "min_balance": 10_000, "cap": 10}
+            t1 = await h.table(bob, **silver)
+            t2 = await h.table(carol, **silver)
             free = await h.table(carol, bots=2, stake=0)  # for points only
-            await h.seat(alice, t1)
+            await h.seat(bob, t1)
+            await h.seat(alice, t1)  # two accounts and two bots: for silver
+            await h.seat(carol, t2)
             assert h.lobby.tables[t1].seat_of(alice.player_id) is not None
-            # the same account on another socket, at a second table for silver: refused
-            other = Client(h, alice.name, alice.token, alice.player_id)
-            await other.send({"type": "hello", "token": alice.token})
+
+            async def socket() -> Client:  # another socket of alice's
+                c = Client(h, alice.name, alice.token, alice.player_id)
+                await c.send({"type": "hello", "token": alice.token})
+                return c
+
+            # the same account at a second table for silver: refused, nothing changed
+            other = await socket()
             await h.seat(other, t2)
             assert other.errors() == ["already_seated"]
             assert f"table {t1}" in other.of_type("error")[-1]["message"]
-            assert h.lobby.tables[t2].seat_of(alice.player_id) is None  # nothing changed
+            assert h.lobby.tables[t2].seat_of(alice.player_id) is None
             # a table for points only is not limited, nor is a guest
             await h.seat(other, free)
             assert h.lobby.tables[free].seat_of(alice.player_id) is not None
             g = await h.guest("gina")
             g2 = Client(h, g.name, g.token, g.player_id)  # its second socket
             await g2.send({"type": "hello", "token": g.token})
-            await h.seat(g, t1)
-            await h.seat(g2, t2)
-            assert not g.errors() and not g2.errors()
+            for c in (g, g2):
+                gt = await h.table(bob, **silver)
+                await h.seat(dave, gt)  # for silver (two humans)
+                await h.seat(c, gt)
+                assert not c.errors()
+                await dave.send({"type": "leave"})
             # once alice has left the first table, she may sit at the second
             await alice.send({"type": "leave"})
             assert h.lobby.tables[t1].seat_of(alice.player_id) is None
             await h.seat(alice, t2)
             assert not alice.errors()
             assert h.lobby.tables[t2].seat_of(alice.player_id) is not None
+            # a practice table (练习: one human with bots, no silver moves) counts neither
+            # way: alone with its bots, alice may sit there while at t2 ...
+            practice = await h.table(dave, **silver)
+            third = await socket()
+            await h.seat(third, practice)
+            assert not third.errors(), third.errors()
+            # ... and once a second human makes it a table for silver, the next one to
+            # sit at a second table for silver is refused
+            await h.seat(dave, practice)
+            erin = await _rich(h, "erin", 100_000)
+            t4 = await h.table(erin, **silver)
+            await h.seat(erin, t4)
+            fourth = await socket()
+            await h.seat(fourth, t4)
+            assert fourth.errors() == ["already_seated"]
 
     asyncio.run(main())
 

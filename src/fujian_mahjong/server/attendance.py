@@ -108,7 +108,7 @@ class Attendance:
         if seat is None or self.t.seats[seat].conn is not conn:
             return fx  # a spectator, or a seat another connection has taken over
         s = self.t.seats[seat]
-        fx.seats.append((seat, replace(s, conn=None, disconnected_at=now)))
+        fx.seats.append((seat, replace(s, conn=None, disconnected_at=now, dropped=True)))
         if not self.t.degraded:
             # while the table cannot save, no grace period runs (nobody is made a leaver by
             # the server's fault); the recovery starts it for every seat still away

@@ -932,22 +932,36 @@ async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
     return None
 
 
+async def _practice(s: AsyncSession, table_id: int, joining: int = 0) -> bool:
+    """Whether this table, with ``joining`` more humans seated, is practice (练习,
+    :func:`is_practice`, from its seat rows and its ``house_bots``)."""
+    seats = (
+        await s.execute(select(SeatRow.bot, SeatRow.player_id).where(SeatRow.table_id == table_id))
+    ).all()
+    bots = sum(1 for bot, _pid in seats if bot)
+    humans = sum(1 for bot, pid in seats if not bot and pid is not None) + joining
+    return is_practice(await house_bots_of(s, table_id), bots, humans)
+
+
 async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> int | None:
     """Another table, not closed and played for silver, where this account holds a seat
-    (None: none, or a guest, or this table plays for points only). One account sits at
-    one table for silver at a time: each table checks the minimum balance against the
-    whole of it, and an account at two could lose only what it has while winning at both
-    (R11)."""
+    (None: none, or a guest, or this table plays for points or is practice with this
+    player alone at it). One account sits at one table for silver at a time: each table
+    checks the minimum balance against the whole of it, and an account at two could lose
+    only what it has while winning at both (R11). A practice table (练习) moves no silver
+    and counts neither way (decided from its seats now: a second human sitting down makes
+    it a table for silver)."""
     here = (
         await s.execute(select(TableStakes.stake).where(TableStakes.table_id == table_id))
     ).first()
     if here is None or not int(here[0]):
         return None
-    if (
-        await s.execute(select(Account.player_id).where(Account.player_id == player_id))
-    ).first() is None:
+    account = select(Account.player_id).where(Account.player_id == player_id)
+    if (await s.execute(account)).first() is None:
         return None
-    row = (
+    if await _practice(s, table_id, joining=1):
+        return None
+    others = (
         await s.execute(
             select(SeatRow.table_id)
             .join(TableRow, TableRow.id == SeatRow.table_id)
@@ -960,10 +974,12 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
                 TableStakes.stake > 0,
             )
             .order_by(SeatRow.table_id)
-            .limit(1)
         )
-    ).first()
-    return None if row is None else int(row[0])
+    ).all()
+    for (other,) in others:
+        if not await _practice(s, int(other)):
+            return int(other)
+    return None
 
 
 async def seated_at(s: AsyncSession, player_id: int) -> int | None:

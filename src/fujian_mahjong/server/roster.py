@@ -76,6 +76,7 @@ class Roster:
             old.close("replaced by a newer connection")
         s.conn = conn
         s.disconnected_at = None
+        s.dropped = False
 
     def let_go(self) -> None:
         """The table closed (everyone told): no connection is at it any more."""

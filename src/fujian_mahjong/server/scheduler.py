@@ -197,9 +197,10 @@ class Scheduler:
                 continue
             s = seats[seat]
             slow = s.bot and getattr(s, "bot_kind", None) in SLOW_KINDS
-            # a seat whose player is away (everyone sees it) answers a window inside the
-            # pause too, with a pass (auto_action): kept to a human's deadline, a window
-            # would last turn_seconds exactly when that seat could claim (R12 rev 2)
+            # a seat whose player is away (its socket closed: everyone sees it) answers a
+            # window inside the pause too, the bot playing for it (R11; TableActor._auto_act):
+            # kept to a human's deadline, a window would last turn_seconds exactly when that
+            # seat could claim (R12 rev 2)
             if s.bot or s.auto or (window and s.away):
                 # answers inside a claim window are hidden by the pause: no delay needed (a
                 # 托管 seat answering late would make the window close late just when it

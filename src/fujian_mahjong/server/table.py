@@ -542,8 +542,20 @@ class TableActor(Actor[TableCommand]):
             return
         if seat not in h.game.to_act():
             return
-        if self.seats[seat].human:  # a missed own turn starts 托管 (server/seating.py)
-            await self.effect(self.seating.missed(seat, vis.in_window(h.game.phase)))
+        s = self.seats[seat]
+        window = vis.in_window(h.game.phase)
+        if window and s.human and not s.auto and self.sched.deadlines.get(seat) is None:
+            # planned at once for a seat whose player was away (server/scheduler.py): the
+            # bot answers for it (R11: a bot plays for a disconnected player) — unless the
+            # player is back, whose answer it is (a human's deadline from now)
+            if not s.away:
+                self.sched.forget(seat)
+                await self._pump()
+                return
+            await self._apply(seat, await self.sched.decide(h.game, seat, True, None))
+            return
+        if s.human:  # a missed own turn starts 托管 (server/seating.py)
+            await self.effect(self.seating.missed(seat, window))
         s = self.seats[seat]
         await self._apply(seat, await self.sched.decide(h.game, seat, s.bot, s.bot_kind))
 

@@ -41,6 +41,9 @@ class Seat:
     auto: bool = False
     conn: Conn | None = None
     disconnected_at: float | None = None
+    # its socket closed while this process held the table (not a seat restored after a
+    # restart or a move, whose player was cut off by the server: docs/deploy.md)
+    dropped: bool = False
     last_view: dict[str, Any] | None = None  # the last view this seat was sent
     last_key: int = 0  # the decision point (len of the hand's log) that view showed
 
@@ -54,10 +57,10 @@ class Seat:
 
     @property
     def away(self) -> bool:
-        """A human whose socket is closed (the grace period running; every human of a
-        table restored after a restart until they come back). Public: the seat list says
-        so (``connected``)."""
-        return self.human and self.conn is None
+        """A human whose socket closed while playing here (its grace period running; not a
+        seat restored after a restart or a move, whose pending decision keeps a fresh
+        deadline: docs/deploy.md). Public: the seat list says so (``connected``)."""
+        return self.human and self.conn is None and self.dropped
 
 
 @dataclass

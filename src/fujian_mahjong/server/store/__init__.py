@@ -27,6 +27,7 @@ import orjson
 from sqlalchemy import Table, Update, bindparam, delete, event, insert, select, text, update
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -144,9 +145,9 @@ def _json_text(value: Any) -> str:
 
 def make_engine(url: str, command_timeout_s: float | None = None) -> AsyncEngine:
     """An async engine; SQLite gets WAL, NORMAL sync, foreign keys and a busy timeout;
-    PostgreSQL, with ``command_timeout_s``, a bound on each statement, kept by the client
-    (asyncpg's ``command_timeout``: a silent server cannot keep it) — past it the statement
-    fails as a store fault."""
+    PostgreSQL, with ``command_timeout_s``, a bound on each statement and on connecting,
+    kept by the client (asyncpg's ``command_timeout``: a silent server cannot keep it) —
+    past it the statement fails as a store fault."""
     u = make_url(url)
     if u.get_backend_name() == "sqlite":
         if u.database and u.database != ":memory:":
@@ -170,7 +171,6 @@ def make_engine(url: str, command_timeout_s: float | None = None) -> AsyncEngine
         url,
         pool_size=10,
         max_overflow=20,
-        pool_timeout=command_timeout_s or 30.0,
         json_serializer=_json_text,
         connect_args=args,
     )
@@ -320,7 +320,8 @@ FENCE_TABLE_SQL = text("SELECT table_id, epoch FROM table_leases WHERE table_id 
 STORE_FAULTS: tuple[type[BaseException], ...] = (
     OperationalError,
     InterfaceError,
-    OSError,
+    OSError,  # TimeoutError too: a statement past its bound (make_engine)
+    PoolTimeout,  # no connection free in the pool within its wait
     StoreUnavailable,
 )
 
@@ -407,6 +408,7 @@ class Store:
         # the last write failed (cleared by the next one that commits): health says degraded
         self.failing = False
         self.failures = 0  # writes that failed since start (GET /metrics)
+        self.command_timeout_s = command_timeout_s
         self.engine = make_engine(url, command_timeout_s)
         self.sqlite = self.engine.dialect.name == "sqlite"
         # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
@@ -480,8 +482,17 @@ class Store:
         return make_url(self.url).render_as_string(hide_password=True)
 
     async def open(self) -> None:
-        async with self.engine.begin() as conn:
-            await conn.run_sync(_alembic_upgrade, "head")
+        # the migrations on an engine of their own, without the statements' bound: a
+        # long migration, or DDL waiting for a lock, is not a fault
+        migrate = (
+            make_engine(self.url) if self.command_timeout_s and not self.sqlite else self.engine
+        )
+        try:
+            async with migrate.begin() as conn:
+                await conn.run_sync(_alembic_upgrade, "head")
+        finally:
+            if migrate is not self.engine:
+                await migrate.dispose()
         self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
     async def close(self) -> None:

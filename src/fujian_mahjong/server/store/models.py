@@ -88,7 +88,10 @@ class SeatRow(Base):
         ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
     )
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    # indexed (migration 0007): is this player seated somewhere (server/economy.py)
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id"), nullable=True, index=True
+    )
     bot: Mapped[bool] = mapped_column(Boolean, default=False)
     # a bot's kind (fujian_mahjong.bots.BOT_KINDS; null: the server's default bot)
     bot_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
