@@ -76,6 +76,11 @@ def test_a_hand_with_no_stored_event_goes_on_from_its_deal() -> None:
     assert r.status == "playing" and r.then == [C.Pump()]
     assert r.hand is not None and r.hand.id == 11 and r.hand.persisted == 0
     assert r.hand.game.events == g.events  # the deal of this match's first hand
+    # the stored seed is checked against the match's deal, as a replay checks the events
+    assert r.hand.game.seed == g.seed
+    wrong = {**hand, "seed": "not-this-hand"}
+    with pytest.raises(MahjongError, match="hand 11: the stored seed"):
+        restored({**rows, "hand": wrong}, CFG, SecretDeals(), now=0.0, grace_s=30.0)
 
 
 def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:

@@ -666,6 +666,7 @@ def _clone(g: Game) -> Game:
     c.claim_tile = g.claim_tile
     c.claim_from = g.claim_from
     c.claim_kind = g.claim_kind
+    c.kong_window_prev = g.kong_window_prev
     c.dealer_rob_discard = g.dealer_rob_discard
     c.last_drawn = g.last_drawn
     c.gold_discarded = list(g.gold_discarded)

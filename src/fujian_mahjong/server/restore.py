@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Game, Match, apply_decisions
+from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
 from fujian_mahjong.server.tablestate import HandState, Seat
@@ -94,6 +95,9 @@ def restored(
         # events in batches, and a store fault can fall between the row and the first
         # append. The hand goes on from its deal, its events stored at the next pump
         # (before, the empty log did not replay and the table was closed)
+        if hand.get("seed") not in (None, fresh.seed):
+            # the deal this match makes is not the stored hand's (R12: its seed)
+            raise MahjongError(f"hand {hand['id']}: the stored seed is not the match's deal")
         game, persisted = fresh, 0
     h = HandState(id=hand["id"], number=hand["number"], game=game, persisted=persisted)
     if vis.in_window(game.phase):

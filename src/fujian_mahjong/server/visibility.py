@@ -108,8 +108,8 @@ def announced(
 
 
 def opens_window(events: Sequence[Mapping[str, Any]], rob_kong: bool = False) -> bool:
-    """These new events start a claim pause: a discard, an added kong where it may be
-    robbed (``announced``)."""
+    """These new events start a claim pause: a discard; where a kong may be robbed
+    (sanming), every added kong, robbable or not (``announced``)."""
     return bool(announced(events, rob_kong))
 
 

@@ -352,6 +352,20 @@ class StoreFaults(Protocol):
     def before_commit(self) -> None: ...
 
 
+def _match_end(match_id: int, totals: list[int], leaver: int | None) -> Update:
+    """A match's end (R9): void when a leaver ended it, else over, with its totals."""
+    return (
+        update(MatchRow)
+        .where(MatchRow.id == match_id)
+        .values(
+            status="void" if leaver is not None else "over",
+            totals=totals,
+            leaver=leaver,
+            ended_at=utcnow(),
+        )
+    )
+
+
 def _after_commit(faults: StoreFaults | None) -> None:
     hook = getattr(faults, "after_commit", None)
     if hook is not None:
@@ -689,7 +703,10 @@ class Store:
             stored = (
                 await s.execute(
                     select(_MATCHES.c.id).where(
-                        _MATCHES.c.table_id == table_id, _MATCHES.c.seed == seed
+                        _MATCHES.c.table_id == table_id,
+                        _MATCHES.c.seed == seed,
+                        _MATCHES.c.status == "playing",
+                        _MATCHES.c.hands_played == 0,
                     )
                 )
             ).first()
@@ -726,16 +743,7 @@ class Store:
             return
         async with self.write() as s:
             await self._fence(s, match_id=match_id)
-            await s.execute(
-                update(MatchRow)
-                .where(MatchRow.id == match_id)
-                .values(
-                    status="void" if leaver is not None else "over",
-                    totals=totals,
-                    leaver=leaver,
-                    ended_at=utcnow(),
-                )
-            )
+            await s.execute(_match_end(match_id, totals, leaver))
 
     async def create_hand(
         self,
@@ -818,11 +826,7 @@ class Store:
             if self.settlement is not None:
                 await self.settlement.settle_void(s, hand_id, leaver)
             if match_id is not None and totals is not None:
-                await s.execute(
-                    update(MatchRow)
-                    .where(MatchRow.id == match_id)
-                    .values(status="void", totals=totals, leaver=leaver, ended_at=utcnow())
-                )
+                await s.execute(_match_end(match_id, totals, leaver))
 
     async def append_events(
         self,
