@@ -131,6 +131,7 @@ def test_the_store_sorts_a_retried_batch_out(db_url: str, tmp_path: Path) -> Non
             assert h.faults.lost == 3
             # one group commit: a retry with two more (hand 0), a different event 2 (hand 1:
             # another writer), the next events of hand 2
+            commits = store.commits
             results = await asyncio.gather(
                 store.append_events(hands[0], 0, [ev(k) for k in range(6)]),
                 store.append_events(hands[1], 0, [ev(0), ev(1), ev(2, "other"), ev(3)]),
@@ -138,6 +139,8 @@ def test_the_store_sorts_a_retried_batch_out(db_url: str, tmp_path: Path) -> Non
                 return_exceptions=True,
             )
             assert results[0] is None and results[2] is None, results
+            # the three went in one group commit (refused), then hands 0 and 2 in one more
+            assert store.commits - commits == 1
             assert type(results[1]).__name__ == "IntegrityError", results
             from fujian_mahjong.server.store import get_hand_events
 
