@@ -325,6 +325,20 @@ def test_a_seat_that_is_away_passes_inside_the_pause(tmp_path: Path) -> None:
     assert after[2]["type"] == "state" and round(after[0] - d[five][0], 6) == PAUSE
 
 
+async def _chower_asked(h: Harness) -> tuple[int, Client]:
+    """Humans at seats 0 (the dealer) and 1, bots at 2 and 3 (``wall(True, False)``): the
+    dealer discards 5p, and seat 1 is asked (it may chow). The table and seat 1's client."""
+    d, q = await h.guest("dealer"), await h.guest("chower")
+    tid = await h.table(d, bots=2, turn_seconds=TURN)
+    await h.seat(d, tid)
+    await h.seat(q, tid)
+    await h.ready(d, q)
+    await h.advance(PAUSE)
+    await d.act(FIVE_P)
+    assert _asked(q)
+    return tid, q
+
+
 def test_a_player_back_before_the_bot_answers_for_it_answers_itself(tmp_path: Path) -> None:
     """The bot's answer for a seat that was away is queued at once; its player back before
     it runs (a new socket's join handled first) answers the window itself, with a human's
@@ -333,14 +347,7 @@ def test_a_player_back_before_the_bot_answers_for_it_answers_itself(tmp_path: Pa
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
         async with running(tmp_path, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
-            d, q = await h.guest("dealer"), await h.guest("chower")
-            tid = await h.table(d, bots=2, turn_seconds=TURN)
-            await h.seat(d, tid)
-            await h.seat(q, tid)
-            await h.ready(d, q)
-            await h.advance(PAUSE)
-            await d.act(FIVE_P)
-            assert _asked(q)
+            tid, q = await _chower_asked(h)
             actor = h.lobby.tables[tid]
             key = len(actor.hand.game.events)
             back = await _socket(h, q)
@@ -368,14 +375,7 @@ def test_a_restored_seat_keeps_its_deadline_in_an_open_window(tmp_path: Path) ->
     async def main() -> None:
         deals = StackedDeals([wall(True, False)], dealer=0)
         async with running(tmp_path, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
-            d, q = await h.guest("dealer"), await h.guest("chower")
-            tid = await h.table(d, bots=2, turn_seconds=TURN)
-            await h.seat(d, tid)
-            await h.seat(q, tid)
-            await h.ready(d, q)
-            await h.advance(PAUSE)
-            await d.act(FIVE_P)
-            assert _asked(q)
+            tid, q = await _chower_asked(h)
         async with running(tmp_path, deals=deals, claim_pause_ms=600, bot_delay_ms=300) as h:
             await h.settle()
             back = await _socket(h, q)

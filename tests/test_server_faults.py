@@ -52,16 +52,7 @@ async def _hand_with_a_fault(h: Harness, fail: int) -> None:
     table = h.lobby.tables[tid]
     # commit before send: whenever a message reaches the client, every event of the hand
     # is in the store (the actor's count of persisted events covers the game's)
-    unsaved: list[str] = []
-    send = me.rec.send
-
-    def checked(text: str) -> bool:
-        hs = table.hand
-        if hs is not None and hs.persisted < len(hs.game.events):
-            unsaved.append(text[:80])
-        return send(text)
-
-    me.rec.send = checked  # type: ignore[method-assign]
+    unsaved = _unsaved_spy(me, table)
     h.faults.fail(fail)
     # play on: the next commit fails; the actor stops where it is
     while not me.of_type("status"):
