@@ -198,6 +198,16 @@ def test_a_real_full_disk(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+async def _our_turn(h: Harness) -> tuple[Client, int]:
+    """A human with three bots, seed "inproc": the dealer (us, seat 0) acts first."""
+    me = await h.guest("me")
+    tid = await h.table(me, bots=3)
+    await h.seat(me, tid)
+    await h.ready(me)
+    await h.advance(0.6)
+    return me, tid
+
+
 def _unsaved_spy(c: Client, table: Any) -> list[str]:
     """Messages sent to ``c`` while its table's hand held events the store did not."""
     unsaved: list[str] = []
@@ -223,11 +233,7 @@ def test_nothing_is_decided_or_shown_while_the_store_fails(tmp_path: Path) -> No
 
     async def main() -> None:
         async with running(tmp_path) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3)
-            await h.seat(me, tid)
-            await h.ready(me)
-            await h.advance(0.6)  # seed "inproc": the dealer (us, seat 0) acts first
+            me, tid = await _our_turn(h)
             st = me.state
             assert st is not None and st["view"]["phase"] == "turn" and me.legal
             table = h.lobby.tables[tid]
@@ -265,11 +271,7 @@ def test_a_player_who_drops_while_the_store_fails_is_not_made_the_leaver(
 
     async def main() -> None:
         async with running(tmp_path) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3)
-            await h.seat(me, tid)
-            await h.ready(me)
-            await h.advance(0.6)
+            me, tid = await _our_turn(h)
             table = h.lobby.tables[tid]
             assert me.legal
             h.faults.fail(10**6)
