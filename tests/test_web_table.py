@@ -589,3 +589,50 @@ def test_a_lost_connection_is_said_over_the_table_and_the_hand_comes_back(
         srv.stop()
         if again is not None:
             again.stop()
+
+
+# counts the sockets a page opens (net.js's TableConn opens one a connection)
+COUNT_SOCKETS = (
+    "window.__sockets = 0; const Real = WebSocket;"
+    " window.WebSocket = function (u, p) { window.__sockets += 1; return new Real(u, p); };"
+    " window.WebSocket.prototype = Real.prototype; window.WebSocket.OPEN = Real.OPEN;"
+)
+
+
+def test_a_table_opened_in_a_second_window_is_taken_back_with_one_tap(
+    server: Server,
+    browser,  # noqa: F811
+) -> None:
+    """The same player opens its table in a second window (a second tab, the phone beside
+    the computer): the seat goes to the new window, and the first says so over the table —
+    你在另一个窗口打开了这张牌桌 — with 在这里继续 to take it back. It does not reconnect by
+    itself: before, the two windows took the seat from each other in turn, 17 and 18
+    sockets in 8 s. A tap on 在这里继续 takes the seat back; the other window then says
+    so in its turn."""
+    tok = server.guest("两个窗口")
+    tid = server.table(tok)
+    first, second = Watched(browser, "zh-CN", 844, 390, mobile=True), Watched(browser, "zh-CN")
+    for w in (first, second):
+        w.page.add_init_script(COUNT_SOCKETS)
+    p1, p2 = first.page, second.page
+    p1.clock.install()  # the first window's timers move only by run_for (its back-off)
+    p1.goto(f"{server.base}/?token={tok}&table={tid}")
+    p1.locator("[data-action=ready]").wait_for()
+    p2.goto(f"{server.base}/?token={tok}&table={tid}")
+    p2.locator("[data-action=ready]").wait_for()
+    replaced = p1.locator("[data-role=replaced]")
+    expect(replaced).to_contain_text("你在另一个窗口打开了这张牌桌")
+    expect(replaced.locator("[data-action=take-back]")).to_have_text("在这里继续")
+    expect(p1.locator("[data-role=reconnecting]")).to_have_count(0)
+    opened = p1.evaluate("window.__sockets")
+    p1.clock.run_for(60_000)  # a minute of its back-off: no socket opened again
+    assert p1.evaluate("window.__sockets") == opened
+    assert p2.evaluate("window.__sockets") == 1
+    # 在这里继续: the seat comes back here, and the second window steps back in its turn
+    replaced.locator("[data-action=take-back]").tap()
+    expect(replaced).to_have_count(0)
+    p1.locator("[data-action=ready]").wait_for()
+    expect(p2.locator("[data-role=replaced]")).to_be_visible()
+    assert p1.evaluate("window.__sockets") == opened + 1
+    first.close()
+    second.close()

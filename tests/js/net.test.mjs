@@ -139,3 +139,48 @@ test("another error before the seat (no such table) is passed on and the socket 
   assert.equal(got.at(-1).code, "no_table");
   conn.stop();
 });
+
+test("a seated socket the server no longer has at its table (not_joined) joins again on a new socket", () =>
+  onMockClock(0, async () => {
+    const { conn, got, status } = connect();
+    greet(sockets[0]);
+    sockets[0].receive({ type: "seated", seat: 0, table: 7 });
+    sockets[0].receive({ type: "error", code: "not_joined", message: "join a table first" });
+    await Promise.resolve();
+    assert.equal(sockets[0].closed, true, "the socket the server let go is closed");
+    assert.equal(got.filter((m) => m.type === "error").length, 0, "the refusal is not shown");
+    assert.deepEqual(status.at(-1), "reconnecting");
+    reconnectsAfter(150, "joined again after the back-off");
+    greet(sockets[1]);
+    sockets[1].receive({ type: "seated", seat: 0, table: 7 });
+    assert.deepEqual(status.at(-1), "online");
+    conn.stop();
+  }));
+
+test("not_joined before the seat is passed on and the socket kept", async () => {
+  const { conn, got } = connect();
+  greet(sockets[0]);
+  sockets[0].receive({ type: "error", code: "not_joined", message: "join a table first" });
+  await Promise.resolve();
+  assert.equal(sockets[0].closed, false);
+  assert.equal(got.at(-1).code, "not_joined");
+  conn.stop();
+});
+
+test("a seat opened in another window: this one steps back and does not reconnect until started again", () =>
+  onMockClock(0, async () => {
+    const { conn, got, status } = connect();
+    greet(sockets[0]);
+    sockets[0].receive({ type: "seated", seat: 0, table: 7 });
+    sockets[0].receive({ type: "error", code: "replaced", message: "this seat was opened on another connection" });
+    sockets[0].close(); // the server closes the replaced socket
+    await Promise.resolve();
+    assert.deepEqual(status.at(-1), "replaced");
+    assert.equal(got.at(-1).code, "replaced");
+    mock.timers.tick(60_000);
+    assert.equal(sockets.length, 1, "no socket opened again: two windows took the seat from each other in turn");
+    conn.start(); // 在这里继续: the player takes the seat back here
+    assert.equal(sockets.length, 2);
+    greet(sockets[1]);
+    conn.stop();
+  }));

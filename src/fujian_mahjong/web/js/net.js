@@ -139,6 +139,23 @@ export class TableConn {
         this.retry = 0;
         this.onStatus("online");
       }
+      if (msg.type === "error" && msg.code === "replaced") {
+        // the seat was opened on another window or device: this one steps back and does
+        // not reconnect (two windows coming back in turn took the seat from each other
+        // every few hundred ms); the player may take it back here (start())
+        this.closed = true;
+        this.onMessage(msg);
+        this.onStatus("replaced");
+        return;
+      }
+      if (msg.type === "error" && msg.code === "not_joined" && seated) {
+        // the server no longer has this socket at its table (the table's process lost its
+        // link to the others and let its sockets go, or the table moved): join again, on a
+        // new socket, as after any lost connection; the refusal itself is not shown
+        seated = false;
+        ws.close();
+        return;
+      }
       if (msg.type === "error" && msg.code === "unavailable" && !seated) {
         // the table's server cannot be reached now: join again after the backoff
         if (this.retry === 0) this.onMessage(msg);

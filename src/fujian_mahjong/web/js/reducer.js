@@ -575,7 +575,10 @@ function reduceMessage(state, msg, now) {
     case "@online":
       // offline, the state's seq is the dead connection's: a move is made again on the
       // state the new connection sends (an old seq there reads as one never sent)
-      return msg.online ? { ...state, online: true } : { ...state, online: false, seq: null };
+      return msg.online ? { ...state, online: true, replaced: false } : { ...state, online: false, seq: null };
+    case "@replaced":
+      // the seat opened in another window: offline here until the player takes it back
+      return { ...state, online: false, seq: null, replaced: true };
     case "@auto":
       return { ...state, autoWant: msg.on };
     case "@auto-pass":

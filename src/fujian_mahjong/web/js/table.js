@@ -908,7 +908,14 @@ export async function showTable(root, tableRef, as) {
     // the connection lost: said over the middle of the screen, not in the header's corner
     // (on a phone held sideways that stood over 对家's panel), and the decisions and the
     // hand dimmed and out of reach until it is back (nothing tapped then could be sent)
-    if (!st.online) parts.push(h("div", { key: "conn-lost", class: "conn-lost", role: "status", dataset: { role: "reconnecting" } }, h("span", { class: "conn-lost-card" }, t("reconnecting"))));
+    if (st.replaced) {
+      // opened in another window: this one waits, and can take the seat back
+      const here = () => {
+        dispatch({ type: "@online", online: false });
+        conn.start();
+      };
+      parts.push(h("div", { key: "replaced", class: "conn-lost", role: "status", dataset: { role: "replaced" } }, h("span", { class: "conn-lost-card" }, t("error.replaced"), h("button", { class: "primary", dataset: { action: "take-back" }, onclick: here }, t("web.continue_here")))));
+    } else if (!st.online) parts.push(h("div", { key: "conn-lost", class: "conn-lost", role: "status", dataset: { role: "reconnecting" } }, h("span", { class: "conn-lost-card" }, t("reconnecting"))));
     if (notFound) {
       // a table that does not exist (or is gone): the error and the way back, nothing else
       parts.push(h("main", { key: "gone", class: "lobby" }, h("section", { class: "card", dataset: { role: "table-gone" } }, h("p", {}, notFound), h("a", { class: "button primary", href: "./", dataset: { action: "back-to-lobby" } }, t("back_to_lobby")))));
@@ -1076,7 +1083,7 @@ export async function showTable(root, tableRef, as) {
           render();
           return;
         }
-        toast(t("error", { msg: errorText(msg) }), "error");
+        if (msg.code !== "replaced") toast(t("error", { msg: errorText(msg) }), "error"); // (said over the table)
         break;
       case "pong":
         return;
@@ -1085,7 +1092,7 @@ export async function showTable(root, tableRef, as) {
     }
     if (st !== before || msg.type === "error") render();
   };
-  const onStatus = (s) => dispatch({ type: "@online", online: s === "online" });
+  const onStatus = (s) => dispatch(s === "replaced" ? { type: "@replaced" } : { type: "@online", online: s === "online" });
   conn = new TableConn({ table: tableRef, as, onMessage, onStatus });
   // for tests and debugging: drop the socket as a network failure would
   window.fjmjDropConnection = () => conn.drop();
