@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Select, Table, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fujian_mahjong.errors import MahjongError
@@ -963,17 +963,9 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
         return None
     others = (
         await s.execute(
-            select(SeatRow.table_id)
-            .join(TableRow, TableRow.id == SeatRow.table_id)
+            _held_seats(player_id)
             .join(TableStakes, TableStakes.table_id == SeatRow.table_id)
-            .where(
-                SeatRow.player_id == player_id,
-                SeatRow.bot.is_(False),
-                SeatRow.table_id != table_id,
-                TableRow.status != "closed",
-                TableStakes.stake > 0,
-            )
-            .order_by(SeatRow.table_id)
+            .where(SeatRow.table_id != table_id, TableStakes.stake > 0)
         )
     ).all()
     for (other,) in others:
@@ -982,21 +974,23 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
     return None
 
 
+def _held_seats(player_id: int) -> Select[Any]:
+    """The tables, not closed, where this player holds a seat (its table ids, in order)."""
+    return (
+        select(SeatRow.table_id)
+        .join(TableRow, TableRow.id == SeatRow.table_id)
+        .where(
+            SeatRow.player_id == player_id,
+            SeatRow.bot.is_(False),
+            TableRow.status != "closed",
+        )
+        .order_by(SeatRow.table_id)
+    )
+
+
 async def seated_at(s: AsyncSession, player_id: int) -> int | None:
     """A table, not closed, where this player holds a seat (None: none)."""
-    row = (
-        await s.execute(
-            select(SeatRow.table_id)
-            .join(TableRow, TableRow.id == SeatRow.table_id)
-            .where(
-                SeatRow.player_id == player_id,
-                SeatRow.bot.is_(False),
-                TableRow.status != "closed",
-            )
-            .order_by(SeatRow.table_id)
-            .limit(1)
-        )
-    ).first()
+    row = (await s.execute(_held_seats(player_id).limit(1))).first()
     return None if row is None else int(row[0])
 
 
