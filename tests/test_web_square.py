@@ -710,6 +710,47 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
         wb.close()
 
 
+def test_a_match_ended_by_a_seat_short_of_silver_says_who(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Two accounts sit with exactly the table's minimum (their grant); 甲, the dealer,
+    declares 天胡 (a stacked wall) and 乙 pays: below the minimum, 乙 cannot play on, so the
+    match ends after the hand (docs/economy.md, "Between hands"). Both end screens name 乙
+    under the standings, in a phone held sideways and on a desktop, and offer no next hand."""
+    from tests.test_audit_server import heaven_wall
+
+    with serving(
+        tmp_path_factory.mktemp("webshort"), [heaven_wall()], opening_ms=SHORT_OPENING_MS
+    ) as srv:
+        a, b = (
+            srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
+            for n in ("甲甲", "乙乙")
+        )
+        stakes = {"stake": 1000, "cap": 10, "min_balance": 10_000}  # the grant, exactly
+        tid = srv.table(a, bots=2, private=True, hands=2, **stakes)
+        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
+        wa, wb = Watched(browser, "zh-CN", 844, 390, mobile=True), Watched(browser, "en-US")
+        pa, pb = wa.page, wb.page
+        pa.goto(f"{srv.base}/?token={a}&table={tid}")
+        pa.locator("[data-role=waiting-room]").wait_for()
+        pb.goto(f"{srv.base}/?token={b}&table={code}")
+        for p in (pb, pa):
+            p.locator("[data-role=waiting-room] [data-action=ready]").click()
+        pa.locator(f"{ACTIONS}[data-action=win]").click()
+        for p, line in ((pa, "乙乙 银子不足本桌最低限额, 牌局结束"), (pb, "乙乙: less silver")):
+            end = p.locator(HAND_END)
+            expect(end.locator("[data-role=short-of-silver]")).to_contain_text(line)
+            expect(end.locator("[data-role=winner]")).to_contain_text("甲甲")
+            assert end.locator("[data-action=ready]").count() == 0
+            expect(end.locator("[data-action=back-to-lobby]")).to_be_visible()
+            # the table is closed: nothing left to dissolve, nobody to chat with
+            p.locator("[data-role=hand-end][data-closed]").wait_for()
+            expect(p.locator("[data-action=dissolve], [data-action=chat]")).to_have_count(0)
+        wa.close()
+        wb.close()
+
+
 def test_service_worker_caches_the_static_files(server: Server, browser: Browser) -> None:  # noqa: F811
     """sw.js takes over the page and keeps the static files (css, js, the tile font) in its
     versioned cache; the API is never cached."""

@@ -92,6 +92,7 @@ __all__ = [
     "set_stakes",
     "settle_hand",
     "settle_void",
+    "short_of_silver",
 ]
 
 DEFAULT_GRANT = 10_000  # R11: a new account's starting grant
@@ -930,6 +931,36 @@ async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
     if hi is not None and have > int(hi):
         return f"this table takes at most {int(hi)} silver to sit down; you have {have}"
     return None
+
+
+async def short_of_silver(s: AsyncSession, table_id: int, player_ids: list[int]) -> list[int]:
+    """The accounts among ``player_ids`` whose balance is now below this table's minimum
+    (docs/economy.md, "Between hands"): the minimum asked to sit is asked again before each
+    hand, or an account that lost everything would play on for nothing — it pays only what
+    it has (R11) and wins in full. Empty for a table played for points only, one without a
+    minimum, a practice table (练习: nothing moves) and guests."""
+    if not player_ids:
+        return []
+    bounds = (
+        await s.execute(
+            select(TableStakes.stake, TableStakes.min_balance).where(
+                TableStakes.table_id == table_id
+            )
+        )
+    ).first()
+    if bounds is None or not int(bounds[0]) or not int(bounds[1] or 0):
+        return []
+    rows = (
+        await s.execute(
+            select(Account.player_id).where(
+                Account.player_id.in_(player_ids), Account.silver < int(bounds[1])
+            )
+        )
+    ).all()
+    if not rows or await _practice(s, table_id):
+        return []
+    short = {int(r[0]) for r in rows}
+    return [p for p in player_ids if p in short]
 
 
 async def _practice(s: AsyncSession, table_id: int, joining: int = 0) -> bool:

@@ -30,7 +30,7 @@ from fujian_mahjong.server.effects import (
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Match
     from fujian_mahjong.server.store import Store
-    from fujian_mahjong.server.tablestate import HandState, TableConfig
+    from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
 
 
 class FinisherTable(Protocol):
@@ -56,6 +56,8 @@ class FinisherTable(Protocol):
     def match_id(self) -> int | None: ...
     @property
     def has_humans(self) -> bool: ...
+    @property
+    def seats(self) -> list[Seat]: ...
 
     async def apply_for(self, seat: int, a: Action) -> None: ...
 
@@ -73,6 +75,16 @@ class Finisher:
         """R11: another table played for silver where this account sits (None: none)."""
         async with self.t.store.sessions() as db:
             return await economy.seated_elsewhere(db, self.t.id, player_id)
+
+    async def short_of_silver(self) -> list[int]:
+        """The seats whose account is now below the table's minimum balance (docs/economy.md,
+        "Between hands"; none at a table of bots or guests, where nothing is read)."""
+        ids = [s.player_id for s in self.t.seats if s.human and s.player_id is not None]
+        if not ids:
+            return []
+        async with self.t.store.sessions() as db:
+            short = await economy.short_of_silver(db, self.t.id, ids)
+        return [i for i, s in enumerate(self.t.seats) if s.human and s.player_id in short]
 
     async def end_fields(self, hand_id: int, kind: str) -> dict[str, Any]:
         """``economy.hand_end_fields`` of a hand whose settlement has just committed
@@ -140,8 +152,9 @@ class Finisher:
             fx += self.finish_match(t.pending_leave)
         else:
             fx.between = True
-            if not t.has_humans:
-                fx.then.append(C.MaybeStart())  # a table of bots plays its match through
+            # a table of bots plays its match through; at a table with players it is where
+            # a seat short of silver ends the match (docs/economy.md, "Between hands")
+            fx.then.append(C.MaybeStart())
         return fx
 
     async def end_match(self, leaver: int | None) -> Effects:
@@ -192,8 +205,9 @@ class Finisher:
         # the pause ends, the pump sends hand_end (hand_over), then the match ends
         return True
 
-    def finish_match(self, leaver: int | None) -> Effects:
-        """The match is over (its hands played, or ``leaver`` left): ``match_end``, then the
+    def finish_match(self, leaver: int | None, short: list[int] | None = None) -> Effects:
+        """The match is over (its hands played, or ``leaver`` left, or the ``short`` seats'
+        silver fell below the table's minimum between two hands): ``match_end``, then the
         table closes."""
         t = self.t
         m = t.match
@@ -210,6 +224,8 @@ class Finisher:
                     "totals": totals,
                     "hands_played": m.hands_played if m else 0,
                     "leaver": leaver,
+                    # docs/economy.md, "Between hands": who could not go on
+                    **({"short": short} if short else {}),
                     # points only: the library Match's silver/fees come from its in-memory
                     # default balances, not the ledger (the real figures are in each hand_end)
                     "history": [
@@ -219,7 +235,7 @@ class Finisher:
                 }
             ],
         )
-        fx += self.close("match over")
+        fx += self.close("short of silver" if short else "match over")
         return fx
 
     def close(self, why: str) -> Effects:

@@ -320,7 +320,13 @@ class TableActor(Actor[TableCommand]):
     # ------------------------------------------------------------------ match and hands
 
     async def _maybe_start(self) -> None:
-        """The next hand, if the table may start one (server/dealing.py)."""
+        """The next hand, if the table may start one (server/dealing.py) — unless, between
+        two hands, a seat's silver has fallen below the table's minimum: then the match ends
+        (docs/economy.md, "Between hands"; asked at the hand's end and again before the
+        next, which a restart may come between)."""
+        if self.status == "between" and (short := await self.finisher.short_of_silver()):
+            await self.effect(self.finisher.finish_match(None, short=short))
+            return
         await self.effect(self.dealing.start())
 
     def _begin(self, st: HandStart) -> None:

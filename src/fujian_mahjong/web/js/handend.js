@@ -192,6 +192,11 @@ export function renderHandEnd(st, conn, rerender) {
           // ties share a rank (helpers.standings)
           rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, `${seatName(st, r.seat)}: ${r.points}`)),
         ),
+        // seats whose silver fell below the table's minimum between hands ended the match
+        // (docs/economy.md, "Between hands")
+        Array.isArray(match.short) && match.short.length
+          ? h("p", { class: "muted", dataset: { role: "short-of-silver" } }, t("web.short_of_silver", { names: match.short.map((s) => seatName(st, s)).join(" · ") }))
+          : null,
       )
     : null;
 

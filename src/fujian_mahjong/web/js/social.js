@@ -128,6 +128,7 @@ export function mountSocial(container, ctx) {
     timer: null,
     info: null, // our own copy of the table's terms (tableInfo)
     practice: null, // 练习, as the last `state` said (null: not said yet)
+    closed: false, // table_closed: no chat, no 解散
   };
   STATE.set(ctx, st);
   let alive = true;
@@ -347,10 +348,10 @@ export function mountSocial(container, ctx) {
       );
     }
     const tools = h("div", { class: "row lb-social-tools" });
-    if (seated() && st.phrases.length) {
+    if (seated() && !st.closed && st.phrases.length) {
       tools.append(h("button", { class: "secondary", "aria-expanded": st.open ? "true" : "false", dataset: { action: "chat" }, onclick: () => { st.open = !st.open; render(); } }, t("lobby.chat")));
     }
-    if (seated() && info && info.private) {
+    if (seated() && !st.closed && info && info.private) {
       tools.append(h("button", { class: "secondary", dataset: { action: "dissolve" }, disabled: (st.vote && !st.vote.result) || undefined, onclick: () => ctx.send({ type: "dissolve", accept: true }) }, t("lobby.dissolve")));
     }
     parts.push(tools);
@@ -454,8 +455,12 @@ export function mountSocial(container, ctx) {
         case "hand_end":
         case "hand_void":
         case "left":
-        case "table_closed":
           st.playing = false;
+          break;
+        case "table_closed":
+          // nothing left to dissolve, nobody to chat with: the end screen's own buttons
+          st.playing = false;
+          st.closed = true;
           break;
         case "match_end":
           st.playing = false;
