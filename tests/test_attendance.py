@@ -57,9 +57,6 @@ class _Table:
     async def can_sit(self, player_id: int) -> str | None:
         return None
 
-    async def seated_elsewhere(self, player_id: int) -> int | None:
-        return None
-
 
 def _conn(pid: int, name: str = "p") -> Conn:
     c = Conn(20, RecordingTransport())
@@ -72,7 +69,7 @@ def test_a_newcomer_takes_the_first_free_seat_stored_first() -> None:
     t.seats[0] = Seat(bot=True, name="Bot 1")
     c = _conn(5, "five")
     fx = asyncio.run(Attendance(t, 30.0).join(c, "player"))
-    assert fx.writes == [SetSeat(1, 5)]  # the row before anything else
+    assert fx.writes == [SetSeat(1, 5, one_table=True)]  # the row before anything else
     assert [(i, s.player_id) for i, s in fx.seats] == [(1, 5)]
     assert fx.attach == (c, 1) and fx.cancel == [("grace", 1)]
     assert fx.replies == [Reply(c, {"type": "seated", "table": 7, "code": "ABCDEF", "seat": 1})]

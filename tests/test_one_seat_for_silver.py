@@ -16,7 +16,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from sqlalchemy import select
+
 from fujian_mahjong.server import economy
+from fujian_mahjong.server.store.models import SeatRow
 from tests.inproc import Client, Harness, running
 from tests.test_house_economy import account, bearer
 
@@ -113,5 +116,46 @@ def test_a_seated_guest_registers_only_after_leaving(tmp_path: Path) -> None:
             r = await h.http.post("/api/accounts", json=body, headers=bearer(g))
             assert r.status_code == 201, r.text
             assert r.json()["player_id"] == g.player_id and r.json()["silver"] == 10_000
+
+    asyncio.run(main())
+
+
+def test_two_sit_downs_at_the_same_moment_take_one_seat(db_url: str, tmp_path: Path) -> None:
+    """R11: one account's two sockets join two tables for silver at the same moment (on
+    SQLite and on PostgreSQL, several connections). The check and the seat are one
+    transaction, the account's row locked first: one join is seated, the other answered
+    ``already_seated``, every time. Before, both checks read the seats before either was
+    written, and both sat down."""
+
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url) as h:
+            alice = await _rich(h, "alice", 100_000)
+            silver = {"bots": 2, "stake": 1000, "min_balance": 10_000, "cap": 10}
+            for round_ in range(4):
+                tables = []
+                for i in range(2):  # each with another account seated: for silver
+                    other = await _rich(h, f"host{round_}{i}", 100_000)
+                    tid = await h.table(other, **silver)
+                    await h.seat(other, tid)
+                    tables.append(tid)
+                socks = []
+                for _ in tables:
+                    c = Client(h, alice.name, alice.token, alice.player_id)
+                    await c.send({"type": "hello", "token": alice.token})
+                    socks.append(c)
+                await asyncio.gather(*(h.seat(c, t) for c, t in zip(socks, tables, strict=True)))
+                held = [t for t in tables if h.lobby.tables[t].seat_of(alice.player_id) is not None]
+                assert len(held) == 1, f"round {round_}: seated at {held}"
+                refused = [c for c in socks if c.errors()]
+                assert len(refused) == 1 and refused[0].errors() == ["already_seated"]
+                async with h.store.sessions() as db:
+                    rows = (
+                        await db.execute(
+                            select(SeatRow.table_id).where(SeatRow.player_id == alice.player_id)
+                        )
+                    ).all()
+                assert [r[0] for r in rows] == held  # nothing written for the refused one
+                seated = next(c for c in socks if not c.errors())
+                await seated.send({"type": "leave"})
 
     asyncio.run(main())

@@ -61,9 +61,6 @@ class _Table:
     async def can_sit(self, player_id: int) -> str | None:
         return self.why_not
 
-    async def seated_elsewhere(self, player_id: int) -> int | None:
-        return None
-
 
 def test_bots_go_to_the_last_free_seats_of_the_kind_the_table_has() -> None:
     t = _Table()
@@ -95,7 +92,7 @@ def test_only_the_creator_changes_bots_and_only_before_the_match(
 def test_a_reserved_seat_waits_the_grace_period_and_a_full_table_is_busy() -> None:
     t = _Table()
     why, fx = asyncio.run(Seating(t, 30.0).reserve(5, "five", now=100.0))
-    assert why is None and fx.writes == [SetSeat(0, 5)]
+    assert why is None and fx.writes == [SetSeat(0, 5, one_table=True)]
     assert fx.seats[0][1].disconnected_at == 100.0  # as if its connection was lost
     assert fx.timers == [(("grace", 0), 30.0, C.GraceOver(0))]  # R11
     t.why_not = "below the minimum balance"

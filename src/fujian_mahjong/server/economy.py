@@ -85,6 +85,7 @@ __all__ = [
     "level_json",
     "make_stakes",
     "min_balance_floor",
+    "one_table",
     "record_dissolution",
     "seat_modes",
     "seated_at",
@@ -1003,6 +1004,18 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
         if not await _practice(s, int(other)):
             return int(other)
     return None
+
+
+async def one_table(s: AsyncSession, table_id: int, player_id: int) -> int | None:
+    """In the transaction that seats this human at this table: another table where the
+    account holds a seat for silver (:func:`seated_elsewhere`; None: it may sit). The
+    account's row is locked first (PostgreSQL; SQLite's writes are serialised already), so
+    two sit-downs of one account at two tables at the same moment are taken one after the
+    other, and the second finds the first's seat (R11: one table for silver at a time)."""
+    await s.execute(
+        select(Account.player_id).where(Account.player_id == player_id).with_for_update()
+    )
+    return await seated_elsewhere(s, table_id, player_id)
 
 
 def _held_seats(player_id: int) -> Select[Any]:

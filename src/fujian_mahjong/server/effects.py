@@ -113,14 +113,17 @@ class RecordDissolution:
 
 @dataclass(frozen=True, slots=True)
 class SetSeat:
-    """A seat's row (server/store: ``set_seat``): a human's (``player_id``), a bot's, or
-    freed."""
+    """A seat's row (server/store: ``set_seat``; with ``one_table``, ``economy.one_table``
+    checked first in its transaction): a human's (``player_id``), a bot's, or freed."""
 
     seat: int
     player_id: int | None
     bot: bool = False
     bot_kind: str | None = None
     free: bool = False
+    # R11: a human sitting down, who plays for silver at one table at a time: the seat is
+    # taken only if it holds none at another (checked in the seat's own transaction)
+    one_table: bool = False
 
 
 @dataclass(frozen=True, slots=True)

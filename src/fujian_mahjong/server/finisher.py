@@ -71,11 +71,6 @@ class Finisher:
         async with self.t.store.sessions() as db:
             return await economy.can_sit(db, self.t.id, player_id)
 
-    async def seated_elsewhere(self, player_id: int) -> int | None:
-        """R11: another table played for silver where this account sits (None: none)."""
-        async with self.t.store.sessions() as db:
-            return await economy.seated_elsewhere(db, self.t.id, player_id)
-
     async def short_of_silver(self) -> list[int]:
         """The seats whose account is now below the table's minimum balance (docs/economy.md,
         "Between hands"; none at a table of bots or guests, where nothing is read)."""

@@ -264,7 +264,9 @@ class RoomService:
 
         try:
             why = await t.ask(C.Reserve(player_id, name))
-        except TableError:
+        except TableError as e:
+            if e.code == "already_seated":  # a seat for silver taken meanwhile (a join)
+                raise RoomError(409, e.code, e.message) from None
             return False
         if why == "busy":
             return False

@@ -44,7 +44,6 @@ class SeatingTable(Protocol):
 
     def seat_of(self, player_id: int) -> int | None: ...
     async def can_sit(self, player_id: int) -> str | None: ...
-    async def seated_elsewhere(self, player_id: int) -> int | None: ...
 
 
 class Seating:
@@ -108,7 +107,8 @@ class Seating:
         if why is not None:
             return why, Effects()
         return None, Effects(
-            writes=[SetSeat(seat, player_id)],
+            # R11: one table for silver at a time, checked in the seat's own transaction
+            writes=[SetSeat(seat, player_id, one_table=True)],
             seats=[(seat, Seat(player_id=player_id, name=name, disconnected_at=now))],
             timers=[(("grace", seat), self.grace_s, C.GraceOver(seat))],
             then=[C.Pump()],
@@ -126,14 +126,11 @@ class Seating:
         why = await self.t.can_sit(player_id)
         if why is not None:
             raise TableError("insufficient_silver", why)
-        # R11: one table for silver at a time (as quick match refuses, server/rooms.py)
-        other = await self.t.seated_elsewhere(player_id)
-        if other is not None:
-            raise TableError(
-                "already_seated", f"you are seated at table {other}, for silver; leave it first"
-            )
+        # R11: one table for silver at a time (as quick match refuses, server/rooms.py),
+        # checked in the seat's own transaction (server/writes.py): ``already_seated``
         return seat, Effects(
-            writes=[SetSeat(seat, player_id)], seats=[(seat, Seat(player_id=player_id, name=name))]
+            writes=[SetSeat(seat, player_id, one_table=True)],
+            seats=[(seat, Seat(player_id=player_id, name=name))],
         )
 
     def ready(self, seat: int) -> Effects:

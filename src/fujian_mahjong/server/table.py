@@ -269,10 +269,6 @@ class TableActor(Actor[TableCommand]):
         """R11: why this account may not sit down here (None: it may)."""
         return await self.finisher.can_sit(player_id)
 
-    async def seated_elsewhere(self, player_id: int) -> int | None:
-        """R11: another table played for silver where this account sits (None: none)."""
-        return await self.finisher.seated_elsewhere(player_id)
-
     async def ready(self, conn: Conn) -> None:
         await self.effect(self.seating.ready(self._seat_for(conn)))
 

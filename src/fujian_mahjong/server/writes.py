@@ -21,8 +21,11 @@ from fujian_mahjong.server.effects import (
     VoidHand,
     Write,
 )
+from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
     from fujian_mahjong.engine import Match
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.tablestate import HandState
@@ -72,8 +75,11 @@ async def perform(
             await store.end_match(match_id, list(totals), leaver)
         case TableStatus(status):
             await store.set_table_status(table_id, status)
-        case SetSeat(seat, player_id, bot, bot_kind, free):
-            await store.set_seat(table_id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free)
+        case SetSeat(seat, player_id, bot, bot_kind, free, one_table):
+            check = _one_table(table_id, player_id) if one_table and player_id else None
+            await store.set_seat(
+                table_id, seat, player_id, bot=bot, bot_kind=bot_kind, free=free, check=check
+            )
         case StartMatch(start, players):
             if start.match_id is None:
                 m = start.match
@@ -94,3 +100,17 @@ async def perform(
                     totals=list(totals),
                     hands_played=played,
                 )
+
+
+def _one_table(table_id: int, player_id: int) -> Callable[[AsyncSession], Awaitable[None]]:
+    """R11: the seat's own transaction refuses an account seated for silver at another
+    table (``economy.one_table``); raising rolls the seat back."""
+
+    async def check(db: AsyncSession) -> None:
+        other = await economy.one_table(db, table_id, player_id)
+        if other is not None:
+            raise TableError(
+                "already_seated", f"you are seated at table {other}, for silver; leave it first"
+            )
+
+    return check

@@ -17,7 +17,7 @@ import os
 import secrets
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -663,9 +663,14 @@ class Store:
         bot: bool,
         free: bool = False,
         bot_kind: str | None = None,
+        check: Callable[[AsyncSession], Awaitable[None]] | None = None,
     ) -> None:
+        """A seat's row written (or freed). ``check``: run first in the same transaction;
+        whatever it raises rolls the write back (server/writes.py: one table for silver)."""
         async with self.write() as s:
             await self._fence(s, table_id)
+            if check is not None:
+                await check(s)
             await s.execute(
                 delete(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat == seat)
             )
