@@ -72,6 +72,10 @@ class Attendance:
         assert conn.player_id is not None
         if conn.table is not None and conn.table is not t:
             raise TableError("already_joined", "this connection is already at another table")
+        if as_ == "spectator" and conn.table is t and conn.seat is not None:
+            # its seat would be left with no connection and no grace period: never a leaver
+            # (R11's escape penalty), never ready again. Leave the seat, or play it
+            raise TableError("not_now", f"you hold seat {conn.seat} here; leave it to watch")
         fx = Effects()
         seat: int | None = None
         if as_ != "spectator":

@@ -6,6 +6,9 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.errors import MahjongError
@@ -54,6 +57,9 @@ class Lobby:
         self.table_rooms: dict[int, str] = {}
         self.rooms = RoomService(self)
         self.closed_actions = 0  # decisions applied at tables that have closed since
+        # bot-only tables being made (or completed by a bot) for each player, counted by
+        # bot_tables_of until they exist: parallel requests cannot pass the limit together
+        self.bot_tables_making: Counter[int] = Counter()
         self._wall: tuple[float, float] | None = None  # (wall time, clock time) at first use
         # several processes (``--redis``): leases, the shared table list (server/cluster/)
         self.cluster: ClusterPort | None = None
@@ -128,14 +134,33 @@ class Lobby:
         }
 
     def bot_tables_of(self, player_id: int) -> int:
-        """The live tables of this process that ``player_id`` made with a bot at every seat."""
-        return sum(
+        """The live tables of this process that ``player_id`` made with a bot at every seat,
+        and those being made so."""
+        return self.bot_tables_making[player_id] + sum(
             1
             for t in self.tables.values()
             if t.cfg.creator_id == player_id
             and t.status != "closed"
             and all(s.bot for s in t.seats)
         )
+
+    @contextmanager
+    def making_bot_table(self, player_id: int, limit: int) -> Iterator[None]:
+        """A bot-only table is being made for ``player_id`` (or completed by its last bot):
+        refused past ``limit`` (``too_many_tables``), and counted until it exists — the check
+        and the count with no await between them."""
+        if limit > 0 and self.bot_tables_of(player_id) >= limit:
+            raise TableError(
+                "too_many_tables",
+                f"you have {limit} bot-only tables playing already; wait for one to end",
+            )
+        self.bot_tables_making[player_id] += 1
+        try:
+            yield
+        finally:
+            self.bot_tables_making[player_id] -= 1
+            if self.bot_tables_making[player_id] <= 0:
+                del self.bot_tables_making[player_id]
 
     def open_tables(self) -> list[dict[str, Any]]:
         if self.cluster is not None:

@@ -95,17 +95,17 @@ class TableOut(BaseModel):
     practice: bool = False
 
 
-def _bot_tables_allowed(lobby: Lobby, player_id: int) -> None:
+def _bot_table(
+    lobby: Lobby, player_id: int, bot_only: bool
+) -> contextlib.AbstractContextManager[None]:
     """A table with a bot at every seat plays at once, at the server's cost (and a 高手's
     searches share one worker): a player may keep only ``bot_tables_per_player`` going
-    (counted in this process)."""
-    limit = int(getattr(lobby.settings, "bot_tables_per_player", 0))
-    if limit > 0 and lobby.bot_tables_of(player_id) >= limit:
-        raise ApiError(
-            409,
-            f"you have {limit} bot-only tables playing already; wait for one to end",
-            "too_many_tables",
-        )
+    (counted in this process, those being made included: ``Lobby.making_bot_table``)."""
+    if not bot_only:
+        return contextlib.nullcontext()
+    return lobby.making_bot_table(
+        player_id, int(getattr(lobby.settings, "bot_tables_per_player", 0))
+    )
 
 
 @router.post("/api/tables", response_model=TableOut, responses=errors(400, 401, 409, 422, 503))
@@ -119,8 +119,6 @@ async def new_table(
     stake (422 ``fee_too_high``), the minimum balance at least what one hand can cost here
     (422 ``min_balance_too_low``). A key not in the body's schema is refused (422)."""
     b = body or TableIn()
-    if b.bots >= b.players:
-        _bot_tables_allowed(lobby, me.id)
     if not settings.table_stake_min <= b.stake <= settings.table_stake_max:
         raise ApiError(
             422,
@@ -141,20 +139,22 @@ async def new_table(
     except economy.EconomyError as e:
         raise ApiError(422, e.message, e.code) from None
     try:
-        t = await lobby.create(
-            me.id,
-            b.profile,
-            b.players,
-            b.bots,
-            b.turn_seconds,
-            b.hands,
-            b.private,
-            stakes=asdict(stakes),
-            claim_window=b.claim_window,
-            bot_kind=b.bot_kind,
-        )
+        with _bot_table(lobby, me.id, b.bots >= b.players):
+            t = await lobby.create(
+                me.id,
+                b.profile,
+                b.players,
+                b.bots,
+                b.turn_seconds,
+                b.hands,
+                b.private,
+                stakes=asdict(stakes),
+                claim_window=b.claim_window,
+                bot_kind=b.bot_kind,
+            )
     except TableError as e:
-        raise ApiError(400, e.message, e.code) from None
+        status = 409 if e.code == "too_many_tables" else 400
+        raise ApiError(status, e.message, e.code) from None
     if lobby.cluster is not None:
         await lobby.cluster.table_made()  # found by its code through any process at once
     return TableOut(
@@ -267,14 +267,17 @@ async def _bots(
                 409, "a room table fills its free seats with bots by itself", "room_table"
             )
         seats = getattr(t, "seats", None)  # None: a table another process runs
-        if add and seats is not None and t.cfg.creator_id == me.id:
-            free = sum(1 for x in seats if not x.taken)
-            if free == 1 and not any(x.human for x in seats):
-                # this bot would make it a bot-only table, which starts at once
-                _bot_tables_allowed(lobby, me.id)
-        if add:
+        if not add:
+            return await t.ask(C.RemoveBot(me.id))  # type: ignore[no-any-return]
+        # this bot would make it a bot-only table, which starts at once
+        last = (
+            seats is not None
+            and t.cfg.creator_id == me.id
+            and sum(1 for x in seats if not x.taken) == 1
+            and not any(x.human for x in seats)
+        )
+        with _bot_table(lobby, me.id, last):
             return await t.ask(C.AddBot(me.id, kind))  # type: ignore[no-any-return]
-        return await t.ask(C.RemoveBot(me.id))  # type: ignore[no-any-return]
     except TableError as e:
         status = {"forbidden": 403, "no_table": 404, "rate_limited": 429}.get(e.code, 409)
         raise ApiError(status, e.message, e.code) from None
