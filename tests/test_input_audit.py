@@ -4,15 +4,28 @@ WebSocket message), each answered with a clear refusal that changes nothing:
 - a seated player who joins its own table again as a spectator (its seat would be left with
   no connection and no grace period: never a leaver, R11's escape penalty dodged, and the
   table waiting for its 准备 for ever);
+- a body of 100 MB, or one trickled a byte at a time (413 ``too_large`` before a byte is
+  read, 408 ``body_timeout``: server/idle.py's ``BodyLimit``);
+- a body that is not JSON (400 ``bad_request``, "body: not valid JSON", not a 422 whose
+  "where" is a character's offset);
+- one guest registered twice at the same moment (the second 409 ``already_registered``,
+  not ``name_taken`` for a name nobody has).
 
 In-process on the fake clock (tests/inproc.py)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
-from tests.inproc import running
+import pytest
+from sqlalchemy import func, select
+
+from fujian_mahjong.server.idle import BodyLimit
+from fujian_mahjong.server.store.models import Player
+from tests.inproc import Harness, running
 from tests.test_house_economy import account, bearer, silver
 
 
@@ -49,5 +62,117 @@ def test_a_seated_player_cannot_turn_spectator_to_dodge_the_escape_penalty(
             assert b.of_type("hand_void") and b.last("hand_void")["leaver"] == seat
             assert b.of_type("match_end") and t.status == "closed"
             assert before - await silver(h, a) == 8 * 1 * 5  # the escape penalty, no fee set
+
+    asyncio.run(main())
+
+
+async def _players(h: Harness) -> int:
+    async with h.store.sessions() as s:
+        return int(await s.scalar(select(func.count()).select_from(Player)) or 0)
+
+
+def test_a_body_is_bounded_in_size_and_refused_before_it_is_read(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            before = await _players(h)
+            big = b'{"name": "x", "pad": "' + b"y" * (200 * 1024) + b'"}'
+            r = await h.http.post(
+                "/api/guests", content=big, headers={"content-type": "application/json"}
+            )
+            assert r.status_code == 413 and r.json()["code"] == "too_large", r.text
+            assert r.json()["detail"] == "body: more than 65536 bytes"
+
+            async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted
+                yield b'{"name": "x", "pad": "'
+                for _ in range(100):
+                    yield b"y" * 1024
+                yield b'"}'
+
+            r = await h.http.post(
+                "/api/guests", content=chunks(), headers={"content-type": "application/json"}
+            )
+            assert r.status_code == 413 and r.json()["code"] == "too_large", r.text
+            assert await _players(h) == before  # nothing made
+            # a body within the bound is read and answered as before
+            r = await h.http.post("/api/guests", json={"name": "fine"})
+            assert r.status_code == 200 and r.json()["name"] == "fine"
+
+    asyncio.run(main())
+
+
+def test_a_body_trickled_in_is_cut_at_its_deadline() -> None:
+    """The deadline is the middleware's own (0.2 s here): a body that never completes is
+    answered 408 and the app never sees the request."""
+    seen: list[Any] = []
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope)
+
+    async def main() -> None:
+        first = True
+
+        async def receive() -> dict[str, Any]:
+            nonlocal first
+            if first:
+                first = False
+                return {"type": "http.request", "body": b"{", "more_body": True}
+            await asyncio.Event().wait()  # the next byte never comes
+            raise AssertionError
+
+        async def send(msg: dict[str, Any]) -> None:
+            sent.append(msg)
+
+        scope = {"type": "http", "method": "POST", "path": "/api/guests", "headers": []}
+        await BodyLimit(app, timeout_s=0.2)(scope, receive, send)
+
+    asyncio.run(main())
+    assert not seen
+    assert sent[0]["status"] == 408
+    assert b'"code":"body_timeout"' in sent[1]["body"]
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b'{"name": "x"', "body: not valid JSON (at character 12)"),
+        (b"\xff\xfe", "body: not valid JSON (at character 0)"),
+        (b"[" * 20_000 + b"]" * 20_000, "body: not valid JSON"),
+    ],
+    ids=["cut-short", "not-text", "too-deep"],
+)
+def test_a_body_that_is_not_json_is_a_400(tmp_path: Path, body: bytes, detail: str) -> None:
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            r = await h.http.post(
+                "/api/guests", content=body, headers={"content-type": "application/json"}
+            )
+            assert r.status_code == 400, r.text
+            assert r.json() == {"detail": detail, "code": "bad_request"}
+
+    asyncio.run(main())
+
+
+def test_one_guest_registered_twice_at_once(db_url: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        async with running(tmp_path, db_url=db_url) as h:
+            g = await h.guest("gina")
+            auth = {"Authorization": f"Bearer {g.token}"}
+            rs = await asyncio.gather(
+                *(
+                    h.http.post(
+                        "/api/accounts",
+                        json={"name": f"name{i}", "password": "long enough"},
+                        headers=auth,
+                    )
+                    for i in range(3)
+                )
+            )
+            codes = sorted((r.status_code, r.json().get("code")) for r in rs)
+            assert codes == [(201, None), (409, "already_registered"), (409, "already_registered")]
+            # the names the refused ones asked for are free
+            loser = next(i for i, r in enumerate(rs) if r.status_code == 409)
+            body = {"name": f"name{loser}", "password": "long enough"}
+            assert (await h.http.post("/api/accounts", json=body)).status_code == 201
 
     asyncio.run(main())

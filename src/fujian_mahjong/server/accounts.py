@@ -187,11 +187,15 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
                         f"you are seated at table {seated}; register after leaving it",
                         "seated",
                     )
-                await s.execute(
+                # still a guest in this transaction (two registrations of one guest at
+                # the same moment: the second finds it registered, not its name taken)
+                done = await s.execute(
                     update(Player)
-                    .where(Player.id == pid)
+                    .where(Player.id == pid, Player.kind == "guest")
                     .values(name=name, kind="registered", password_hash=pw_hash)
                 )
+                if not getattr(done, "rowcount", 0):
+                    raise ApiError(409, "this player is already registered", "already_registered")
             else:
                 res = await s.execute(
                     insert(Player)

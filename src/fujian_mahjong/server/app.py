@@ -30,6 +30,7 @@ from fujian_mahjong.server.accounts import router as accounts_router  # R11, doc
 from fujian_mahjong.server.clock import Clock
 from fujian_mahjong.server.deals import DealSource
 from fujian_mahjong.server.economy import EconomySettlement
+from fujian_mahjong.server.idle import BodyLimit
 from fujian_mahjong.server.lobby import Lobby
 from fujian_mahjong.server.looplag import LoopLag
 from fujian_mahjong.server.metrics import ServerMetrics
@@ -72,9 +73,19 @@ async def _store_down(_req: Request, exc: Exception) -> JSONResponse:
 
 
 async def _invalid(_req: Request, exc: Exception) -> JSONResponse:
-    """A request that fails validation: 422 with one line saying where and what."""
+    """A request that fails validation: 422 with one line saying where and what; a body that
+    is not JSON at all: 400 (docs/protocol.md, "Errors")."""
     errors = exc.errors() if isinstance(exc, RequestValidationError) else []
     err = errors[0] if errors else {"loc": (), "msg": "invalid request"}
+    if err.get("type") == "json_invalid":
+        at = [x for x in err.get("loc", ()) if isinstance(x, int)]
+        return JSONResponse(
+            status_code=400,
+            content={
+                "detail": "body: not valid JSON" + (f" (at character {at[0]})" if at else ""),
+                "code": "bad_request",
+            },
+        )
     where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
     return JSONResponse(
         status_code=422,
@@ -271,6 +282,8 @@ def create_app(
     # GET /metrics (the Prometheus format): this app's own registry
     app.state.metrics = ServerMetrics(app.state)
 
+    # a request's body: bounded in size and in time (server/idle.py; docs/deploy.md)
+    app.add_middleware(BodyLimit)
     app.add_exception_handler(InterfaceError, _store_down)
     app.add_exception_handler(OperationalError, _store_down)
     app.add_exception_handler(StoreUnavailable, _store_down)

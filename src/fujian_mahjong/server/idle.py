@@ -9,14 +9,29 @@ when installed, else h11) with one rule more: a request's head must be complete 
 connection is closed without an answer. A request being answered, and a connection
 upgraded to a WebSocket (``server/routes/socket.py`` has the ``hello`` deadline), are not
 affected.
+
+:class:`BodyLimit` (ASGI middleware) bounds a request's body: at most ``MAX_BODY`` bytes
+(413 ``too_large``, refused on its ``Content-Length`` before a byte is read), complete
+within ``BODY_TIMEOUT_S`` of its head (408 ``body_timeout``). Every body the API takes is a
+small JSON object; without it one request of 100 MB held 600 MB and the event loop for
+seconds, and a body trickled a byte at a time held its connection for ever.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import orjson
+
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
 HEAD_TIMEOUT_S = 10.0
+MAX_BODY = 64 * 1024  # bytes: the API's bodies are a few hundred
+BODY_TIMEOUT_S = 10.0
 
 
 def http_protocol() -> type[asyncio.Protocol]:
@@ -69,3 +84,78 @@ def with_head_deadline(base: type[Any]) -> type[asyncio.Protocol]:
 
     HeadDeadline.__name__ = HeadDeadline.__qualname__ = f"HeadDeadline{base.__name__}"
     return HeadDeadline
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request's body read whole before the app sees it, at most
+    ``max_body`` bytes and within ``timeout_s`` (module docstring); WebSockets pass."""
+
+    def __init__(
+        self, app: Any, max_body: int = MAX_BODY, timeout_s: float = BODY_TIMEOUT_S
+    ) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers") or ()).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await _refuse(send, 413, f"body: more than {self.max_body} bytes", "too_large")
+            return
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                while True:
+                    msg = await receive()
+                    if msg["type"] != "http.request":
+                        return  # the client went away
+                    chunk = msg.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body:
+                        await _refuse(
+                            send, 413, f"body: more than {self.max_body} bytes", "too_large"
+                        )
+                        return
+                    chunks.append(chunk)
+                    if not msg.get("more_body"):
+                        break
+        except TimeoutError:
+            await _refuse(
+                send, 408, f"body: not complete within {self.timeout_s:g} s", "body_timeout"
+            )
+            return
+        whole: Message | None = {
+            "type": "http.request",
+            "body": b"".join(chunks),
+            "more_body": False,
+        }
+
+        async def replay() -> Message:
+            nonlocal whole
+            if whole is not None:
+                msg, whole = whole, None
+                return msg
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _refuse(send: Send, status: int, detail: str, code: str) -> None:
+    """The API's error body (docs/protocol.md, "Errors"); the connection is not kept."""
+    body = orjson.dumps({"detail": detail, "code": code})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -122,6 +122,10 @@ async def http_error(request: Request, exc: Exception) -> JSONResponse:
     status = exc.status_code
     code = getattr(exc, "code", None) or STATUS_CODES.get(status, "error")
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if status == 400 and detail == "There was an error parsing the body":
+        # FastAPI's own words for a body its JSON parser gave up on (nested too deep, a
+        # number too long): the same line as any body that is not JSON (server/app.py)
+        detail = "body: not valid JSON"
     headers = dict(exc.headers or {})
     if status == 405:
         allow = _allowed(request) if request.url.path.startswith("/api/") else ""
