@@ -483,10 +483,17 @@ class TableActor(Actor[TableCommand]):
                 fresh.send(self.presenter.seats_msg())
             self._seats_if_quiet(None, self.clock.now())
             return
-        await self._persist(h)  # raises on a store fault: nothing below is sent
+        # inside a claim pause whose notice has gone out nothing new is sent until it ends:
+        # the answers given in it are stored at its end with the rest, so the store's work
+        # does not say, by the time it takes, whether anybody was asked (R12; docs/deploy.md)
+        deferred = self.clock.now() < h.hold_until and not h.hold_from_send and not self.degraded
+        if not deferred:
+            await self._persist(h)  # raises on a store fault: nothing below is sent
         now = self.clock.now()
         self.pause.time(h, now, self.match, self.humans)
         held = now < h.hold_until
+        if deferred and not held:
+            await self._persist(h)  # the pause ended with this answer: stored, then shown
         window = vis.in_window(h.game.phase)
         self.presenter.opening_begins(h, now, held, window)
         self.presenter.show(h, fresh, held, window)
@@ -523,6 +530,13 @@ class TableActor(Actor[TableCommand]):
     async def flush(self, h: HandState) -> None:
         """The hand's events not stored yet, committed (server/writes.py)."""
         await store_events(self.store, h, self.match, self.match_id)
+
+    async def flush_pending(self) -> None:
+        """Whatever of the hand is not stored yet (the answers given inside a claim pause,
+        stored at its end), committed: a table handed to another process loses nothing."""
+        h = self.hand
+        if h is not None and len(h.game.events) > h.persisted:
+            await self.flush(h)
 
     # ------------------------------------------------------------------ automatic acts
 

@@ -373,6 +373,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
         # the actor stops: a safe point between decisions
         try:
             await asyncio.wait_for(actor.stop(), timeout)
+            await actor.flush_pending()  # answers given inside a claim pause, before the lease
         finally:
             actor.sched.cancel_all()
             if self.store.fences is not None:
