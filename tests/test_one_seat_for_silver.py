@@ -74,21 +74,29 @@ def test_an_account_sits_for_silver_at_one_table_at_a_time(tmp_path: Path) -> No
             await h.seat(alice, t2)
             assert not alice.errors()
             assert h.lobby.tables[t2].seat_of(alice.player_id) is not None
-            # a practice table (练习: one human with bots, no silver moves) counts neither
-            # way: alone with its bots, alice may sit there while at t2 ...
+            # a practice table (练习: one human with bots, nothing moves) counts too: a second
+            # human sitting down there would make it a table for silver, and its first player
+            # would then be at two (a helper's repro: both tables settled for silver)
             practice = await h.table(dave, **silver)
             third = await socket()
             await h.seat(third, practice)
-            assert not third.errors(), third.errors()
-            # ... and once a second human makes it a table for silver, the next one to
-            # sit at a second table for silver is refused
-            await h.seat(dave, practice)
+            assert third.errors() == ["already_seated"]
+            assert h.lobby.tables[practice].seat_of(alice.player_id) is None
+            # and from a practice table, as from any other
+            await alice.send({"type": "leave"})  # from t2
+            await h.seat(third, practice)
+            assert third.errors() == ["already_seated"]  # the first refusal only
+            assert h.lobby.tables[practice].seat_of(alice.player_id) is not None
+            assert h.lobby.tables[practice].practice
             erin = await _rich(h, "erin", 100_000)
             t4 = await h.table(erin, **silver)
             await h.seat(erin, t4)
             fourth = await socket()
             await h.seat(fourth, t4)
             assert fourth.errors() == ["already_seated"]
+            await h.seat(dave, practice)  # now for silver: alice plays at one table only
+            assert not h.lobby.tables[practice].practice
+            assert h.lobby.tables[t4].seat_of(alice.player_id) is None
 
     asyncio.run(main())
 

@@ -976,13 +976,12 @@ async def _practice(s: AsyncSession, table_id: int, joining: int = 0) -> bool:
 
 
 async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> int | None:
-    """Another table, not closed and played for silver, where this account holds a seat
-    (None: none, or a guest, or this table plays for points or is practice with this
-    player alone at it). One account sits at one table for silver at a time: each table
-    checks the minimum balance against the whole of it, and an account at two could lose
-    only what it has while winning at both (R11). A practice table (练习) moves no silver
-    and counts neither way (decided from its seats now: a second human sitting down makes
-    it a table for silver)."""
+    """Another table, not closed and played for silver (a stake above 0), where this
+    account holds a seat (None: none, or a guest, or this table plays for points). One
+    account sits at one table for silver at a time: each table checks the minimum balance
+    against the whole of it, and an account at two could lose only what it has while
+    winning at both (R11). A practice table (练习) counts like any other: a second human
+    sitting down there makes it a table for silver, and its first would then be at two."""
     here = (
         await s.execute(select(TableStakes.stake).where(TableStakes.table_id == table_id))
     ).first()
@@ -991,19 +990,15 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
     account = select(Account.player_id).where(Account.player_id == player_id)
     if (await s.execute(account)).first() is None:
         return None
-    if await _practice(s, table_id, joining=1):
-        return None
-    others = (
+    other = (
         await s.execute(
             _held_seats(player_id)
             .join(TableStakes, TableStakes.table_id == SeatRow.table_id)
             .where(SeatRow.table_id != table_id, TableStakes.stake > 0)
+            .limit(1)
         )
-    ).all()
-    for (other,) in others:
-        if not await _practice(s, int(other)):
-            return int(other)
-    return None
+    ).first()
+    return None if other is None else int(other[0])
 
 
 async def one_table(s: AsyncSession, table_id: int, player_id: int) -> int | None:
