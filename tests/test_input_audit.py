@@ -9,7 +9,9 @@ WebSocket message), each answered with a clear refusal that changes nothing:
 - a body that is not JSON (400 ``bad_request``, "body: not valid JSON", not a 422 whose
   "where" is a character's offset);
 - one guest registered twice at the same moment (the second 409 ``already_registered``,
-  not ``name_taken`` for a name nobody has).
+  not ``name_taken`` for a name nobody has);
+- a guest leaving mid-hand where silver moves (the hand used to be void: an account's losing
+  hand cancelled for free by its own guest; now a bot plays the seat to the end).
 
 In-process on the fake clock (tests/inproc.py)."""
 
@@ -174,5 +176,61 @@ def test_one_guest_registered_twice_at_once(db_url: str, tmp_path: Path) -> None
             loser = next(i for i, r in enumerate(rs) if r.status_code == 409)
             body = {"name": f"name{loser}", "password": "long enough"}
             assert (await h.http.post("/api/accounts", json=body)).status_code == 201
+
+    asyncio.run(main())
+
+
+def test_a_guest_leaving_mid_hand_voids_nothing_where_silver_moves(tmp_path: Path) -> None:
+    """R11, docs/economy.md "Leaving mid-hand": alice (an account) and her guest gina take a
+    room table by quick match, with two house bots. Played out, the deal costs alice 24
+    points to a house bot. With gina leaving a second before the end, the hand used to be
+    void — nothing paid, no penalty (a guest has no silver): any losing hand cancelled for
+    free. Now a bot plays gina's seat to the end, the hand is settled as it would have been,
+    then the match ends with gina the leaver."""
+    from fujian_mahjong.server.deals import FixedDeals
+    from tests.test_house_economy import audit
+
+    room = "fuzhou-tcy:novice"
+
+    async def run(tmp: Path, leave_at: float | None) -> tuple[float, dict[str, Any], int]:
+        async with running(tmp, deals=FixedDeals("s2", dealer=0)) as h:
+            a = await account(h, "alice")
+            g = await h.guest("gina")
+            tg = await h.http.post("/api/quickmatch", json={"room": room}, headers=bearer(g))
+            ta = await h.http.post("/api/quickmatch", json={"room": room}, headers=bearer(a))
+            tid = tg.json()["table"]
+            assert ta.json()["table"] == tid
+            await h.seat(g, tid)
+            await h.seat(a, tid)
+            start = h.clock.now()
+            for c in (a, g):
+                await c.send({"type": "auto", "on": True})
+            for _ in range(2000):
+                if a.of_type("hand_end") or a.of_type("hand_void"):
+                    break
+                if leave_at is not None and h.clock.now() - start >= leave_at:
+                    await g.send({"type": "leave"})
+                    leave_at = None
+                await h.advance(0.5)
+            took = h.clock.now() - start
+            assert not a.of_type("hand_void"), a.last("hand_void")
+            end = a.last("hand_end")
+            assert end is not None
+            if tmp.name == "left":  # then the match ends, gina (seat 0) its leaver
+                await h.advance(2.0)
+                m = a.last("match_end")
+                assert m is not None and m["leaver"] == 0, m
+            await audit(h)
+            return took, end, await silver(h, a)
+
+    async def main() -> None:
+        took, played, balance = await run(tmp_path / "played", None)
+        payments = played["score"]["payments"]
+        seat = next(i for i, s in enumerate(played["silver"]) if s is not None)
+        change = played["silver"][seat]["change"]
+        assert payments[seat] < 0 and change < 0  # alice loses this deal, to the house
+        assert balance == 10_000 + change
+        _, left, after = await run(tmp_path / "left", took - 1.0)
+        assert left["score"]["payments"] == payments and after == balance  # paid as played
 
     asyncio.run(main())

@@ -80,6 +80,7 @@ __all__ = [
     "get_stakes",
     "grant_relief",
     "hand_end_fields",
+    "hand_plays_on",
     "house_balance",
     "is_practice",
     "level_json",
@@ -962,6 +963,22 @@ async def short_of_silver(s: AsyncSession, table_id: int, player_ids: list[int])
         return []
     short = {int(r[0]) for r in rows}
     return [p for p in player_ids if p in short]
+
+
+async def hand_plays_on(s: AsyncSession, table_id: int, player_id: int) -> bool:
+    """Whether the hand in progress plays on when this player leaves (docs/economy.md,
+    "Leaving mid-hand"): a leaver without an account (a guest) at a table where silver
+    moves between the others. R11's void is bought with the escape penalty, which a guest
+    cannot pay: its leave would otherwise void, for nothing, a hand an account was losing."""
+    stake = (
+        await s.execute(select(TableStakes.stake).where(TableStakes.table_id == table_id))
+    ).first()
+    if stake is None or not int(stake[0]):
+        return False
+    account = select(Account.player_id).where(Account.player_id == player_id)
+    if (await s.execute(account)).first() is not None:
+        return False
+    return not await _practice(s, table_id)
 
 
 async def _practice(s: AsyncSession, table_id: int, joining: int = 0) -> bool:

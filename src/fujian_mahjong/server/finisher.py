@@ -12,6 +12,7 @@ recorded once, voided once, and a match left once."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fujian_mahjong.server import commands as C
@@ -158,8 +159,15 @@ class Finisher:
         match after it (``hand_over``)."""
         t = self.t
         h = t.hand
-        if h is not None and not h.end_sent and leaver is not None and await self._stands(leaver):
-            return Effects()
+        if h is not None and not h.end_sent and leaver is not None:
+            if await self._stands(leaver):
+                return Effects()
+            if not h.game.is_over() and await self._plays_on(leaver):
+                # a guest's leave voids nothing where silver moves between the others: a
+                # bot plays its seat to the hand's end, then the match ends (hand_over)
+                s = t.seats[leaver]
+                seat = replace(s, auto=True) if not s.auto else s
+                return Effects(seats=[(leaver, seat)], replan=[leaver], then=[C.Pump()])
         first = t.pending_leave if t.pending_leave is not None else leaver
         fx = Effects(hand_done=True)
         end = self.finish_match(first)
@@ -175,6 +183,14 @@ class Finisher:
             fx.messages.append(Settled(msg, h.id, "void"))
         fx += end
         return fx
+
+    async def _plays_on(self, leaver: int) -> bool:
+        """``economy.hand_plays_on`` for the seat's player (docs/economy.md)."""
+        pid = self.t.seats[leaver].player_id
+        if pid is None:
+            return False
+        async with self.t.store.sessions() as db:
+            return await economy.hand_plays_on(db, self.t.id, pid)
 
     async def _stands(self, leaver: int) -> bool:
         """D-24 (docs/decisions.md): the hand's end was decided before ``leaver`` left — it
