@@ -101,3 +101,57 @@ def test_admin_commands_and_audit(tmp_path: Path, fjmj: Admin) -> None:
         assert "CHECK" in str(e)
     finally:
         db.close()
+
+
+def test_admin_refuses_what_it_cannot_do_right(
+    tmp_path: Path, fjmj: Admin, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input: one line, exit 2, nothing changed or made.
+
+    - an account named "01" is found by its name, not taken for player 1 (the silver went
+      to another account);
+    - a mistyped ``--data-dir`` is not answered from a new, empty database (an audit said
+      OK, a failed grant left a database behind);
+    - an empty ``--data-dir`` is not the default database (an unset shell variable);
+    - a ``--db`` that is no database URL, an amount past the bounds, a negative
+      ``--limit``, a player id without an account: each one line."""
+    data = tmp_path / "db"
+    for name, pw in (("alice", "alice-password"), ("01", "zero-one-password")):
+        r = fjmj(data, "create", name, "--password-stdin", "--json", stdin=pw + "\n")
+        assert r.returncode == 0, r.stderr
+    ids = {a["name"]: a["player_id"] for a in json.loads(fjmj(data, "list", "--json").stdout)}
+    assert ids == {"alice": 1, "01": 2}
+    r = fjmj(data, "grant", "01", "500", "--reason", "for 01", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["player_id"] == 2
+    listed = json.loads(fjmj(data, "list", "--json").stdout)
+    assert [a["silver"] for a in listed] == [10_000, 10_500]
+    assert (
+        json.loads(fjmj(data, "grant", "1", "5", "--reason", "x", "--json").stdout)["player_id"]
+        == 1
+    )  # an id, where no account has that name
+
+    def refused(where: Path, *args: str, needle: str) -> None:
+        r = fjmj(where, *args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+    refused(data, "grant", "99", "5", "--reason", "x", needle="player 99 has no account")
+    refused(data, "grant", "²", "5", "--reason", "x", needle="no account named")
+    refused(data, "grant", "alice", "9" * 30, "--reason", "x", needle="amount must be")
+    refused(data, "ledger", "alice", "--limit", "-3", needle="a whole number")
+    typo = tmp_path / "dta"
+    for args in (("audit",), ("list",), ("grant", "alice", "5", "--reason", "x")):
+        refused(typo, *args, needle="no database at")
+    assert not typo.exists()
+    for flag in ("--data-dir", "--db"):
+        capsys.readouterr()
+        assert main(["admin", "audit", flag, ""]) == 2
+        assert capsys.readouterr().err == f"fjmj: error: {flag}: empty\n"
+    r = fjmj(data, "list", "--db", "notaurl")
+    assert r.returncode == 2 and "not a database URL" in r.stderr and r.stderr.count("\n") == 1
+    # nothing moved by any of them
+    assert [a["silver"] for a in json.loads(fjmj(data, "list", "--json").stdout)] == [
+        10_005,
+        10_500,
+    ]

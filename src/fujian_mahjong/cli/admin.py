@@ -13,7 +13,7 @@ server runs (every change is one transaction with the same locks the server take
   conservation law (balances + fees and escapes burned = grants + admin + relief); exit 1
   on any mismatch.
 
-PLAYER is a player id or an account name. ``--json`` prints machine-readable output.
+PLAYER is an account's name, or a player id when no account has that name. ``--json`` prints machine-readable output.
 """
 
 from __future__ import annotations
@@ -43,13 +43,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     for name, help_ in (("grant", "give silver"), ("remove", "take silver away")):
         g = asub.add_parser(name, help=f"{help_} (an 'admin' ledger row with a reason)")
-        g.add_argument("player", help="player id or account name")
+        g.add_argument("player", help="account name (or player id, when no account has it)")
         g.add_argument("amount", type=int)
         g.add_argument("--reason", required=True)
     lst = asub.add_parser("list", help="list accounts with balance and rating")
     lg = asub.add_parser("ledger", help="show a player's ledger")
-    lg.add_argument("player", help="player id or account name")
-    lg.add_argument("--limit", type=int, default=0, help="only the last N rows")
+    lg.add_argument("player", help="account name (or player id, when no account has it)")
+    lg.add_argument("--limit", type=_count, default=0, help="only the last N rows")
     au = asub.add_parser("audit", help="recompute balances and settlements; exit 1 on mismatch")
     au.add_argument("--no-replay", action="store_true", help="skip replaying every stored hand log")
     for q in (c, lst, lg, au, *(asub.choices[n] for n in ("grant", "remove"))):
@@ -58,15 +58,44 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run_admin)
 
 
+def _count(text: str) -> int:
+    """A whole number 0 or more (argparse type)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text[:20]!r}: a whole number, 0 or more")
+    return int(text)
+
+
 def _url(args: argparse.Namespace) -> str:
+    """The database this command works on (as ``fjmj serve`` finds it); an empty option is
+    refused (an unset shell variable must not fall back to the default database)."""
     from pathlib import Path
 
+    from fujian_mahjong.cli.serve import OptionError, _check_db_url
     from fujian_mahjong.server.settings import default_data_dir, sqlite_url
 
-    if args.db:
+    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
+        if value is not None and not str(value).strip():
+            raise AdminError(f"{flag}: empty")
+    if args.db is not None:
+        try:
+            _check_db_url(str(args.db))
+        except OptionError as e:
+            raise AdminError(str(e)) from None
         return str(args.db)
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
     return sqlite_url(data_dir)
+
+
+def _missing_sqlite(url: str) -> str | None:
+    """The SQLite file ``url`` names, if it does not exist (None: it does, or PostgreSQL)."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite" or not u.database:
+        return None
+    return None if Path(u.database).is_file() else u.database
 
 
 class AdminError(Exception):
@@ -83,16 +112,38 @@ def run_admin(args: argparse.Namespace) -> int:
         "audit": _audit,
     }
     password = None
-    if args.admin_command == "create":
-        password = _read_password(args)
     try:
+        if args.admin_command == "create":
+            password = _read_password(args)
+            _check_new_account(args.name, password)  # before the database is touched
         return asyncio.run(_run(handlers[args.admin_command], args, password))
     except AdminError as e:
         print(f"fjmj: error: {e}", file=sys.stderr)
         return 2
+    except DatabaseFailed as e:
+        print(f"fjmj: error: {e}", file=sys.stderr)
+        return 1
+
+
+class DatabaseFailed(Exception):
+    """The database could not be reached or used: one line, exit 1."""
+
+
+def _check_new_account(name: str, password: str) -> None:
+    from fastapi import HTTPException
+
+    from fujian_mahjong.server.accounts import account_name, check_password
+
+    try:
+        account_name(name)
+        check_password(password)
+    except HTTPException as e:
+        raise AdminError(str(e.detail)) from None
 
 
 def _read_password(args: argparse.Namespace) -> str:
+    if sys.stdin is None:
+        raise AdminError("standard input is closed")
     if args.password_stdin:
         line = sys.stdin.readline()
         return line.rstrip("\r\n")
@@ -113,16 +164,28 @@ async def _run(
     args: argparse.Namespace,
     password: str | None,
 ) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from fujian_mahjong.cli.serve import _db_error
     from fujian_mahjong.server.store import make_engine, upgrade
 
     url = _url(args)
-    await upgrade(url)
+    missing = _missing_sqlite(url)
+    if missing is not None and args.admin_command != "create":
+        # a mistyped --data-dir must not be answered from a new, empty database
+        raise AdminError(f"no database at {missing} (fjmj serve or fjmj db upgrade makes one)")
+    try:
+        await upgrade(url)
+    except (OSError, SQLAlchemyError, ImportError) as e:
+        raise DatabaseFailed(_db_error(url, e)) from None
     engine = make_engine(url)
     args._password = password
     try:
         from sqlalchemy.ext.asyncio import async_sessionmaker
 
         return await fn(async_sessionmaker(engine, expire_on_commit=False), args)
+    except (OSError, SQLAlchemyError) as e:
+        raise DatabaseFailed(_db_error(url, e)) from None
     finally:
         await engine.dispose()
 
@@ -134,13 +197,17 @@ async def _player_id(s: Any, ref: str) -> int:
 
     from fujian_mahjong.server.store.economy_models import Account
 
-    if ref.isdigit():
-        return int(ref)
+    # an account's name first (a name may be all digits: "007"), else a player id
     key = unicodedata.normalize("NFKC", " ".join(ref.split())).casefold()
     pid = (await s.execute(select(Account.player_id).where(Account.name_key == key))).scalar()
-    if pid is None:
-        raise AdminError(f"no account named {ref[:40]!r}")
-    return int(pid)
+    if pid is not None:
+        return int(pid)
+    if ref.isascii() and ref.isdigit() and len(ref) <= 18:
+        n = int(ref)
+        if (await s.execute(select(Account.player_id).where(Account.player_id == n))).scalar():
+            return n
+        raise AdminError(f"player {n} has no account")
+    raise AdminError(f"no account named {ref[:40]!r}")
 
 
 def _out(args: argparse.Namespace, data: Any, text: str) -> None:
@@ -193,8 +260,8 @@ async def _create(sessions: Any, args: argparse.Namespace) -> int:
 async def _grant(sessions: Any, args: argparse.Namespace) -> int:
     from fujian_mahjong.server import economy
 
-    if args.amount <= 0:
-        raise AdminError("amount must be a positive integer")
+    if not 0 < args.amount <= economy.MAX_SILVER:
+        raise AdminError(f"amount must be a whole number 1-{economy.MAX_SILVER}")
     amount = args.amount if args.admin_command == "grant" else -args.amount
     try:
         async with sessions() as s, s.begin():

@@ -22,7 +22,7 @@ def _db_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
         metavar="URL",
-        default="",
+        default=None,
         help="SQLAlchemy URL (default: the SQLite file fjmj.sqlite3 in the data dir; "
         "PostgreSQL: postgresql+asyncpg://user@host/db)",
     )
@@ -248,6 +248,10 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 def _settings(args: argparse.Namespace) -> object:
     from fujian_mahjong.server.settings import Settings, default_data_dir
 
+    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
+        if value is not None and not str(value).strip():
+            # an unset shell variable must not fall back to the default database
+            raise OptionError(f"{flag}: empty")
     extra: dict[str, Any] = _config(args)
     data_dir_cfg = extra.pop("data_dir", None)
     db_url_cfg = extra.pop("db_url", "")
