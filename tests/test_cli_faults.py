@@ -6,6 +6,7 @@ and memory stays bounded for ``--hands 1e12``."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import signal
@@ -215,3 +216,36 @@ def test_json_booleans_are_not_numbers_in_scenarios(tmp_path: Path) -> None:
     )
     p = subprocess.run([*EXE, "scenario", str(f)], capture_output=True, text=True, check=False)
     assert p.returncode == 2 and "field 'dealer'" in p.stderr
+
+
+def test_a_profile_file_is_read_as_every_other_input(tmp_path: Path) -> None:
+    """A profile named inside a scenario or given to ``analyze``, that is a FIFO (it hung),
+    not UTF-8 (a traceback's "internal error"), a directory (named twice); and standard
+    input closed (``<&-``): one line, exit 2."""
+    fifo = tmp_path / "p.toml"
+    os.mkfifo(fifo)
+    binary = tmp_path / "b.toml"
+    binary.write_bytes(b"\xff\xfe")
+    (tmp_path / "d.toml").mkdir()
+    scen = tmp_path / "s.json"
+    scen.write_text(json.dumps({"profile": str(fifo)}), encoding="utf-8")
+    hand = ["analyze", "123456789m1234p", "--gold", "5p", "--profile"]
+    for args, words in (
+        (["scenario", str(scen)], "not a regular file"),
+        ([*hand, str(binary)], "not UTF-8 text"),
+        ([*hand, str(tmp_path / "d.toml")], "d.toml: is a directory"),
+    ):
+        p = subprocess.run([*EXE, *args], capture_output=True, text=True, timeout=20, check=False)
+        assert p.returncode == 2 and words in p.stderr, (args, p.stderr)
+        assert len(p.stderr.splitlines()) == 1 and "internal error" not in p.stderr
+    for args in (["analyze", "--batch", "--gold", "5p"], ["score", "-"], ["replay", "-"]):
+        p = subprocess.run(
+            [*EXE, *args],
+            stdin=None,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+            preexec_fn=lambda: os.close(0),
+        )
+        assert p.returncode == 2 and "standard input is closed" in p.stderr, (args, p.stderr)

@@ -47,8 +47,10 @@ def read_bytes(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     import os
     import stat
 
-    shown = excerpt(path, 120)
+    shown = "standard input" if path == "-" else excerpt(path, 120)
     if path == "-":
+        if sys.stdin is None:
+            raise InputError("standard input is closed")
         data = sys.stdin.buffer.read(limit + 1)
     else:
         try:

@@ -13,7 +13,6 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import BinaryIO
 
 from fujian_mahjong import analysis
@@ -165,13 +164,6 @@ def _profile_honours(name_or_path: str) -> bool:
     """Whether the profile plays the honours (R1); any failure is a one-line MahjongError."""
     if len(name_or_path) > MAX_ARG_CHARS:
         raise MahjongError(f"--profile: name is too long: {_excerpt(name_or_path)}")
-    if name_or_path.endswith(".toml"):
-        try:
-            p = Path(name_or_path)
-            if p.exists() and not p.is_file():
-                raise MahjongError(f"--profile: {_excerpt(name_or_path)} is not a regular file")
-        except (OSError, ValueError) as e:  # e.g. an embedded NUL, an unreadable directory
-            raise MahjongError(f"--profile: {_excerpt(name_or_path)}: cannot read: {e}") from None
     try:
         profile = get_profile(name_or_path)
     except MahjongError as e:
@@ -222,6 +214,8 @@ def _lines(stream: BinaryIO) -> Iterator[tuple[int, str | None, str | None]]:
 
 def _batch(gold: int, exposed: int, honours: bool) -> int:
     code = 0
+    if sys.stdin is None:
+        raise MahjongError("standard input is closed")
     for lineno, text, err in _lines(sys.stdin.buffer):
         hand = "" if text is None else text.strip()
         if err is None and not hand:

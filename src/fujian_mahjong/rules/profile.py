@@ -165,15 +165,23 @@ def _validate(data: dict[str, Any], source: str) -> Profile:
     return p
 
 
+PROFILE_MAX_BYTES = 1024 * 1024  # a profile is a few hundred bytes
+
+
 def load_profile_file(path: str | Path) -> Profile:
     """Load and validate a user profile file (TOML)."""
     import tomllib  # here, not at the top: `fjmj --help` never parses a profile (start-up)
 
+    from fujian_mahjong.errors import InputError
+    from fujian_mahjong.fileio import decode, read_bytes
+
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ProfileError(f"{path}: cannot read: {e.strerror}") from None
+        # a regular file of at most 1 MiB (a FIFO hung, /dev/zero filled the memory)
+        text = decode(read_bytes(str(path), PROFILE_MAX_BYTES), str(path))
+        data = tomllib.loads(text)
+    except InputError as e:
+        raise ProfileError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {e}") from None
     return _validate(data, str(path))
