@@ -166,3 +166,34 @@ def test_simulate_win_kinds_do_not_list_draws() -> None:
 )
 def test_bad_arguments_are_one_line_exit_2(args: list[str]) -> None:
     one_line_error(fjmj(*args))
+
+
+def test_a_log_of_a_profile_of_ones_own_verifies_with_it(tmp_path: Path) -> None:
+    """A hand's log names its profile (R12: the start and its commitment). A profile file
+    of one's own, named ``mine``: its logs verify with ``fjmj replay --profile FILE`` (there
+    was no way to verify them: "does not verify: unknown profile"; without the file now,
+    exit 2 saying to give it), not with another profile's file. A file
+    that changes the rules and keeps a built-in name is refused: a log saying "fuzhou-tcy"
+    always means the built-in rules (one such log was reported as tampered)."""
+    src = (ROOT / "src/fujian_mahjong/rules/profiles/fuzhou-tcy.toml").read_text()
+    mine = tmp_path / "mine.toml"
+    mine.write_text(src.replace('name = "fuzhou-tcy"', 'name = "mine"'))
+    logs = tmp_path / "logs"
+    p = fjmj("simulate", "--profile", str(mine), "--hands", "1", "--log-dir", str(logs))
+    assert p.returncode == 0, p.stderr
+    (log,) = sorted(logs.glob("*.jsonl"))
+    line = one_line_error(fjmj("replay", str(log), "--lang", "en"))
+    assert "its profile 'mine' is not built in: give its file with --profile FILE" in line
+    ok = fjmj("replay", str(log), "--profile", str(mine), "--quiet", "--lang", "en")
+    assert ok.returncode == 0 and "verified" in ok.stdout, ok.stderr
+    rv = fjmj("review", str(log), "--seat", "0", "--profile", str(mine), "--json")
+    assert rv.returncode == 0 and json.loads(rv.stdout)["profile"] == "mine", rv.stderr
+    assert "not built in" in one_line_error(fjmj("review", str(log), "--seat", "0"))
+    other = tmp_path / "other.toml"
+    other.write_text(src.replace('name = "fuzhou-tcy"', 'name = "other"'))
+    line = one_line_error(fjmj("replay", str(log), "--profile", str(other), "--lang", "en"), 1)
+    assert "the log's profile is 'mine', not 'other'" in line
+    posing = tmp_path / "posing.toml"
+    posing.write_text(src.replace("reserve_base = 18", "reserve_base = 20"))
+    line = one_line_error(fjmj("simulate", "--profile", str(posing), "--hands", "1"))
+    assert "name 'fuzhou-tcy' is a built-in profile's" in line

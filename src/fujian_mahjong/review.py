@@ -49,6 +49,7 @@ from fujian_mahjong.bots.strong import StrongBot, compare_actions
 from fujian_mahjong.engine import Action, Game, fresh_game, replay
 from fujian_mahjong.engine.view import SeatView
 from fujian_mahjong.errors import MahjongError, ReplayError
+from fujian_mahjong.rules import Profile
 from fujian_mahjong.tiles import KIND_STR, fmt_sorted
 
 __all__ = ["REVIEW_BOTS", "review"]
@@ -150,18 +151,20 @@ def review(
     max_rollouts: int = 2400,
     deadline_s: float | None = 8.0,
     clock: Callable[[], float] = time.perf_counter,
+    profile: Profile | None = None,
 ) -> dict[str, Any]:
     """Review ``seat``'s decisions in a finished hand's event log (see the module docstring).
 
     ``bot``: ``"heuristic"`` (the default), ``"strong"`` (the 高手) or any bot object.
     The cost of a decision that departs from the bot's is estimated in ``worlds`` sampled
     worlds (2 rollouts each) while the review has rollouts left (``max_rollouts`` in all)
-    and time (``deadline_s`` by ``clock``); after that, ``cost`` is None.
+    and time (``deadline_s`` by ``clock``); after that, ``cost`` is None. ``profile``: the
+    user profile of a log that names no built-in one.
 
     Raises :class:`ReplayError` if the log does not verify, :class:`MahjongError` if the
     seat is not at the table or the bot is unknown."""
-    replay(events)  # verify first: a review of a forged log would mean nothing
-    g = fresh_game(events)
+    replay(events, profile)  # verify first: a review of a forged log would mean nothing
+    g = fresh_game(events, profile=profile)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g.n:
         raise MahjongError(f"--seat: the table has seats 0-{g.n - 1}, got {seat!r}")
     judge = _review_bot(bot, seat)

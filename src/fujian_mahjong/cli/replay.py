@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.cli.common import CliError
+from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.fileio import excerpt, loads, read_input
+
+if TYPE_CHECKING:
+    from fujian_mahjong.rules import Profile
 
 MAX_EVENTS = 20_000  # a hand has a few hundred events
 
@@ -22,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("file", help="event log (.jsonl), or - for standard input")
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
     p.add_argument("--quiet", action="store_true", help="only verify")
+    add_profile_option(p)
     p.set_defaults(func=run)
 
 
@@ -48,13 +53,13 @@ def parse_log(text: str, where: str) -> list[dict[str, Any]]:
     return events
 
 
-def verify(events: list[dict[str, Any]]) -> str | None:
-    """None if the log verifies (R12), else the one-line reason it does not."""
+def verify(events: list[dict[str, Any]], profile: Profile | None = None) -> str | None:
+    """None if the log verifies (R12), else the one-line reason it does not. ``profile``:
+    a user profile's rules, for a log that names no built-in profile."""
     from fujian_mahjong.engine.replay import replay
-    from fujian_mahjong.errors import MahjongError
 
     try:
-        replay(events)
+        replay(events, profile)
     except MahjongError as e:
         return excerpt(e, 240)
     except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as e:
@@ -63,12 +68,45 @@ def verify(events: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def add_profile_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        default=None,
+        help="the profile (.toml) of a log made with a profile of your own (fjmj simulate "
+        "--profile FILE); its name must be the log's",
+    )
+
+
+def log_profile(path: str | None, events: list[dict[str, Any]], where: str) -> Profile | None:
+    """The user profile (``--profile FILE``) a log is replayed with: None for a log of a
+    built-in profile; a log naming another one needs its file (bad input: CliError)."""
+    if path is not None:
+        from fujian_mahjong.rules import load_profile_file
+
+        try:
+            return load_profile_file(path)
+        except MahjongError as e:
+            raise CliError(f"--profile: {e}") from None
+    named = events[0].get("profile")
+    if isinstance(named, str):
+        from fujian_mahjong.rules import BUILTIN
+
+        if named not in BUILTIN:
+            raise CliError(
+                f"{where}: its profile {excerpt(named)!r} is not built in: give its file "
+                "with --profile FILE"
+            )
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from fujian_mahjong.i18n import t
 
     where = excerpt("standard input" if args.file == "-" else args.file, 120)
     events = parse_log(read_input(args.file), where)
-    why = verify(events)
+    profile = log_profile(args.profile, events, where)
+    why = verify(events, profile)
     if why is not None:
         print(f"fjmj: error: {where}: {t('replay.failed', args.lang)}: {why}", file=sys.stderr)
         return 1

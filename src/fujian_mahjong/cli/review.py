@@ -40,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    from fujian_mahjong.cli.replay import add_profile_option
+
+    add_profile_option(p)
     p.set_defaults(func=run)
 
 
@@ -151,7 +154,7 @@ def render(rv: dict[str, Any], lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fujian_mahjong.cli.replay import parse_log, verify
+    from fujian_mahjong.cli.replay import log_profile, parse_log, verify
     from fujian_mahjong.cli.simulate import whole_number
     from fujian_mahjong.review import review
 
@@ -159,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
     seat = whole_number("--seat", args.seat, 0, 3)
     worlds = whole_number("--worlds", args.worlds, 1, 400)
     events = parse_log(read_input(args.file), where)
-    why = verify(events)
+    profile = log_profile(args.profile, events, where)
+    why = verify(events, profile)
     if why is not None:
         label = "记录验证失败" if args.lang == "zh" else "does not verify"
         print(f"fjmj: error: {where}: {label}: {why}", file=sys.stderr)
@@ -167,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     players = events[0].get("players")
     if isinstance(players, int) and seat >= players:
         raise CliError(f"--seat: the table has seats 0-{players - 1}, got {seat}")
-    rv = review(events, seat, bot=args.bot, worlds=worlds)
+    rv = review(events, seat, bot=args.bot, worlds=worlds, profile=profile)
     if args.json:
         print(json.dumps(rv, ensure_ascii=False))
     else:

@@ -20,6 +20,8 @@ from typing import Any
 from fujian_mahjong.engine.actions import Action
 from fujian_mahjong.engine.game import EVENT_VERSION, Game, seed_commitment
 from fujian_mahjong.errors import MahjongError, ReplayError
+from fujian_mahjong.fileio import excerpt
+from fujian_mahjong.rules import Profile
 from fujian_mahjong.tiles import parse
 
 
@@ -44,18 +46,21 @@ def from_jsonl(text: str) -> list[dict[str, Any]]:
     return out
 
 
-def replay(events: Sequence[Mapping[str, Any]]) -> Game:
+def replay(events: Sequence[Mapping[str, Any]], profile: Profile | None = None) -> Game:
     """Rebuild a finished hand from its log and verify every event (R12).
 
     The commitment in the first event must be the SHA-256 of the hand's start — version,
     profile, players, dealer, streak and the seed revealed in the last event — so an edited
     dealer or streak fails here; then the decisions (``act`` events) are replayed and every
     produced event must equal the logged one. Raises :class:`ReplayError` with the first
-    bad line (1-based)."""
-    return apply_decisions(fresh_game(events), events)
+    bad line (1-based). ``profile``: the user profile (a TOML file's) the log names, where
+    it names no built-in one."""
+    return apply_decisions(fresh_game(events, profile=profile), events)
 
 
-def fresh_game(events: Sequence[Mapping[str, Any]], *, seed: str | None = None) -> Game:
+def fresh_game(
+    events: Sequence[Mapping[str, Any]], *, seed: str | None = None, profile: Profile | None = None
+) -> Game:
     """The hand of a log as dealt, before its first decision (R3–R5, R12).
 
     It starts from the ``start`` event (profile, players, dealer, streak) and the hand's seed:
@@ -106,6 +111,14 @@ def fresh_game(events: Sequence[Mapping[str, Any]], *, seed: str | None = None) 
             f"{where}: {what} and the start on line 1 (profile, players, "
             "dealer, streak) do not match the SHA-256 committed on line 1"
         )
+    rules: Profile | str = str(start["profile"])
+    if profile is not None:
+        if start["profile"] != profile.name:
+            raise ReplayError(
+                f"line 1: the log's profile is {excerpt(start['profile'])!r}, "
+                f"not {profile.name!r} (the profile file given)"
+            )
+        rules = profile
     try:
         if start.get("stacked"):
             if not seed.startswith("stacked:"):
@@ -114,7 +127,7 @@ def fresh_game(events: Sequence[Mapping[str, Any]], *, seed: str | None = None) 
             if not isinstance(dice, list) or len(dice) != 2:
                 raise ReplayError("line 2: expected the dice event")
             return Game.from_wall(
-                str(start["profile"]),
+                rules,
                 parse(seed[len("stacked:") :]),
                 dice=(int(dice[0]), int(dice[1])),
                 players=int(start["players"]),
@@ -122,7 +135,7 @@ def fresh_game(events: Sequence[Mapping[str, Any]], *, seed: str | None = None) 
                 streak=int(start.get("streak", 0)),
             )
         return Game.new(
-            str(start["profile"]),
+            rules,
             seed=seed,
             players=int(start["players"]),
             dealer=int(start["dealer"]),

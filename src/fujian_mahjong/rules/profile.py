@@ -184,7 +184,13 @@ def load_profile_file(path: str | Path) -> Profile:
         raise ProfileError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: not valid TOML: {e}") from None
-    return _validate(data, str(path))
+    p = _validate(data, str(path))
+    if p.name in BUILTIN and path.resolve() != (PROFILE_DIR / f"{p.name}.toml").resolve():
+        # a hand's log names its profile; a name of the built-in rules means those rules
+        raise ProfileError(
+            f"{path}: name {p.name!r} is a built-in profile's; give it a name of its own"
+        )
+    return p
 
 
 @cache
