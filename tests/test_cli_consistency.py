@@ -197,3 +197,29 @@ def test_a_log_of_a_profile_of_ones_own_verifies_with_it(tmp_path: Path) -> None
     posing.write_text(src.replace("reserve_base = 18", "reserve_base = 20"))
     line = one_line_error(fjmj("simulate", "--profile", str(posing), "--hands", "1"))
     assert "name 'fuzhou-tcy' is a built-in profile's" in line
+
+
+def test_a_misspelt_key_is_named_not_ignored(tmp_path: Path) -> None:
+    """A key one letter from a known one that is missing: ``expct`` passed a scenario with
+    no check at all, ``flower`` scored 74 instead of 78 — both exit 0. Now one line naming
+    the key and the one it is near, exit 2. A key far from every known one (a comment) is
+    still ignored."""
+    scen = tmp_path / "s.json"
+    first = (ROOT / "scenarios/r2-sanming-players.jsonl").read_text().splitlines()[0]
+    body = json.loads(first)
+    expect = body.pop("expect")
+    scen.write_text(json.dumps({**body, "expct": expect}))
+    line = one_line_error(fjmj("scenario", str(scen), "--lang", "en"))
+    assert "field 'expct': unknown key (did you mean 'expect'?)" in line
+    scen.write_text(json.dumps({**body, "expect": expect, "comment": "a note"}))
+    assert fjmj("scenario", str(scen)).returncode == 0
+    sit = {
+        "profile": "fuzhou-tcy",
+        "win": "self_draw",
+        "gold": "5p",
+        "winner": 0,
+        "hand": "123m456m789m123p5p5p",
+        "flower": "1f2f",
+    }
+    line = one_line_error(fjmj("score", "-", stdin=json.dumps(sit)))
+    assert "field 'flower': unknown (did you mean 'flowers'?)" in line

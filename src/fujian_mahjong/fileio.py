@@ -22,6 +22,7 @@ __all__ = [
     "decode",
     "excerpt",
     "loads",
+    "misspelt",
     "read_bytes",
     "read_input",
     "write_atomic",
@@ -76,6 +77,23 @@ def read_bytes(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     if len(data) > limit:
         raise InputError(f"{shown}: too large (the limit is {limit:,} bytes)")
     return data
+
+
+def misspelt(keys: Any, known: Any) -> tuple[str, str] | None:
+    """The first of ``keys`` that is not ``known`` but nearly one that is missing (a typo
+    such as ``expct`` or ``flower``: otherwise silently ignored, its check or its count
+    lost), and the known key it is near; None if there is none. Keys far from every known
+    one (a ``comment``), or near one that is given too, are left alone."""
+    import difflib
+
+    given = [k for k in keys if isinstance(k, str)]
+    missing = [k for k in known if k not in given]
+    for k in given:
+        if k not in known:
+            near = difflib.get_close_matches(k, missing, n=1, cutoff=0.75)
+            if near:
+                return k, near[0]
+    return None
 
 
 def _why(e: Exception) -> str:

@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 from fujian_mahjong.engine import ACTION_TYPES, Action, Game, Phase, build_wall
 from fujian_mahjong.engine.game import MAX_STREAK as ENGINE_MAX_STREAK
 from fujian_mahjong.errors import IllegalAction, MahjongError, ScenarioError
+from fujian_mahjong.fileio import misspelt
 from fujian_mahjong.rules import get_profile
 from fujian_mahjong.tiles import KIND_STR, fmt, fmt_sorted, parse, parse_kind
 
@@ -143,12 +144,32 @@ def _tiles(src: str, name: str, fld: str, v: Any) -> list[int]:
         raise _err(src, name, fld, str(e)) from None
 
 
+# docs/scenarios.md, "The format"
+SCENARIO_KEYS = (
+    "name",
+    "profile",
+    "players",
+    "dealer",
+    "streak",
+    "dice",
+    "deal",
+    "draws",
+    "tail",
+    "wall",
+    "actions",
+    "expect",
+)
+
+
 def parse_scenario(data: Any, src: str = "<scenario>", index: int = 1) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{src}: scenario #{index}: must be a JSON object")
     name = data.get("name", f"#{index}")
     if not isinstance(name, str):
         raise _err(src, f"#{index}", "name", "must be a string")
+    typo = misspelt(data, SCENARIO_KEYS)
+    if typo is not None:
+        raise _err(src, name, typo[0], f"unknown key (did you mean {typo[1]!r}?)")
     prof_name = data.get("profile", "fuzhou-tcy")
     try:
         prof = get_profile(str(prof_name))

@@ -8,6 +8,7 @@ from typing import Any
 
 from fujian_mahjong._compiled import reduce_dataclass
 from fujian_mahjong.errors import MahjongError, ScoreInputError
+from fujian_mahjong.fileio import misspelt
 from fujian_mahjong.rules import Profile, get_profile
 from fujian_mahjong.tiles import (
     KIND_STR,
@@ -208,6 +209,25 @@ def _meld(m: Any, i: int, gold: int, profile: Profile) -> MeldIn:
     return MeldIn(typ, tuple(ts))
 
 
+# docs/scoring.md: the fields of a win situation
+SITUATION_KEYS = (
+    "profile",
+    "win",
+    "seats",
+    "dealer",
+    "streak",
+    "gold",
+    "winner",
+    "discarder",
+    "hand",
+    "flowers",
+    "melds",
+    "winning_tile",
+    "jinkan_declared",
+    "base",
+)
+
+
 def situation_from_json(data: Any) -> Situation:
     """Validate a JSON win situation; errors name the field (ScoreInputError).
 
@@ -215,6 +235,9 @@ def situation_from_json(data: Any) -> Situation:
     """
     if not isinstance(data, dict):
         raise ScoreInputError("the situation must be a JSON object")
+    typo = misspelt(data, SITUATION_KEYS)
+    if typo is not None:
+        raise ScoreInputError(f"field {typo[0]!r}: unknown (did you mean {typo[1]!r}?)")
     profile = _profile(data)
     win = data.get("win")
     if win != "draw" and win not in WIN_KINDS:
