@@ -223,3 +223,30 @@ def test_a_misspelt_key_is_named_not_ignored(tmp_path: Path) -> None:
     }
     line = one_line_error(fjmj("score", "-", stdin=json.dumps(sit)))
     assert "field 'flower': unknown (did you mean 'flowers'?)" in line
+
+
+def test_refusals_leave_nothing_behind_and_a_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """``serve --workers 0`` is refused (it started as 1); ``play --log-dir D`` without a
+    terminal is refused before D is made (it was left behind); ``simulate | head -1``
+    exits 0 like every other command whose reader stops early (rich's table exited 1)."""
+    p = subprocess.run(
+        [*EXE, "serve", "--workers", "0", "--data-dir", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert "--workers N needs N >= 1" in one_line_error(p)
+    logs = tmp_path / "logs" / "new"
+    line = one_line_error(fjmj("play", "--log-dir", str(logs), stdin=""))
+    assert "interactive terminal" in line and not logs.parent.exists()
+    p = subprocess.run(
+        f"set -o pipefail; {' '.join(EXE)} simulate --hands 3 --no-progress | head -1",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert p.returncode == 0 and p.stdout.count("\n") == 1, (p.returncode, p.stderr)

@@ -72,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
     kinds = seat_kinds(text_arg("--bots", args.bots, 200), players)
     hands = whole_number("--hands", args.hands, 0, 10_000)
     seed = text_arg("--seed", args.seed, 200) if args.seed is not None else None
-    log_dir = check_log_dir(args.log_dir) if args.log_dir else None
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not (sys.stdin and sys.stdout and sys.stdin.isatty() and sys.stdout.isatty()):
+        # before the log directory is made: a refused play leaves nothing behind
         raise CliError("play needs an interactive terminal (standard input and output)")
+    log_dir = check_log_dir(args.log_dir) if args.log_dir else None
     from fujian_mahjong.bots import make_bot
     from fujian_mahjong.tui.app import PlayApp
 

@@ -389,7 +389,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise OptionError("--redis needs PostgreSQL (--db postgresql+asyncpg://…)")
     if st.lease_s < 0.5:
         raise OptionError("--lease-s must be at least 0.5")
-    workers = int(getattr(args, "workers", 1) or 1)
+    workers = getattr(args, "workers", None)
+    workers = 1 if workers is None else int(workers)
     if workers != 1 and (workers < 1 or not st.redis_url):
         raise OptionError("--workers N needs N >= 1 and --redis")
     reuse = bool(getattr(args, "reuse_port", False))

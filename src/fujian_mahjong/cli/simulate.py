@@ -243,7 +243,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         from rich.console import Console
 
-        out = Console()
+        class _Console(Console):
+            def on_broken_pipe(self) -> None:
+                # rich exits 1 itself; fjmj's main answers a closed pipe (``| head``) with 0
+                raise BrokenPipeError
+
+        out = _Console()
         out.print(_table(sm))
         d = sm.to_json()
         out.print(
