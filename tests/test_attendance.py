@@ -57,6 +57,9 @@ class _Table:
     async def can_sit(self, player_id: int) -> str | None:
         return None
 
+    async def has_account(self, player_id: int) -> bool:
+        return True
+
 
 def _conn(pid: int, name: str = "p") -> Conn:
     c = Conn(20, RecordingTransport())

@@ -194,8 +194,9 @@ async def _sequence(tmp: Path, grants: list[int], ops: list[tuple[Any, ...]]) ->
                     await economy.settle_void(s, hid, leaver)
                 after = await balances(sessions)
                 stk = STAKES[which]
-                # practice (docs/economy.md): one human with bots, no house here: free to leave
-                practice = economy.seat_modes(seats, False)[1]
+                # practice (docs/economy.md): at most one account, no house here: free to leave
+                practice = economy.seat_modes(seats, False, set(accounts))[1]
+                assert practice == (sum(p in accounts for p in seats) <= 1)
                 for pid, b in after.items():
                     if pid == seats[leaver] and not practice:
                         due = min(8 * stk.base * stk.stake, before[pid])
@@ -213,6 +214,8 @@ async def _sequence(tmp: Path, grants: list[int], ops: list[tuple[Any, ...]]) ->
             assert d is not None
             after = await balances(sessions)
             assert sum(d["transfers"]) == 0  # zero-sum
+            # practice: at most one account (guests and bots hold nothing: nothing to win)
+            assert d["practice"] == (sum(p in accounts for p in seats) <= 1)
             for seat, pid in enumerate(seats):
                 if pid is None or pid not in before:  # a bot or a guest: no silver at all
                     assert d["transfers"][seat] == 0 and d["fees"][seat] == 0

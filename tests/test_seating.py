@@ -61,6 +61,9 @@ class _Table:
     async def can_sit(self, player_id: int) -> str | None:
         return self.why_not
 
+    async def has_account(self, player_id: int) -> bool:
+        return True
+
 
 def test_bots_go_to_the_last_free_seats_of_the_kind_the_table_has() -> None:
     t = _Table()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 # the browser (and its skip rule), the server process and the watched page are
 # tests/test_web.py's; MAIN_WALL: fuzhou-tcy, seat 0 deals (the gold is 4m), holds 14 tiles
 # and discards first, and no seat can rob the gold or hold three golds (no opening window)
+from tests.test_economy_support import FJMJ
 from tests.test_web import MAIN_WALL, SHORT_OPENING_MS, launch
 from tests.test_web import Server as WebServer
 from tests.test_web import Watched as WebWatched
@@ -898,6 +900,17 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     held sideways the whole end screen, the silver line and the 算分 with it, shows without
     scrolling (in English it once scrolled by 29 px)."""
     acc = server.account(f"银子对账{locale[:2]}")
+    # above 中级场's minimum (10,000, a new account's grant) after a loss, so that the match
+    # goes on (docs/economy.md, "Between hands"): this is a hand's end, not the match's
+    cmd = [FJMJ, "admin", "grant", acc["name"], "50000", "--reason", "test"]
+    grant = subprocess.run(
+        [*cmd, "--data-dir", str(server.data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert grant.returncode == 0, grant.stderr
     start = balance(server, acc["token"])
     room = {"room": "fuzhou-tcy:middle"}
     tid = server.http("POST", "/api/quickmatch", room, acc["token"])["table"]

@@ -21,7 +21,8 @@ Money rules (docs/economy.md):
   payment is neither paid nor received (:func:`account_payments`); a bot's share is paid and
   received by the **house account** at a room table made with ``house_bots`` (its rows in
   ``house_ledger``, part of the audit's conservation law), and by nobody elsewhere; a table
-  where one human plays only bots without the house is **practice** (:func:`seat_modes`):
+  where at most one account plays (with bots not of the house, or guests) is **practice**
+  (:func:`seat_modes`):
   no silver moves, no fee, no escape penalty; ratings move by the full points;
 - the skill rating (server/rating.py) moves with the settlement, in the same transaction;
 - 救济金 relief (:func:`grant_relief`) is the one other source of silver besides grants and
@@ -32,7 +33,7 @@ Money rules (docs/economy.md):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -81,6 +82,7 @@ __all__ = [
     "grant_relief",
     "hand_end_fields",
     "hand_plays_on",
+    "has_account",
     "house_balance",
     "is_practice",
     "level_json",
@@ -191,21 +193,37 @@ async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
     await s.execute(insert(TableStakes).values(table_id=table_id, **asdict(stakes)))
 
 
-def is_practice(house_bots: bool, bots: int, humans: int) -> bool:
-    """练习 (docs/economy.md): a table where at most one human plays with bots that do not
-    play for the house. Nothing is at stake there: no silver moves, no fee, no escape
-    penalty (winning pays nothing, so leaving costs nothing)."""
-    return not house_bots and bots >= 1 and humans <= 1
+# the rule a settlement's ``practice`` was decided by (its detail's ``practice_rule``; none:
+# the first rule, by humans, which the audit still reads for the hands settled by it)
+PRACTICE_RULE = "accounts"
 
 
-def seat_modes(seat_players: Sequence[int | None], house_bots: bool) -> tuple[list[bool], bool]:
-    """For a hand's seats (a player id, or None for a bot): which seats play for the house
-    account, and whether the hand is practice (:func:`is_practice`)."""
+def is_practice(house_bots: bool, accounts: int) -> bool:
+    """练习 (docs/economy.md): a table where at most one account plays, with bots that do
+    not play for the house (and guests, who hold nothing). Nothing can be won there — every
+    share of every other seat is neither paid nor received — so nothing is at stake: no
+    silver moves, no fee, no escape penalty (winning pays nothing, so leaving costs
+    nothing)."""
+    return not house_bots and accounts <= 1
+
+
+def seat_modes(
+    seat_players: Sequence[int | None], house_bots: bool, accounts: Collection[int]
+) -> tuple[list[bool], bool]:
+    """For a hand's seats (a player id, or None for a bot) and the players among them that
+    have an account: which seats play for the house account, and whether the hand is
+    practice (:func:`is_practice`)."""
     bots = [p is None for p in seat_players]
-    humans = len(bots) - sum(bots)
     if house_bots:
         return bots, False
-    return [False] * len(bots), is_practice(False, sum(bots), humans)
+    n = sum(1 for p in seat_players if p is not None and p in accounts)
+    return [False] * len(bots), is_practice(False, n)
+
+
+def _first_rule_practice(seat_players: Sequence[int | None]) -> bool:
+    """The first practice rule (one human with bots), for settlements made by it."""
+    bots = sum(1 for p in seat_players if p is None)
+    return bots >= 1 and len(seat_players) - bots <= 1
 
 
 async def house_bots_of(s: AsyncSession, table_id: int) -> bool:
@@ -574,8 +592,8 @@ async def settle_hand(
             *(int(x) for x in (hand.stake, hand.base, hand.fee, hand.cap, hand.min_balance))
         )
     )
-    house, practice = seat_modes(seat_players, bool(hand.house_bots))
     locked = await _lock(s, [p for p in seat_players if p is not None])
+    house, practice = seat_modes(seat_players, bool(hand.house_bots), locked)
     acct = [p is not None and p in locked for p in seat_players]
     before = [locked[p][0] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
     ratings = [locked[p][1] if a else 0 for p, a in zip(seat_players, acct, strict=True)]
@@ -648,6 +666,7 @@ async def settle_hand(
         "accounts": acct,
         "house": house,
         "practice": practice,
+        "practice_rule": PRACTICE_RULE,
         "payments": payments,
         "adjusted": adjusted,
         "balances_before": before,
@@ -740,13 +759,16 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
         raise EconomyError("no_hand", f"no hand {hand_id}")
     table_id, n, seat_players = hand
     stakes = await get_stakes(s, table_id)
-    _house, practice = seat_modes(list(seat_players), await house_bots_of(s, table_id))
+    accounts = await _accounts_among(s, seat_players)
+    _house, practice = seat_modes(list(seat_players), await house_bots_of(s, table_id), accounts)
     pid = seat_players[leaver] if leaver is not None and 0 <= leaver < n else None
     locked = await _lock(s, [pid] if pid is not None else [])
     detail: dict[str, Any] = {
         "table_id": table_id,
         "stakes": None if stakes is None else asdict(stakes),
         "seat_players": list(seat_players),
+        "accounts": [p is not None and p in accounts for p in seat_players],
+        "practice_rule": PRACTICE_RULE,
         "leaver": leaver,
         "player_id": pid,
         "balance_before": None,
@@ -908,6 +930,12 @@ def end_fields(kind: str, d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+async def has_account(s: AsyncSession, player_id: int) -> bool:
+    """Whether this player has an account (R11: only accounts hold silver)."""
+    row = await s.execute(select(Account.player_id).where(Account.player_id == player_id))
+    return row.first() is not None
+
+
 async def can_sit(s: AsyncSession, table_id: int, player_id: int) -> str | None:
     """Why this player may not sit at this table (None if they may): an account whose
     balance is below the table's minimum, or above its room's maximum (server/rooms.py).
@@ -981,15 +1009,27 @@ async def hand_plays_on(s: AsyncSession, table_id: int, player_id: int) -> bool:
     return not await _practice(s, table_id)
 
 
-async def _practice(s: AsyncSession, table_id: int, joining: int = 0) -> bool:
-    """Whether this table, with ``joining`` more humans seated, is practice (练习,
-    :func:`is_practice`, from its seat rows and its ``house_bots``)."""
-    seats = (
-        await s.execute(select(SeatRow.bot, SeatRow.player_id).where(SeatRow.table_id == table_id))
-    ).all()
-    bots = sum(1 for bot, _pid in seats if bot)
-    humans = sum(1 for bot, pid in seats if not bot and pid is not None) + joining
-    return is_practice(await house_bots_of(s, table_id), bots, humans)
+async def _practice(s: AsyncSession, table_id: int) -> bool:
+    """Whether this table is practice now (练习, :func:`is_practice`, from the accounts
+    among its seats and its ``house_bots``)."""
+    accounts = (
+        await s.execute(
+            select(func.count())
+            .select_from(SeatRow)
+            .join(Account, Account.player_id == SeatRow.player_id)
+            .where(SeatRow.table_id == table_id, SeatRow.bot.is_(False))
+        )
+    ).scalar_one()
+    return is_practice(await house_bots_of(s, table_id), int(accounts))
+
+
+async def _accounts_among(s: AsyncSession, players: Sequence[int | None]) -> set[int]:
+    """The players among these that have an account."""
+    ids = sorted({p for p in players if p is not None})
+    if not ids:
+        return set()
+    rows = await s.execute(select(Account.player_id).where(Account.player_id.in_(ids)))
+    return {int(r[0]) for r in rows}
 
 
 async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> int | None:
@@ -1190,7 +1230,12 @@ async def audit(s: AsyncSession, replay_logs: bool = True) -> AuditReport:
         settled.add(hid)
         ledger = by_hand.pop(hid, {})
         house_of_hand = house_rows.pop(hid, {})
-        modes = seat_modes(d["seat_players"], int(d["table_id"]) in house_tables)
+        house_table = int(d["table_id"]) in house_tables
+        seated = list(d["seat_players"])
+        accounts = {p for p, a in zip(seated, d.get("accounts") or (), strict=False) if a}
+        modes = seat_modes(seated, house_table, accounts)
+        if d.get("practice_rule") != PRACTICE_RULE:  # settled by the first rule
+            modes = (modes[0], not house_table and _first_rule_practice(seated))
         if "practice" in d and bool(d["practice"]) != modes[1]:
             bad.append(
                 f"hand {hid}: settled as practice={d['practice']} but its seats say {modes[1]}"

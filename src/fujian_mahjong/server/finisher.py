@@ -72,6 +72,11 @@ class Finisher:
         async with self.t.store.sessions() as db:
             return await economy.can_sit(db, self.t.id, player_id)
 
+    async def has_account(self, player_id: int) -> bool:
+        """Whether this player has an account (R11: it plays for silver)."""
+        async with self.t.store.sessions() as db:
+            return await economy.has_account(db, player_id)
+
     async def short_of_silver(self) -> list[int]:
         """The seats whose account is now below the table's minimum balance (docs/economy.md,
         "Between hands"; none at a table of bots or guests, where nothing is read)."""

@@ -49,6 +49,7 @@ def restored(
 ) -> Restored:
     """The table ``rows`` (the store's ``load_tables`` entry) describe."""
     kinds = rows.get("bot_kinds", {})
+    accounts = rows.get("accounts", set())
     seats = [
         (
             seat,
@@ -56,6 +57,7 @@ def restored(
                 player_id=pid,
                 name=name,
                 bot=bot,
+                account=pid is not None and pid in accounts,
                 bot_kind=kinds.get(seat) if bot else None,
                 ready=bot,
                 disconnected_at=None if bot or pid is None else now,

@@ -44,6 +44,7 @@ class SeatingTable(Protocol):
 
     def seat_of(self, player_id: int) -> int | None: ...
     async def can_sit(self, player_id: int) -> str | None: ...
+    async def has_account(self, player_id: int) -> bool: ...
 
 
 class Seating:
@@ -106,10 +107,16 @@ class Seating:
         why = await self.t.can_sit(player_id)
         if why is not None:
             return why, Effects()
+        account = await self.t.has_account(player_id)
         return None, Effects(
             # R11: one table for silver at a time, checked in the seat's own transaction
             writes=[SetSeat(seat, player_id, one_table=True)],
-            seats=[(seat, Seat(player_id=player_id, name=name, disconnected_at=now))],
+            seats=[
+                (
+                    seat,
+                    Seat(player_id=player_id, name=name, disconnected_at=now, account=account),
+                )
+            ],
             timers=[(("grace", seat), self.grace_s, C.GraceOver(seat))],
             then=[C.Pump()],
         )
@@ -128,9 +135,10 @@ class Seating:
             raise TableError("insufficient_silver", why)
         # R11: one table for silver at a time (as quick match refuses, server/rooms.py),
         # checked in the seat's own transaction (server/writes.py): ``already_seated``
+        account = await self.t.has_account(player_id)
         return seat, Effects(
             writes=[SetSeat(seat, player_id, one_table=True)],
-            seats=[(seat, Seat(player_id=player_id, name=name))],
+            seats=[(seat, Seat(player_id=player_id, name=name, account=account))],
         )
 
     def ready(self, seat: int) -> Effects:

@@ -221,11 +221,10 @@ class TableActor(Actor[TableCommand]):
 
     @property
     def practice(self) -> bool:
-        """练习 (docs/economy.md): one human with bots that do not play for the house."""
+        """练习 (docs/economy.md): at most one account, with bots that do not play for the
+        house and guests."""
         return economy.is_practice(
-            self.house_bots,
-            sum(1 for s in self.seats if s.bot),
-            sum(1 for s in self.seats if s.human),
+            self.house_bots, sum(1 for s in self.seats if s.human and s.account)
         )
 
     @property
@@ -268,6 +267,10 @@ class TableActor(Actor[TableCommand]):
     async def can_sit(self, player_id: int) -> str | None:
         """R11: why this account may not sit down here (None: it may)."""
         return await self.finisher.can_sit(player_id)
+
+    async def has_account(self, player_id: int) -> bool:
+        """Whether this player has an account (it plays for silver; a guest does not)."""
+        return await self.finisher.has_account(player_id)
 
     async def ready(self, conn: Conn) -> None:
         await self.effect(self.seating.ready(self._seat_for(conn)))

@@ -35,6 +35,7 @@ class Seat:
     name: str = ""
     bot: bool = False
     bot_kind: str | None = None  # fujian_mahjong.bots.BOT_KINDS; None: the server's default
+    account: bool = False  # the player has an account: it plays for silver (R11)
     ready: bool = False
     # 托管: the server plays this seat (set by the player, or by a missed own turn; a missed
     # claim prompt is only a pass, docs/protocol.md "Acting"), public to everyone

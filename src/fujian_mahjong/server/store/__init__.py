@@ -1145,7 +1145,7 @@ class Store:
         """Every table not closed (``only``: of these ids), with its seats, its current
         match (finished hands' logs) and its unfinished hand with the stored events — what a
         restart needs; ``ended``: the table is in play but its match has ended."""
-        from fujian_mahjong.server.store.economy_models import TableStakes
+        from fujian_mahjong.server.store.economy_models import Account, TableStakes
 
         out: list[dict[str, Any]] = []
         q = select(TableRow).where(TableRow.status != "closed").order_by(TableRow.id)
@@ -1156,20 +1156,25 @@ class Store:
             for t in tables:
                 seats: dict[int, tuple[int | None, str, bool]] = {}
                 kinds: dict[int, str | None] = {}
+                accounts: set[int] = set()
                 rows = (
                     await s.execute(
-                        select(SeatRow, Player)
+                        select(SeatRow, Player, Account.player_id)
                         .outerjoin(Player, Player.id == SeatRow.player_id)
+                        .outerjoin(Account, Account.player_id == SeatRow.player_id)
                         .where(SeatRow.table_id == t.id)
                     )
                 ).all()
-                for seat, player in rows:
+                for seat, player, account in rows:
                     name = player.name if player is not None else f"Bot {seat.seat + 1}"
                     seats[seat.seat] = (seat.player_id, name, seat.bot)
                     kinds[seat.seat] = seat.bot_kind
+                    if account is not None:
+                        accounts.add(int(account))
                 entry: dict[str, Any] = {
                     "table": t,
                     "seats": seats,
+                    "accounts": accounts,  # the seated players with an account (R11)
                     "bot_kinds": kinds,
                     "match": None,
                     "hand": None,
