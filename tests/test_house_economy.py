@@ -284,6 +284,58 @@ def test_private_table_alone_with_bots_is_practice(db_url: str, tmp_path: Path) 
     asyncio.run(main())
 
 
+def test_one_account_with_a_guest_is_practice(tmp_path: Path) -> None:
+    """One account with a guest (and two bots) can win nothing — the guest's and the bots'
+    shares are neither paid nor received — so the table is practice: no fee on a hand, no
+    escape penalty; a second account makes it a table for silver. Before, practice counted
+    humans: alice paid the 50 fee each hand and 850 to leave, at a table with nothing to
+    win (a helper's repro)."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a, g = await account(h, "alice"), await h.guest("gina")
+            r = await h.http.post(
+                "/api/tables",
+                json={"stake": 100, "fee": 50, "bots": 2, "hands": 2},
+                headers=bearer(a),
+            )
+            tid = r.json()["id"]
+            await h.settle()
+            await h.seat(a, tid)
+            await h.seat(g, tid)
+            await h.settle()
+            assert (await h.http.get(f"/api/tables/{tid}")).json()["practice"] is True
+            await h.ready(a, g)
+            for c in (a, g):
+                await c.send({"type": "auto", "on": True})
+            for _ in range(600):
+                if a.of_type("hand_end"):
+                    break
+                await h.advance(1.0)
+            end = a.last("hand_end")
+            assert end is not None and end["practice"] is True
+            assert end["silver"][0] == {**end["silver"][0], "change": 0, "fee": 0}
+            assert await silver(h, a) == GRANT
+            await h.ready(a, g)
+            await h.advance(5.0)
+            await a.send({"type": "leave"})  # mid-hand: free at a practice table
+            await h.advance(2.0)
+            assert a.of_type("left") and await silver(h, a) == GRANT
+            rep = await audit(h)
+            assert rep.practice == 1 and rep.escapes_burned == 0 and rep.fees_burned == 0
+            # a second account: for silver between the two
+            b = await account(h, "bobby")
+            r = await h.http.post("/api/tables", json={"stake": 5, "bots": 1}, headers=bearer(a))
+            tid2 = r.json()["id"]
+            await h.settle()
+            for c in (a, b, await h.guest("gus")):
+                await h.seat(c, tid2)
+            await h.settle()
+            assert (await h.http.get(f"/api/tables/{tid2}")).json()["practice"] is False
+
+    asyncio.run(main())
+
+
 def test_escape_at_a_room_table_costs_what_was_shown_and_is_listed(tmp_path: Path) -> None:
     """Leaving mid-hand at a room table with house bots costs exactly the escape penalty
     shown (8 × base × stake + fee), and the profile lists it beside the hands."""
