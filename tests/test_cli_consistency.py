@@ -250,3 +250,21 @@ def test_refusals_leave_nothing_behind_and_a_closed_pipe_is_not_an_error(tmp_pat
         check=False,
     )
     assert p.returncode == 0 and p.stdout.count("\n") == 1, (p.returncode, p.stderr)
+
+
+def test_a_terminal_that_cannot_show_chinese_gets_question_marks() -> None:
+    """``PYTHONIOENCODING=latin-1``: 中文 output is a "?" per character it lacks, exit 0 (it
+    was "internal error: UnicodeEncodeError", exit 1)."""
+    import os
+
+    p = subprocess.run(
+        [*EXE, "analyze", "123456789m1234p556s", "--gold", "5p", "--lang", "zh"],
+        capture_output=True,
+        text=True,
+        encoding="latin-1",
+        env={**os.environ, "PYTHONIOENCODING": "latin-1"},
+        timeout=60,
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "123456789m1234p556s" in p.stdout and "?" in p.stdout

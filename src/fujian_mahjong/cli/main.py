@@ -137,6 +137,12 @@ def _run(argv: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``fjmj``; returns the exit status. Never lets a traceback through."""
     args = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # a terminal whose encoding cannot show 中文 (PYTHONIOENCODING=latin-1): a "?" for
+        # each character it lacks, not an internal error
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "") == "strict":
+            reconfigure(errors="replace")
     try:
         return _run(args)
     except SystemExit as e:
