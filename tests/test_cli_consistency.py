@@ -6,6 +6,7 @@ and a fast start (lazy imports)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,27 @@ def test_a_terminal_that_cannot_show_chinese_gets_question_marks() -> None:
     )
     assert p.returncode == 0, p.stderr
     assert "123456789m1234p556s" in p.stdout and "?" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("reserve_base = 18", "reserve_base = 200", "'reserve_base' must be 0-60"),
+        ("jin_que = 60", "jin_que = -60", "'special_values' must be a table of whole numbers"),
+        ("reserve_base = 18", "reserve_base = 99999999999999999999", "'reserve_base' must be"),
+    ],
+    ids=["every-hand-a-draw", "negative-special", "huge"],
+)
+def test_a_profile_s_numbers_are_bounded(tmp_path: Path, old: str, new: str, words: str) -> None:
+    """R5 and R10's numbers in a profile of one's own: a reserve that leaves nothing to draw
+    (every hand a draw), a negative special's value, a number past any use — refused by
+    name (they were accepted)."""
+    from fujian_mahjong.errors import ProfileError
+    from fujian_mahjong.rules import load_profile_file
+
+    src = (ROOT / "src/fujian_mahjong/rules/profiles/fuzhou-tcy.toml").read_text()
+    assert old in src
+    f = tmp_path / "mine.toml"
+    f.write_text(src.replace('name = "fuzhou-tcy"', 'name = "mine"').replace(old, new))
+    with pytest.raises(ProfileError, match=re.escape(words)):
+        load_profile_file(f)

@@ -123,8 +123,10 @@ def _validate(data: dict[str, Any], source: str) -> Profile:
         v = data[f.name]
         typ = str(f.type)
         if typ == "int":
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ProfileError(f"{source}: field '{f.name}' must be a whole number >= 0")
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_VALUE:
+                raise ProfileError(
+                    f"{source}: field '{f.name}' must be a whole number 0-{MAX_VALUE}"
+                )
         elif typ == "bool":
             if not isinstance(v, bool):
                 raise ProfileError(f"{source}: field '{f.name}' must be true or false")
@@ -141,15 +143,21 @@ def _validate(data: dict[str, Any], source: str) -> Profile:
             v = tuple(v)
         elif typ.startswith("dict"):
             if not isinstance(v, dict) or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in v.values()
+                isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_VALUE
+                for x in v.values()
             ):
-                raise ProfileError(f"{source}: field '{f.name}' must be a table of numbers")
+                raise ProfileError(
+                    f"{source}: field '{f.name}' must be a table of whole numbers 0-{MAX_VALUE}"
+                )
             v = dict(v)
         kw[f.name] = v
     unknown = set(data) - {f.name for f in fields(Profile)}
     if unknown:
         raise ProfileError(f"{source}: unknown field '{sorted(unknown)[0]}'")
     p = Profile(**kw)
+    if p.reserve_base > MAX_RESERVE:
+        # R5: the tiles kept back at the tail; more and no hand would ever be drawn to a win
+        raise ProfileError(f"{source}: field 'reserve_base' must be 0-{MAX_RESERVE}")
     if not 2 <= p.players_min <= p.players_max <= 4:
         raise ProfileError(
             f"{source}: field 'players_min'/'players_max' must satisfy 2 <= min <= max <= 4"
@@ -166,6 +174,8 @@ def _validate(data: dict[str, Any], source: str) -> Profile:
 
 
 PROFILE_MAX_BYTES = 1024 * 1024  # a profile is a few hundred bytes
+MAX_VALUE = 1_000_000  # any count, point value or cap of a profile (the largest is 202)
+MAX_RESERVE = 60  # R5: 144 tiles less a deal of 65 leave 79 to draw
 
 
 def load_profile_file(path: str | Path) -> Profile:
