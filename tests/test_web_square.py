@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, expect
 from tests.test_web import (
     ACTIONS,
     HAND_END,
+    MAIN_WALL,
     SHORT_OPENING_MS,
     Server,
     Watched,
@@ -706,6 +707,53 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
             assert end.locator("[data-role=dissolved]").count() == 0
             assert p.locator("[data-role=dissolved]").count() == 0
             assert p.locator(DECISIONS).count() == 0
+        wa.close()
+        wb.close()
+
+
+def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Two accounts at a table for silver, in English at 844×390 and 667×375: the stakes
+    note ("1 silver/point · fee 0 · leaving costs 8") keeps to one line in the corner and the
+    whole table — your hand at the foot — is on the screen. It took three lines there, and
+    the table ran 19 px past the foot, the hand cut off (the practice table's note is short,
+    and fitted)."""
+    with serving(
+        tmp_path_factory.mktemp("webstakesen"), [MAIN_WALL], opening_ms=SHORT_OPENING_MS
+    ) as srv:
+        a, b = (
+            srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
+            for n in ("Afu", "Lin")
+        )
+        tid = srv.table(a, bots=2, private=True, hands=2, stake=1)
+        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
+        wa, wb = Watched(browser, "en-US", 844, 390, mobile=True), Watched(browser, "en-US")
+        pa, pb = wa.page, wb.page
+        pa.goto(f"{srv.base}/?token={a}&table={tid}")
+        pa.locator("[data-role=waiting-room]").wait_for()
+        pb.goto(f"{srv.base}/?token={b}&table={code}")
+        for p in (pb, pa):
+            p.locator("[data-role=waiting-room] [data-action=ready]").click()
+        pa.locator("[data-role=hand] [data-tile]").first.wait_for()
+        stakes = pa.locator("[data-role=table-stakes]")
+        expect(stakes).to_contain_text("leaving costs 8")
+        assert "leaving costs 8" in (stakes.get_attribute("title") or "")
+        for width, height in ((844, 390), (667, 375)):
+            pa.set_viewport_size({"width": width, "height": height})
+            g = pa.evaluate(
+                """() => { const s = document.querySelector('[data-role=table-stakes]');
+                const tiles = [...document.querySelectorAll('[data-role=hand] [data-tile]')];
+                return { scroll: document.documentElement.scrollHeight, inner: innerHeight,
+                  lineH: parseFloat(getComputedStyle(s).lineHeight) || 14,
+                  stakesH: s.getBoundingClientRect().height,
+                  handBottom: Math.max(...tiles.map(t => t.getBoundingClientRect().bottom)) }; }"""
+            )
+            where = f"{width}×{height}: {g}"
+            assert g["scroll"] <= g["inner"] + 1, where
+            assert g["handBottom"] <= g["inner"] + 0.5, where
+            assert g["stakesH"] <= 1.6 * g["lineH"], where  # one line
         wa.close()
         wb.close()
 

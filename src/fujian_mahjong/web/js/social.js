@@ -341,7 +341,7 @@ export function mountSocial(container, ctx) {
       parts.push(
         h(
           "div",
-          { class: `lb-table-stakes muted small${practice ? " practice" : ""}`, dataset: { role: "table-stakes", practice: practice ? "1" : undefined } },
+          { class: `lb-table-stakes muted small${practice ? " practice" : ""}`, title: terms, dataset: { role: "table-stakes", practice: practice ? "1" : undefined } },
           // each term a box (lobby.css: whole on a line where it fits)
           terms.split(" · ").flatMap((term, i) => [i ? " · " : null, h("span", { class: "term" }, term)]),
         ),
