@@ -931,6 +931,8 @@ def test_waiting_room_invite_bots_and_a_three_player_table(
     pg.wait_for_function(bots.format(0))
     pg.click("[data-role=add-bot]")
     pg.wait_for_function(bots.format(1))
+    # the table is full now: no bot to add (the button was offered, and did nothing)
+    expect(pg.locator("[data-role=add-bot]")).to_have_count(0)
     assert fp.locator("[data-role=add-bot]").count() == 0  # only the creator
     fp.click("[data-action=ready]")
     pg.click("[data-action=ready]")

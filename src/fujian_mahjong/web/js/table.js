@@ -733,7 +733,8 @@ function waitingRoomV(st, conn, dispatch, botCall) {
       // in the buttons' row, not beside the link: a line of its own ran the waiting room
       // 10 px under the fold of a phone held sideways (740×360)
       invite ? h("button", { class: "secondary", dataset: { action: "copy-invite" }, onclick: () => copyInvite(invite) }, t("web.copy_invite")) : null,
-      canBots ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall("POST") }, t("add_bot")) : null,
+      // only while a seat is free (at a full table it could do nothing)
+      canBots && Array.from({ length: n }, (_, i) => seats[i] || {}).some((x) => !x.bot && !x.name) ? h("button", { class: "secondary", dataset: { role: "add-bot" }, onclick: () => botCall("POST") }, t("add_bot")) : null,
       canBots && seats.some((x) => x && x.bot) ? h("button", { class: "secondary", dataset: { role: "remove-bot" }, onclick: () => botCall("DELETE") }, t("remove_bot")) : null,
     ),
   );
