@@ -711,6 +711,35 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
         wb.close()
 
 
+def test_the_discarder_is_not_told_it_is_its_turn_while_others_may_claim(
+    tmp_path_factory: pytest.TempPathFactory,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """甲 (the dealer) discards the 5p that 乙 may chow: while 乙 decides, 甲's centre says
+    等待其他玩家… beside the discard, not 轮到你出牌 (its own turn's state is the last it may
+    be shown, R12, and that turn is answered)."""
+    from tests.test_audit_server import wall
+
+    with serving(
+        tmp_path_factory.mktemp("webdiscarder"), [wall(True, False)], opening_ms=SHORT_OPENING_MS
+    ) as srv:
+        wa, wb = two_ready_at_a_private_table(srv, browser, Watched(browser, "zh-CN"))
+        pa, pb = wa.page, wb.page
+        expect(pa.locator(".turn-line").last).to_contain_text("轮到你出牌")  # the opening over
+        five = pa.locator("[data-role=hand] [data-tile='5p']:not(.disabled)").first
+        five.click()
+        expect(pa.locator("[data-role=hand] .selected")).to_have_count(1)
+        five.click()
+        expect(pb.locator(f"{ACTIONS}[data-action=chow]").first).to_be_visible()
+        line = pa.locator(".turn-line").last
+        expect(line).to_contain_text("等待其他玩家")
+        assert "轮到你" not in line.inner_text()
+        pb.locator(f"{ACTIONS}[data-action=pass]").click()
+        expect(pa.locator(".turn-line").last).not_to_contain_text("等待其他玩家")
+        wa.close()
+        wb.close()
+
+
 def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
     tmp_path_factory: pytest.TempPathFactory,
     browser: Browser,  # noqa: F811

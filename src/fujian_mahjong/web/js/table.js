@@ -391,6 +391,9 @@ function turnLine(st, v) {
   if (v.phase === "claims") return st.mustAct ? "" : t("waiting_claims");
   if (v.phase === "window_a") return st.mustAct ? "" : t("web.window_a");
   if (v.phase === "last_group") return t("last_group");
+  // our own turn already answered (a discard sent): nothing of it is ours to do now, and what
+  // comes next is shown when the claim pause ends (R12) — not 轮到你出牌 beside our discard
+  if (v.phase !== "over" && v.turn === st.seat && st.pending) return t("waiting_claims");
   if (v.phase !== "over") return v.turn === st.seat ? t("your_turn") : t("turn_of", { name: who(st, v.turn) });
   return "";
 }
