@@ -696,6 +696,12 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
         pa, pb = wa.page, wb.page
         win = pa.locator(f"{ACTIONS}[data-action=win]")
         expect(win).to_be_visible()  # 天胡, once the opening has played
+        # 乙 is shown nothing of the window (R12): the waiting room says the hand is being
+        # dealt, not 甲 未准备 with a 准备 button (as it did)
+        room = pb.locator("[data-role=waiting-room][data-dealing]")
+        expect(room).to_contain_text("开局中")
+        assert "未准备" not in room.inner_text()
+        assert pb.locator("[data-role=waiting-room] [data-action=ready]").count() == 0
         pb.locator("[data-action=dissolve]").click()
         pa.locator("[data-role=dissolve-vote] [data-action=dissolve-accept]").wait_for()
         win.click()

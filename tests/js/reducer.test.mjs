@@ -344,3 +344,10 @@ test("a claim offered under 托管 plays no prompt sound: the server answers it,
   const listed = reduce(before, state(claims, { seq: 5, seats }), 20);
   assert.equal(listed.sounds.some((x) => x.name === "prompt"), false);
 });
+
+test("hand_start in the waiting room marks the hand as being dealt; with a table shown, nothing", () => {
+  const waiting = reduce(initState(), { type: "hand_start", table: 1, hand: 7 });
+  assert.equal(waiting.dealing, 7);
+  const shown = { ...initState(), view: view() };
+  assert.equal(reduce(shown, { type: "hand_start", table: 1, hand: 8 }), shown);
+});

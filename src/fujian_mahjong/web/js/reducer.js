@@ -518,7 +518,9 @@ function reduceMessage(state, msg, now) {
     case "table_closed":
       return { ...noPrompt(state), closed: true };
     case "hand_start":
-      return state;
+      // the hand is dealt: a page still in the waiting room says so until its first state
+      // (which comes when the opening's pause, and any window in it, is over: R12)
+      return state.view ? state : { ...state, dealing: msg.hand ?? true };
     case "hand_end": {
       const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand) } };
       if (msg.hands_total) s.handsTotal = msg.hands_total;

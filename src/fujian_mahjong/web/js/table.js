@@ -703,7 +703,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
         h("span", { class: "name" }, name, s === st.seat ? ` (${t("me")})` : ""),
         info.bot ? h("span", { class: "badge bot" }, t("bot")) : null,
         info.bot && info.bot_level ? h("span", { class: "badge level", dataset: { role: "bot-level", level: String(info.bot_level) } }, botLevelName(info.bot_level)) : null,
-        !info.bot && info.name ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
+        !info.bot && info.name && !st.dealing ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
       ),
     );
   }
@@ -715,6 +715,15 @@ function waitingRoomV(st, conn, dispatch, botCall) {
   // a room's table deals by itself once the wait is over (bots fill the free seats): no
   // 准备 and no bots to add there (docs/economy.md, quick match)
   const room = Boolean(st.info && st.info.room);
+  // the hand is being dealt (hand_start came, the first state not yet): nothing to ready
+  if (st.dealing) {
+    return h(
+      "section",
+      { key: "waiting", class: "card waiting", dataset: { role: "waiting-room", dealing: "1" } },
+      h("h2", {}, t("web.dealing")),
+      h("div", { class: "wait-seats" }, rows),
+    );
+  }
   const canBots = !room && Boolean(st.botsApi && st.info && st.me && st.me.player_id !== undefined && st.info.creator_id === st.me.player_id && st.seat !== null);
   return h(
     "section",
