@@ -751,7 +751,7 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
     browser: Browser,  # noqa: F811
 ) -> None:
     """Two accounts at a table for silver, in English at 844×390 and 667×375: the stakes
-    note ("1 silver/point · fee 0 · leaving costs 8") keeps to one line in the corner and the
+    note ("1 silver/point · fee 0 · leaving costs 8") keeps to two lines in the corner and the
     whole table — your hand at the foot — is on the screen. It took three lines there, and
     the table ran 19 px past the foot, the hand cut off (the practice table's note is short,
     and fitted)."""
@@ -788,7 +788,7 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
             where = f"{width}×{height}: {g}"
             assert g["scroll"] <= g["inner"] + 1, where
             assert g["handBottom"] <= g["inner"] + 0.5, where
-            assert g["stakesH"] <= 1.6 * g["lineH"], where  # one line
+            assert g["stakesH"] <= 2.6 * g["lineH"], where  # two lines at most
         wa.close()
         wb.close()
 
