@@ -351,3 +351,15 @@ test("hand_start in the waiting room marks the hand as being dealt; with a table
   const shown = { ...initState(), view: view() };
   assert.equal(reduce(shown, { type: "hand_start", table: 1, hand: 8 }), shown);
 });
+
+test("a new hand of the match starts with a line of its own in the log", () => {
+  let s = reduce(initState(), { type: "state", table: 1, hand: 7, number: 0, seq: 1, view: view({ discards: ["1m", "", "", ""] }) });
+  s = reduce(s, { type: "discard", table: 1, hand: 7, seat: 1, tile: "2m" });
+  const before = s.log.length;
+  assert.ok(before > 0);
+  s = reduce(s, { type: "state", table: 1, hand: 8, number: 1, seq: 2, view: view() });
+  const divider = s.log.find((e) => e.kind === "hand");
+  assert.ok(divider, "no divider");
+  assert.equal(divider.number, 2);
+  assert.equal(s.log.indexOf(divider), before);
+});

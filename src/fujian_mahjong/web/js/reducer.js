@@ -404,6 +404,9 @@ function stateMessage(state, msg, now) {
   if (v) {
     const prev = state.view;
     const history = Array.isArray(msg.history) && (newHand || !prev) ? msg.history : null;
+    // a new hand of the match: a line of its own in the log (第 2 盘), so that the hands'
+    // lines do not run together (the log spans the match)
+    if (newHand && prev && s.log.length && typeof msg.number === "number") push(s, "log", { kind: "hand", number: msg.number + 1 });
     if ((newHand || !prev) && (freshHand(v) || endedAtOpening(v))) {
       const steps = openingSteps(v, msg.opening);
       // a hand over at its opening: the server's opening time no longer bounds anything

@@ -149,6 +149,7 @@ export function hintAction(a) {
 
 /** A log entry's text in the UI language. */
 export function entryText(st, e) {
+  if (e.kind === "hand") return t("web.log.hand", { n: e.number }); // a new hand's divider
   const name = who(st, e.seat);
   const tile = e.tile ? tileName(e.tile, getLang()) : "";
   // the viewer's own seat is "You": English takes the base verb ("You pong", engine.you.*)
@@ -300,7 +301,8 @@ function seatV(st, s, now) {
           h("span", { class: "name", dataset: { role: "seat-name" } }, seatName(st.seats, s)),
           level ? h("span", { class: "badge bot level", dataset: { role: "bot-level", level: String(info.bot_level) } }, h("span", { class: "lv-bot" }, t("web.bot_level", { level: "" })), level) : null,
           badgesV(st, s),
-          points !== null && points !== undefined ? h("span", { class: "points", title: t("totals") }, String(points)) : null,
+          // the match's running total, signed as the end screen's payments are (+120, -40)
+          points !== null && points !== undefined ? h("span", { class: `points${points > 0 ? " plus" : points < 0 ? " minus" : ""}`, title: t("totals"), dataset: { role: "seat-total" } }, points > 0 ? `+${points}` : String(points)) : null,
         ),
         h(
           "div",
@@ -639,11 +641,12 @@ function logV(st, open, toggle) {
   return h(
     "aside",
     { key: "log", class: `action-log${open ? " open" : ""}`, dataset: { role: "log", open: open ? "1" : "0" } },
-    h("button", { class: "log-toggle secondary small", dataset: { action: "toggle-log" }, "aria-expanded": open ? "true" : "false", onclick: toggle }, t("web.log.title", { n: entries.length })),
+    h("button", { class: "log-toggle secondary small", dataset: { action: "toggle-log" }, "aria-expanded": open ? "true" : "false", onclick: toggle }, t("web.log.title", { n: entries.filter((e) => e.kind !== "hand").length })),
     h(
       "ol",
       { class: "log-list" },
-      entries.map((e) => h("li", { key: `e${e.id}`, class: `log-entry k-${e.kind}`, dataset: { role: "log-entry", seat: String(e.seat), kind: e.kind } }, entryText(st, e))),
+      // a new hand's line is a divider, not an entry (data-role=log-hand)
+      entries.map((e) => h("li", { key: `e${e.id}`, class: `log-entry k-${e.kind}`, dataset: { role: e.kind === "hand" ? "log-hand" : "log-entry", seat: e.kind === "hand" ? undefined : String(e.seat), kind: e.kind } }, entryText(st, e))),
     ),
   );
 }
