@@ -247,8 +247,9 @@ def test_the_store_works_alike_inside_a_pause_whoever_was_asked(tmp_path: Path) 
     answers a message sent just after a discard, and a commit to the store is most of what
     a table does. So the answers given inside a claim pause are stored at its end, with the
     rest: whether the bot at seat 1 may chow the dealer's 5p or not, the store is written
-    once as the discard's notice goes out, then not before the pause ends (when the states
-    go out, at a moment drawn so that it says nothing: server/scheduler.py). Before, the bot's answer was committed at once, inside the pause, exactly
+    once as the discard's notice goes out (the discard only), then once as the pause ends
+    (the next draw, and the answers), when the states go out, at a moment drawn so that it
+    says nothing (server/scheduler.py). Before, the bot's answer was committed at once, inside the pause, exactly
     when it was asked (a helper measured 1.06 ms against 0.69 ms, the median probe)."""
 
     async def run(i: int, chow1: bool) -> tuple[list[float], float]:
@@ -288,9 +289,11 @@ def test_the_store_works_alike_inside_a_pause_whoever_was_asked(tmp_path: Path) 
     async def main() -> None:
         for i, chow1 in enumerate((True, False)):
             writes, ended = await run(i, chow1)
-            # the discard, stored as its notice went out; then nothing until the pause ended
-            inside = [t for t in writes if t < ended]
-            assert inside == [0.0], (chow1, writes, ended)
+            # the discard, stored as its notice went out; then nothing until the pause ended,
+            # and then once (the next draw, with the answers if any): the same whoever was
+            # asked (storing the draw with the discard when nobody was made the pause's end
+            # silent exactly then)
+            assert [t for t in writes if t <= ended] == [0.0, ended], (chow1, writes, ended)
 
     asyncio.run(main())
 

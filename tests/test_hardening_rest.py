@@ -127,7 +127,7 @@ def test_serve_reads_the_operator_token_file(tmp_path: Path) -> None:
 
     def args(path: Path) -> argparse.Namespace:
         return argparse.Namespace(
-            data_dir=str(tmp_path), db="", operator_token_file=str(path), guests_per_address=7
+            data_dir=str(tmp_path), db=None, operator_token_file=str(path), guests_per_address=7
         )
 
     st: Any = _settings(args(f))

@@ -323,6 +323,17 @@ def test_one_account_with_a_guest_is_practice(tmp_path: Path) -> None:
             assert a.of_type("left") and await silver(h, a) == GRANT
             rep = await audit(h)
             assert rep.practice == 1 and rep.escapes_burned == 0 and rep.fees_burned == 0
+            # a table for four players with no bot, one account seated: it waits for players
+            # who may have accounts, so its stake is shown (not practice yet)
+            r = await h.http.post("/api/tables", json={"stake": 5, "bots": 0}, headers=bearer(a))
+            assert r.json()["practice"] is False
+            tid4 = r.json()["id"]
+            await h.settle()
+            await h.seat(a, tid4)
+            await h.settle()
+            assert (await h.http.get(f"/api/tables/{tid4}")).json()["practice"] is False
+            await a.send({"type": "leave"})
+            await h.settle()
             # a second account: for silver between the two
             b = await account(h, "bobby")
             r = await h.http.post("/api/tables", json={"stake": 5, "bots": 1}, headers=bearer(a))

@@ -26,6 +26,7 @@ import pytest
 from sqlalchemy import func, select
 
 from fujian_mahjong.server.idle import BodyLimit
+from fujian_mahjong.server.store.economy_models import SettlementRow
 from fujian_mahjong.server.store.models import Player
 from tests.inproc import Harness, running
 from tests.test_house_economy import account, bearer, silver
@@ -232,5 +233,52 @@ def test_a_guest_leaving_mid_hand_voids_nothing_where_silver_moves(tmp_path: Pat
         assert balance == 10_000 + change
         _, left, after = await run(tmp_path / "left", took - 1.0)
         assert left["score"]["payments"] == payments and after == balance  # paid as played
+
+    asyncio.run(main())
+
+
+def test_an_account_leaving_after_its_guest_pays_the_escape_penalty(tmp_path: Path) -> None:
+    """R11: gina (a guest) leaves mid-hand at a room table (the hand plays on, a bot in her
+    seat), then alice (the account) leaves in the same hand: the hand is void with alice the
+    leaver, and she pays the escape penalty. Before, the void was charged to gina's seat —
+    a guest pays nothing — and alice's leave was free after all (a reviewer's repro)."""
+    from fujian_mahjong.server.deals import FixedDeals
+    from tests.test_house_economy import audit
+
+    async def main() -> None:
+        async with running(tmp_path, deals=FixedDeals("s2", dealer=0)) as h:
+            a = await account(h, "alice")
+            g = await h.guest("gina")
+            room = {"room": "fuzhou-tcy:novice"}
+            tid = (await h.http.post("/api/quickmatch", json=room, headers=bearer(g))).json()[
+                "table"
+            ]
+            await h.http.post("/api/quickmatch", json=room, headers=bearer(a))
+            await h.seat(g, tid)
+            await h.seat(a, tid)
+            penalty = (await h.http.get(f"/api/tables/{tid}")).json()["escape_penalty"]
+            for c in (a, g):
+                await c.send({"type": "auto", "on": True})
+            for _ in range(60):  # the room's wait, then its bots fill the table and it deals
+                if a.of_type("hand_start"):
+                    break
+                await h.advance(0.5)
+            await h.advance(5.0)  # the hand is being played
+            assert a.of_type("hand_start") and not a.of_type("hand_end")
+            await g.send({"type": "leave"})
+            await h.advance(1.0)
+            assert not a.of_type("hand_void")  # gina's leave voided nothing
+            before = await silver(h, a)
+            seat = h.lobby.tables[tid].seat_of(a.player_id)
+            await a.send({"type": "leave"})
+            await h.advance(1.0)
+            async with h.store.sessions() as db:
+                kind, detail = (
+                    await db.execute(select(SettlementRow.kind, SettlementRow.detail))
+                ).one()
+            assert kind == "void" and detail["leaver"] == seat, detail
+            assert detail["player_id"] == a.player_id
+            assert before - await silver(h, a) == penalty
+            await audit(h)
 
     asyncio.run(main())

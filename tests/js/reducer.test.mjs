@@ -363,3 +363,10 @@ test("a new hand of the match starts with a line of its own in the log", () => {
   assert.equal(divider.number, 2);
   assert.equal(s.log.indexOf(divider), before);
 });
+
+test("a hand dealt and then void, or a table closed, in the waiting room is not dealing any more", () => {
+  const dealing = reduce(initState(), { type: "hand_start", table: 1, hand: 7 });
+  for (const msg of [{ type: "hand_void", table: 1, hand: 7, leaver: 1 }, { type: "table_closed", table: 1 }, { type: "match_end", table: 1, totals: [0, 0, 0, 0] }]) {
+    assert.equal(reduce(dealing, msg).dealing, null, msg.type);
+  }
+});

@@ -158,6 +158,8 @@ async def _finish_hands(lobby: Lobby, grace_s: float) -> None:
             for c in t.conns():
                 c.error("server_stopping", "the server restarts now; reconnect in a moment")
             await _bounded(f"table {t.id}", t.stop(), 5)
+            # the answers given inside a claim pause, stored at its end (server/table.py)
+            await _bounded(f"table {t.id}'s last answers", t.flush_pending(), 5)
         if not playing:
             return
         await asyncio.sleep(0.2)

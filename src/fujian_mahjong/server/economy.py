@@ -198,13 +198,14 @@ async def set_stakes(s: AsyncSession, table_id: int, stakes: Stakes) -> None:
 PRACTICE_RULE = "accounts"
 
 
-def is_practice(house_bots: bool, accounts: int) -> bool:
+def is_practice(house_bots: bool, accounts: int, others: int) -> bool:
     """练习 (docs/economy.md): a table where at most one account plays, with bots that do
-    not play for the house (and guests, who hold nothing). Nothing can be won there — every
-    share of every other seat is neither paid nor received — so nothing is at stake: no
-    silver moves, no fee, no escape penalty (winning pays nothing, so leaving costs
-    nothing)."""
-    return not house_bots and accounts <= 1
+    not play for the house or guests (``others``: those seated, at least one). Nothing can
+    be won there — every share of every other seat is neither paid nor received — so
+    nothing is at stake: no silver moves, no fee, no escape penalty (winning pays nothing,
+    so leaving costs nothing). A table with nobody but its free seats and at most one
+    account is not practice yet: the players it waits for may have accounts."""
+    return not house_bots and accounts <= 1 and others >= 1
 
 
 def seat_modes(
@@ -217,7 +218,7 @@ def seat_modes(
     if house_bots:
         return bots, False
     n = sum(1 for p in seat_players if p is not None and p in accounts)
-    return [False] * len(bots), is_practice(False, n)
+    return [False] * len(bots), is_practice(False, n, len(seat_players) - n)
 
 
 def _first_rule_practice(seat_players: Sequence[int | None]) -> bool:
@@ -1012,15 +1013,15 @@ async def hand_plays_on(s: AsyncSession, table_id: int, player_id: int) -> bool:
 async def _practice(s: AsyncSession, table_id: int) -> bool:
     """Whether this table is practice now (练习, :func:`is_practice`, from the accounts
     among its seats and its ``house_bots``)."""
-    accounts = (
+    seated = (
         await s.execute(
-            select(func.count())
-            .select_from(SeatRow)
-            .join(Account, Account.player_id == SeatRow.player_id)
-            .where(SeatRow.table_id == table_id, SeatRow.bot.is_(False))
+            select(SeatRow.bot, Account.player_id)
+            .outerjoin(Account, Account.player_id == SeatRow.player_id)
+            .where(SeatRow.table_id == table_id)
         )
-    ).scalar_one()
-    return is_practice(await house_bots_of(s, table_id), int(accounts))
+    ).all()
+    accounts = sum(1 for bot, acct in seated if not bot and acct is not None)
+    return is_practice(await house_bots_of(s, table_id), accounts, len(seated) - accounts)
 
 
 async def _accounts_among(s: AsyncSession, players: Sequence[int | None]) -> set[int]:
@@ -1037,7 +1038,7 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
     account holds a seat (None: none, or a guest, or this table plays for points). One
     account sits at one table for silver at a time: each table checks the minimum balance
     against the whole of it, and an account at two could lose only what it has while
-    winning at both (R11). A practice table (练习) counts like any other: a second human
+    winning at both (R11). A practice table (练习) counts like any other: a second account
     sitting down there makes it a table for silver, and its first would then be at two."""
     here = (
         await s.execute(select(TableStakes.stake).where(TableStakes.table_id == table_id))

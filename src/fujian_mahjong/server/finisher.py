@@ -79,7 +79,7 @@ class Finisher:
 
     async def short_of_silver(self) -> list[int]:
         """The seats whose account is now below the table's minimum balance (docs/economy.md,
-        "Between hands"; none at a table of bots or guests, where nothing is read)."""
+        "Between hands"; none at a table of bots, where nothing is read; guests never)."""
         ids = [s.player_id for s in self.t.seats if s.human and s.player_id is not None]
         if not ids:
             return []
@@ -174,6 +174,16 @@ class Finisher:
                 seat = replace(s, auto=True) if not s.auto else s
                 return Effects(seats=[(leaver, seat)], replan=[leaver], then=[C.Pump()])
         first = t.pending_leave if t.pending_leave is not None else leaver
+        if (
+            first is not None
+            and leaver is not None
+            and first != leaver
+            and h is not None
+            and await self._plays_on(first)
+        ):
+            # a guest's seat that played on voided nothing: the one leaving now voids the
+            # hand, and pays for it (else a guest's leave first made its account's free)
+            first = leaver
         fx = Effects(hand_done=True)
         end = self.finish_match(first)
         if h is not None and not h.game.is_over():

@@ -122,7 +122,7 @@ class Lobby:
 
     def describe(self, t: TableActor) -> dict[str, Any]:
         """A live table as REST shows it: its summary (with ``practice``: nothing at stake
-        for the one human seated now, docs/economy.md), its stakes and escape penalty (R11:
+        for the one account seated now, docs/economy.md), its stakes and escape penalty (R11:
         what a leaver pays once the table plays for silver) and its room (null: not a
         quick-match table)."""
         stakes = self.stakes.get(t.id)

@@ -222,10 +222,10 @@ class TableActor(Actor[TableCommand]):
     @property
     def practice(self) -> bool:
         """练习 (docs/economy.md): at most one account, with bots that do not play for the
-        house and guests."""
-        return economy.is_practice(
-            self.house_bots, sum(1 for s in self.seats if s.human and s.account)
-        )
+        house or guests (one at least)."""
+        accounts = sum(1 for s in self.seats if s.human and s.account)
+        others = sum(1 for s in self.seats if s.taken) - accounts
+        return economy.is_practice(self.house_bots, accounts, others)
 
     @property
     def spectators(self) -> set[Conn]:
@@ -392,6 +392,10 @@ class TableActor(Actor[TableCommand]):
         if vis.opens_window(new, rob_kong):
             self.pause.check(h, self.humans, self.clock.now())
             h.notices.extend(vis.notices(new, self.id, h.id, rob_kong))
+            if h.hold_from_send:
+                ann = vis.announced(new, rob_kong)
+                last = max(i for i, e in enumerate(new) if any(e is x for x in ann))
+                h.notice_upto = before + last + 1
         elif not vis.in_window(g.phase):
             h.window_asked = frozenset()
         await self._pump()
@@ -486,12 +490,22 @@ class TableActor(Actor[TableCommand]):
                 fresh.send(self.presenter.seats_msg())
             self._seats_if_quiet(None, self.clock.now())
             return
-        # inside a claim pause whose notice has gone out nothing new is sent until it ends:
-        # the answers given in it are stored at its end with the rest, so the store's work
-        # does not say, by the time it takes, whether anybody was asked (R12; docs/deploy.md)
-        deferred = self.clock.now() < h.hold_until and not h.hold_from_send and not self.degraded
-        if not deferred:
+        # a claim pause: as its notice goes out, only what the notice shows is stored (the
+        # discard); what follows it (the next draw, the answers given in the pause) is stored
+        # when the pause ends, with the rest. So the store's work, which a player can time by
+        # how soon the table answers anything else, is the same whether anybody was asked or
+        # not: one commit as the notice goes out, one as the pause ends (R12; docs/architecture.md)
+        if self.degraded:
+            deferred = False
             await self._persist(h)  # raises on a store fault: nothing below is sent
+        elif h.hold_from_send and h.notice_upto:
+            deferred = True
+            await self._persist(h, upto=h.notice_upto)
+            h.notice_upto = 0
+        else:
+            deferred = self.clock.now() < h.hold_until and not h.hold_from_send
+            if not deferred:
+                await self._persist(h)
         now = self.clock.now()
         self.pause.time(h, now, self.match, self.humans)
         held = now < h.hold_until
@@ -510,18 +524,19 @@ class TableActor(Actor[TableCommand]):
             self._plan(h, held)
         self._seats_if_quiet(h, now)
 
-    async def _persist(self, h: HandState) -> None:
-        """Commit the hand's new events before anything about them is sent (a table nobody
-        watches batches them, up to ``max_unflushed_events``)."""
+    async def _persist(self, h: HandState, upto: int | None = None) -> None:
+        """Commit the hand's new events (``upto``: those before it) before anything about
+        them is sent (a table nobody watches batches them, up to ``max_unflushed_events``)."""
         g = h.game
-        unflushed = len(g.events) - h.persisted
-        if unflushed and (
-            g.is_over()
+        end = len(g.events) if upto is None else upto
+        unflushed = end - h.persisted
+        if unflushed > 0 and (
+            (g.is_over() and upto is None)
             or self.roster.any()
             or unflushed >= self.settings.max_unflushed_events
             or self.degraded
         ):
-            await self.flush(h)
+            await self.flush(h, upto)
 
     def _seats_if_quiet(self, h: HandState | None, now: float) -> None:
         """A changed seat list goes out, but never inside a claim pause or window (R12: it
@@ -530,9 +545,10 @@ class TableActor(Actor[TableCommand]):
             self.seats_dirty = False
             self.broadcast_seats()
 
-    async def flush(self, h: HandState) -> None:
-        """The hand's events not stored yet, committed (server/writes.py)."""
-        await store_events(self.store, h, self.match, self.match_id)
+    async def flush(self, h: HandState, upto: int | None = None) -> None:
+        """The hand's events not stored yet (``upto``: those before it), committed
+        (server/writes.py)."""
+        await store_events(self.store, h, self.match, self.match_id, upto)
 
     async def flush_pending(self) -> None:
         """Whatever of the hand is not stored yet (the answers given inside a claim pause,

@@ -89,6 +89,9 @@ class HandState:
     persisted: int = 0
     hold_until: float = 0.0
     hold_from_send: bool = False  # start the pause when the notice is sent
+    # the events up to a claim pause's notice (its discard, its added kong): all that is
+    # stored as the notice goes out; what follows (the next draw, the answers) at its end
+    notice_upto: int = 0
     pause_start: float = 0.0  # when the current pause began (its notice went out)
     # a fixed claim window someone was asked in: its jitter, until the window closes and
     # the pause's length is known (ClaimPace.end); None otherwise

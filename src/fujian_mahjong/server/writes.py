@@ -34,14 +34,19 @@ __all__ = ["perform", "store_events"]
 
 
 async def store_events(
-    store: Store, h: HandState, match: Match | None, match_id: int | None
+    store: Store,
+    h: HandState,
+    match: Match | None,
+    match_id: int | None,
+    upto: int | None = None,
 ) -> None:
-    """The hand's events not stored yet, committed; with the hand's last, its result and the
-    match's record as it will be once the hand is recorded."""
+    """The hand's events not stored yet (``upto``: those before it), committed; with the
+    hand's last, its result and the match's record as it will be once the hand is recorded."""
     g = h.game
-    events = g.events[h.persisted :]
+    end = len(g.events) if upto is None else min(upto, len(g.events))
+    events = g.events[h.persisted : end]
     finish = None
-    if g.is_over():
+    if g.is_over() and end == len(g.events):
         v = g.view(0)
         finish = {"result": v.get("result"), "score": v.get("score")}
         if match is not None and match_id is not None:
@@ -52,7 +57,7 @@ async def store_events(
             played, totals = match.standing_after(g)
             finish["match"] = {"match_id": match_id, "hands_played": played, "totals": totals}
     await store.append_events(h.id, h.persisted, events, finish=finish)
-    h.persisted = len(g.events)
+    h.persisted = end
     h.match_stored = finish is not None and "match" in finish
 
 

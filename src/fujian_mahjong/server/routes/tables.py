@@ -90,7 +90,7 @@ class TableOut(BaseModel):
     stakes: StakesOut | None = None
     # R11 逃跑: what leaving mid-hand costs here (8 × base × stake + fee), unless practice
     escape_penalty: int | None = None
-    # 练习 (docs/economy.md): one human with bots that do not play for the house: no stake
+    # 练习 (docs/economy.md): one account with bots not of the house, or guests: no stake
     # moves, no fee, no escape penalty
     practice: bool = False
 

@@ -98,7 +98,7 @@ export function modal({ role, title, body, buttons, dismiss = false }) {
 
 /** The figures a player sees before sitting down: stake, base, fee, cap, minimum balance
  * and the escape penalty (R11; null stakes: points only). A practice table (docs/economy.md:
- * one human with bots that do not play for the house) shows no stake: 练习. */
+ * one account with bots not of the house, or guests) shows no stake: 练习. */
 export function stakesFacts(stakes, penalty, practice = false) {
   if (practice) return h("p", { class: "lb-facts lb-practice", dataset: { role: "stakes", practice: "1" } }, t("lobby.practice_facts"));
   if (!stakes) return h("p", { class: "lb-facts", dataset: { role: "stakes" } }, t("lobby.points_only"));

@@ -508,7 +508,7 @@ function reduceMessage(state, msg, now) {
       if (msg.outcome === "dissolved") return { ...noPrompt(state), dissolved: true, opening: null };
       return state;
     case "hand_void": {
-      const s = { ...noPrompt(state), opening: null };
+      const s = { ...noPrompt(state), opening: null, dealing: null };
       if (msg.dissolved) {
         // the hand in play is void by the vote: its end screen says so (not the result of
         // a hand that ended before it)
@@ -519,7 +519,7 @@ function reduceMessage(state, msg, now) {
       return s;
     }
     case "table_closed":
-      return { ...noPrompt(state), closed: true };
+      return { ...noPrompt(state), closed: true, dealing: null };
     case "hand_start":
       // the hand is dealt: a page still in the waiting room says so until its first state
       // (which comes when the opening's pause, and any window in it, is over: R12)
@@ -531,7 +531,7 @@ function reduceMessage(state, msg, now) {
       return s;
     }
     case "match_end": {
-      const s = { ...noPrompt(state), matchEnd: msg };
+      const s = { ...noPrompt(state), matchEnd: msg, dealing: null };
       if (msg.dissolved) s.dissolved = true;
       if (msg.totals) s.totals = msg.totals;
       if (!s.handEnd) s.handEnd = { handNo: state.hand, fromView: true };
