@@ -450,3 +450,52 @@ def test_audit_replays_real_logs_and_finds_tampering(tmp_path: Path) -> None:
         await engine.dispose()
 
     run(go())
+
+
+def test_the_audit_reads_each_settlement_by_the_practice_rule_it_was_made_by(
+    tmp_path: Path,
+) -> None:
+    """docs/economy.md, practice: a settlement records the rule its ``practice`` was decided
+    by (``practice_rule``: by accounts). One made before, by the first rule (humans), is
+    read by that rule: two humans (an account and a guest) with bots were not practice then,
+    are practice now, and the audit accepts the old row as it was settled; a new row whose
+    ``practice`` disagrees with its seats is reported."""
+
+    async def main() -> None:
+        engine, sessions = await schema_db(tmp_path / "r.sqlite3")
+        try:
+            async with sessions() as s, s.begin():
+                acc = await add_player(s, "acc", 1000)
+                guest = await add_player(s, "guest")
+                tid, mid = await add_table(s, acc, Stakes(10, 1, 0, 0, 0))
+                hid = await add_hand(s, tid, mid, [acc, guest, None, None])
+                d = await economy.settle_hand(s, hid, {"payments": [3, -1, -1, -1]}, {"winner": 0})
+            assert d is not None and d["practice"] is True and d["practice_rule"] == "accounts"
+
+            async def set_detail(**change: Any) -> list[str]:
+                async with sessions() as s, s.begin():
+                    row = (
+                        await s.execute(select(SettlementRow).where(SettlementRow.hand_id == hid))
+                    ).scalar_one()
+                    detail = {**row.detail, **change}
+                    for k in [k for k, v in change.items() if v is None]:
+                        detail.pop(k)
+                    await s.execute(
+                        update(SettlementRow)
+                        .where(SettlementRow.hand_id == hid)
+                        .values(detail=detail)
+                    )
+                async with sessions() as s:
+                    rep = await economy.audit(s, replay_logs=False)
+                return [p for p in rep.problems if "practice" in p]
+
+            assert await set_detail() == []  # as settled
+            # the first rule's row: an account and a guest were not practice
+            assert await set_detail(practice_rule=None, practice=False) == []
+            # the new rule's row saying otherwise than its seats: reported
+            problems = await set_detail(practice_rule="accounts", practice=False)
+            assert problems and "settled as practice=False but its seats say True" in problems[0]
+        finally:
+            await engine.dispose()
+
+    run(main())
