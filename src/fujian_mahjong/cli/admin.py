@@ -70,17 +70,16 @@ def _url(args: argparse.Namespace) -> str:
     refused (an unset shell variable must not fall back to the default database)."""
     from pathlib import Path
 
-    from fujian_mahjong.cli.serve import OptionError, _check_db_url
+    from fujian_mahjong.cli.serve import OptionError, _check_db_url, refuse_empty_db_options
     from fujian_mahjong.server.settings import default_data_dir, sqlite_url
 
-    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
-        if value is not None and not str(value).strip():
-            raise AdminError(f"{flag}: empty")
-    if args.db is not None:
-        try:
+    try:
+        refuse_empty_db_options(args)
+        if args.db is not None:
             _check_db_url(str(args.db))
-        except OptionError as e:
-            raise AdminError(str(e)) from None
+    except OptionError as e:
+        raise AdminError(str(e)) from None
+    if args.db is not None:
         return str(args.db)
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else default_data_dir()
     return sqlite_url(data_dir)

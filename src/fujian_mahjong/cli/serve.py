@@ -248,10 +248,7 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 def _settings(args: argparse.Namespace) -> object:
     from fujian_mahjong.server.settings import Settings, default_data_dir
 
-    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
-        if value is not None and not str(value).strip():
-            # an unset shell variable must not fall back to the default database
-            raise OptionError(f"{flag}: empty")
+    refuse_empty_db_options(args)
     extra: dict[str, Any] = _config(args)
     data_dir_cfg = extra.pop("data_dir", None)
     db_url_cfg = extra.pop("db_url", "")
@@ -290,6 +287,14 @@ def _settings(args: argparse.Namespace) -> object:
 
 # the databases the server runs on, each through its asyncio driver
 DB_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
+
+
+def refuse_empty_db_options(args: argparse.Namespace) -> None:
+    """``--db ""`` or ``--data-dir ""``: refused (OptionError), never the default database
+    (an unset shell variable in an operator's script)."""
+    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
+        if value is not None and not str(value).strip():
+            raise OptionError(f"{flag}: empty")
 
 
 def _check_db_url(url: str) -> None:

@@ -1004,8 +1004,7 @@ async def hand_plays_on(s: AsyncSession, table_id: int, player_id: int) -> bool:
     ).first()
     if stake is None or not int(stake[0]):
         return False
-    account = select(Account.player_id).where(Account.player_id == player_id)
-    if (await s.execute(account)).first() is not None:
+    if await has_account(s, player_id):
         return False
     return not await _practice(s, table_id)
 
@@ -1045,8 +1044,7 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
     ).first()
     if here is None or not int(here[0]):
         return None
-    account = select(Account.player_id).where(Account.player_id == player_id)
-    if (await s.execute(account)).first() is None:
+    if not await has_account(s, player_id):
         return None
     other = (
         await s.execute(
