@@ -717,6 +717,27 @@ def test_a_win_before_an_agreed_dissolution_is_shown_settled(
         wb.close()
 
 
+def two_accounts_ready(
+    srv: Server, br: Browser, names: tuple[str, str], locale: str, **table: Any
+) -> tuple[Watched, Watched]:
+    """Two new accounts (10,000 silver each) at a new private table of two hands with two
+    bots (``table``: its stakes), both ready: (the first's page, a phone held sideways in
+    ``locale``; the second's, a desktop in English)."""
+    a, b = (
+        srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
+        for n in names
+    )
+    tid = srv.table(a, bots=2, private=True, hands=2, **table)
+    code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
+    wa, wb = Watched(br, locale, 844, 390, mobile=True), Watched(br, "en-US")
+    wa.page.goto(f"{srv.base}/?token={a}&table={tid}")
+    wa.page.locator("[data-role=waiting-room]").wait_for()
+    wb.page.goto(f"{srv.base}/?token={b}&table={code}")
+    for p in (wb.page, wa.page):
+        p.locator("[data-role=waiting-room] [data-action=ready]").click()
+    return wa, wb
+
+
 def test_the_discarder_is_not_told_it_is_its_turn_while_others_may_claim(
     tmp_path_factory: pytest.TempPathFactory,
     browser: Browser,  # noqa: F811
@@ -758,19 +779,8 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
     with serving(
         tmp_path_factory.mktemp("webstakesen"), [MAIN_WALL], opening_ms=SHORT_OPENING_MS
     ) as srv:
-        a, b = (
-            srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
-            for n in ("Afu", "Lin")
-        )
-        tid = srv.table(a, bots=2, private=True, hands=2, stake=1)
-        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
-        wa, wb = Watched(browser, "en-US", 844, 390, mobile=True), Watched(browser, "en-US")
-        pa, pb = wa.page, wb.page
-        pa.goto(f"{srv.base}/?token={a}&table={tid}")
-        pa.locator("[data-role=waiting-room]").wait_for()
-        pb.goto(f"{srv.base}/?token={b}&table={code}")
-        for p in (pb, pa):
-            p.locator("[data-role=waiting-room] [data-action=ready]").click()
+        wa, wb = two_accounts_ready(srv, browser, ("Afu", "Lin"), "en-US", stake=1)
+        pa = wa.page
         pa.locator("[data-role=hand] [data-tile]").first.wait_for()
         stakes = pa.locator("[data-role=table-stakes]")
         expect(stakes).to_contain_text("leaving costs 8")
@@ -806,20 +816,9 @@ def test_a_match_ended_by_a_seat_short_of_silver_says_who(
     with serving(
         tmp_path_factory.mktemp("webshort"), [heaven_wall()], opening_ms=SHORT_OPENING_MS
     ) as srv:
-        a, b = (
-            srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
-            for n in ("甲甲", "乙乙")
-        )
         stakes = {"stake": 1000, "cap": 10, "min_balance": 10_000}  # the grant, exactly
-        tid = srv.table(a, bots=2, private=True, hands=2, **stakes)
-        code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
-        wa, wb = Watched(browser, "zh-CN", 844, 390, mobile=True), Watched(browser, "en-US")
+        wa, wb = two_accounts_ready(srv, browser, ("甲甲", "乙乙"), "zh-CN", **stakes)
         pa, pb = wa.page, wb.page
-        pa.goto(f"{srv.base}/?token={a}&table={tid}")
-        pa.locator("[data-role=waiting-room]").wait_for()
-        pb.goto(f"{srv.base}/?token={b}&table={code}")
-        for p in (pb, pa):
-            p.locator("[data-role=waiting-room] [data-action=ready]").click()
         pa.locator(f"{ACTIONS}[data-action=win]").click()
         for p, line in ((pa, "乙乙 银子不足本桌最低限额, 牌局结束"), (pb, "乙乙: less silver")):
             end = p.locator(HAND_END)
