@@ -209,14 +209,24 @@ async def _our_turn(h: Harness) -> tuple[Client, int]:
 
 
 def _unsaved_spy(c: Client, table: Any) -> list[str]:
-    """Messages sent to ``c`` while its table's hand held events the store did not."""
+    """Messages sent to ``c`` about events the store did not hold: a claim pause's notice
+    (a discard, an added kong) before its event is stored, anything else while the hand
+    holds any event the store does not (the draw after a discard is stored when the pause
+    ends, and nothing shows it before: server/table.py)."""
     unsaved: list[str] = []
     send = c.rec.send
 
     def checked(text: str) -> bool:
         hs = table.hand
-        if hs is not None and hs.persisted < len(hs.game.events):
-            unsaved.append(text[:80])
+        if hs is not None:
+            events = hs.game.events
+            need = len(events)
+            if '"type":"discard"' in text or '"type":"added_kong"' in text:
+                need = 1 + max(
+                    i for i, e in enumerate(events) if e.get("type") in ("discard", "kong")
+                )
+            if hs.persisted < need:
+                unsaved.append(text[:80])
         return send(text)
 
     c.rec.send = checked  # type: ignore[method-assign]

@@ -147,8 +147,13 @@ class Recovery:
                 await t.flush(h)
             if t.clock.now() >= h.hold_until:
                 await t.effect(t.finisher.hand_over(h))
-        await t._pump()
+        unsaved = t.hand
+        if unsaved is not None and len(unsaved.game.events) > unsaved.persisted:
+            # the failed step's events (a claim pause's draw and answers among them): stored
+            # before "ok" goes out, and before anything they let be shown
+            await t.flush(unsaved)
         self.recovered()
+        await t._pump()
 
     def recovered(self) -> None:
         """A step succeeded: a degraded table tells everyone the game goes on, gives every
