@@ -455,7 +455,7 @@ def test_audit_replays_real_logs_and_finds_tampering(tmp_path: Path) -> None:
 def test_the_audit_reads_each_settlement_by_the_practice_rule_it_was_made_by(
     tmp_path: Path,
 ) -> None:
-    """docs/economy.md, practice: a settlement records the rule its ``practice`` was decided
+    """R11 and docs/economy.md, practice: a settlement records the rule its ``practice`` was decided
     by (``practice_rule``: by accounts). One made before, by the first rule (humans), is
     read by that rule: two humans (an account and a guest) with bots were not practice then,
     are practice now, and the audit accepts the old row as it was settled; a new row whose

@@ -285,7 +285,7 @@ def test_private_table_alone_with_bots_is_practice(db_url: str, tmp_path: Path) 
 
 
 def test_one_account_with_a_guest_is_practice(tmp_path: Path) -> None:
-    """One account with a guest (and two bots) can win nothing — the guest's and the bots'
+    """R11 (only accounts hold silver): one account with a guest (and two bots) can win nothing — the guest's and the bots'
     shares are neither paid nor received — so the table is practice: no fee on a hand, no
     escape penalty; a second account makes it a table for silver. Before, practice counted
     humans: alice paid the 50 fee each hand and 850 to leave, at a table with nothing to
