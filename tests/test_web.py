@@ -621,6 +621,27 @@ def test_replay_viewer_steps_through_a_hand(server: Server, browser: Browser) ->
         for i, p in enumerate(g["parts"]):
             for q in g["parts"][i + 1 :]:
                 assert overlap_px(p, q) <= 16, (size, "two parts of the board overlap", p, q)
+    # held sideways the review stands below the board: the step's verdict is in the board's
+    # centre, on the first screen (it was 180 px under the fold), and says what the review
+    # says; at a step with no decision there is none
+    pg.set_viewport_size({"width": 844, "height": 390})
+    pg.click("[data-role=replay-first]")
+    for _ in range(target):
+        pg.click("[data-role=replay-next]")
+    expect(step).to_contain_text(f"Step {target}/")
+    verdict = pg.locator("[data-role=decision-verdict]")
+    box = verdict.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 390, box
+    played = next(d for d in review["decisions"] if d["frame"] == target)
+    agree = all(played["played"].get(k) == played["bot"].get(k) for k in ("type", "tile", "tiles"))
+    assert verdict.get_attribute("data-agree") == ("1" if agree else "0")
+    expect(verdict).to_contain_text("Played:")
+    free = next(i for i in range(len(frames)) if all(d["frame"] != i for d in review["decisions"]))
+    pg.click("[data-role=replay-first]")
+    for _ in range(free):
+        pg.click("[data-role=replay-next]")
+    expect(step).to_contain_text(f"Step {free}/")
+    expect(verdict).to_have_count(0)
     # upright on a phone the centre (the gold, the wall, the step) keeps the width of its
     # words (the face-up side hands once squeezed it to a character a line) and no seat
     # covers it

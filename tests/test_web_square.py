@@ -311,6 +311,17 @@ def test_the_square_table(
     expect(pg.locator("section.seat[data-rel=self] [data-role=river] [data-tile]")).to_have_count(1)
     # the claim prompt with its buttons beside our river: still nothing overlaps
     play_to_the_chow(pg)
+    # each 吃 button shows the run it makes, in rank order, 上家's 2p ringed in it, the
+    # lowest run first (R6): 1-2-3 before 2-3-4 when both are offered
+    runs = pg.eval_on_selector_all(
+        f"{ACTIONS}[data-action=chow]",
+        "bs => bs.map(b => [...b.querySelectorAll('[data-tile]')].map("
+        "t => t.dataset.tile + (t.dataset.claimed ? '*' : '')))",
+    )
+    assert runs and all(r.count("2p*") == 1 and len(r) == 3 for r in runs), runs
+    ranks = [[int(t[0]) for t in r] for r in runs]
+    assert all(r == [r[0], r[0] + 1, r[0] + 2] for r in ranks), runs
+    assert ranks == sorted(ranks), runs
     # 上家's discard open to claims: the centre points at 上家 until the next seat draws
     assert pg.get_attribute("[data-role=center]", "data-turn") == "left"
     # the log, where it is open and has scrolled to its newest entry, shows whole lines:

@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { goldHeldBack, handLayout, hintReason, relation, riverRows, standings, tileKeys, waitCounts } from "../../src/fujian_mahjong/web/js/helpers.js";
+import * as H from "../../src/fujian_mahjong/web/js/helpers.js";
 
 test("relation: 下家 is the next seat, on the right (R2)", () => {
   assert.deepEqual(relation(1, 0, 4), { pos: "right", key: "rel_next" });
@@ -88,4 +89,31 @@ test("goldHeldBack: a gold held that no offered discard names (R5, gold_discard 
   assert.equal(goldHeldBack(["1p", "2s"], "4m", new Set(["1p", "2s"])), false);
   assert.equal(goldHeldBack(["4m", "1p"], "4m", new Set()), false);
   assert.equal(goldHeldBack(["4m"], null, new Set(["4m"])), false);
+});
+
+// A chow's button shows the run it makes, in rank order, the taken discard marked; the chows
+// on one discard stand lowest run first after the other claims (R6).
+test("a chow is shown as its run, the claimed tile marked", () => {
+  assert.deepEqual(H.chowRun("46p", "5p"), [
+    { tile: "4p", claimed: false },
+    { tile: "5p", claimed: true },
+    { tile: "6p", claimed: false },
+  ]);
+  assert.deepEqual(
+    H.chowRun("45p", "3p").map((r) => r.tile),
+    ["3p", "4p", "5p"],
+  );
+  // the server lists the chows on a 5p as it likes; the buttons read 345, 456, 567
+  const order = ["win", "pong", "chow", "pass"];
+  const acts = [
+    { type: "pass" },
+    { type: "chow", tiles: "67p" },
+    { type: "chow", tiles: "46p" },
+    { type: "pong", tile: "5p" },
+    { type: "chow", tiles: "34p" },
+  ];
+  assert.deepEqual(
+    H.sortActions(acts, order, "5p").map((a) => a.tiles || a.type),
+    ["pong", "34p", "46p", "67p", "pass"],
+  );
 });

@@ -1,6 +1,6 @@
 // Pure helpers of the table (no DOM, no clock): seat relations, the hand as displayed, river
 // rows, the wait counter and standings. Unit tests: tests/js/helpers.test.mjs.
-import { parseTiles } from "./tiles.js";
+import { kindIndex, parseTiles, sortKinds } from "./tiles.js";
 
 /** Position and label key of a seat relative to the viewer (R2: 下家 is the next seat, on
  * the viewer's right). A spectator (me null) sees seat 0 at the bottom, labelled by name. */
@@ -112,4 +112,20 @@ export function hintReason(reason) {
  * name — discards are offered and none of them is the gold held. */
 export function goldHeldBack(held, gold, discards) {
   return Boolean(gold) && held.includes(gold) && discards.size > 0 && !discards.has(gold);
+}
+
+/** A chow offered on a discard as the run it makes: its three tiles in rank order, the
+ * claimed discard marked (R6: a chow takes 上家's discard into a run of its suit), as a 吃
+ * choice shows it at a 同城游 table, so 2-3-4 and 3-4-5 on the same 3 read apart at a glance. */
+export function chowRun(pair, claimed) {
+  const run = sortKinds([...parseTiles(pair), ...(claimed ? [claimed] : [])]);
+  const at = run.indexOf(claimed);
+  return run.map((tile, i) => ({ tile, claimed: i === at }));
+}
+
+/** The claim and window buttons in their order: by kind (`order`), and chows among
+ * themselves left to right by the run they make (the lowest run first). */
+export function sortActions(acts, order, claimed) {
+  const low = (a) => (a.type === "chow" ? kindIndex(chowRun(a.tiles, claimed)[0].tile) : 0);
+  return [...acts].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type) || low(a) - low(b));
 }

@@ -46,7 +46,7 @@ function seatLabel(data, s) {
   return (data.names && data.names[s]) || `#${s}`;
 }
 
-function boardV(data, frame, viewer) {
+function boardV(data, frame, viewer, verdict = null) {
   const s0 = frame.state;
   const n = data.players;
   const seats = [];
@@ -107,6 +107,7 @@ function boardV(data, frame, viewer) {
       h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
       frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line" }, `${seatLabel(data, frame.actor)}: ${actionText(frame.action)}`) : null,
+      verdict,
     ),
   );
 }
@@ -186,6 +187,11 @@ export async function showReplay(root, handId, seatParam) {
           )
         : h("div", { class: "muted" }, t("review_none")),
     );
+    // the step's verdict in the board's centre too: a phone held sideways has the review
+    // below the board, out of the first screen (the stylesheet shows it there only)
+    const verdict = decision
+      ? h("div", { class: `verdict-line ${agree ? "agree" : "differ"}`, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } }, agree ? "✓ " : "✗ ", t("played", { action: actionText(decision.played) }), agree ? null : ` · ${t("bot_choice", { action: actionText(decision.bot) })}`)
+      : null;
     const narr = h(
       "ol",
       { key: "narr", class: "narration", dataset: { role: "narration" } },
@@ -246,7 +252,7 @@ export async function showReplay(root, handId, seatParam) {
         h("span", { class: "grow" }),
         h("button", { class: "lang", dataset: { role: "lang" }, onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); render(); } }, t("lang_switch")),
       ),
-      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
+      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, verdict), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
     ]);
   };
   document.addEventListener("keydown", (e) => {

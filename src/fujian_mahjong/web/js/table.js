@@ -16,7 +16,7 @@ import { go, toast } from "./ui.js";
 import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
-import { goldHeldBack, handLayout, hintReason, relation, riverRows, seatName, tileKeys, waitCounts } from "./helpers.js";
+import { chowRun, goldHeldBack, handLayout, hintReason, relation, riverRows, seatName, sortActions, tileKeys, waitCounts } from "./helpers.js";
 import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
@@ -133,6 +133,11 @@ function actionHelp(st, a) {
 function actionTiles(st, a) {
   const ld = st.view.last_discard;
   const list = [];
+  if (a.type === "chow" && ld) {
+    const run = chowRun(a.tiles, ld.tile);
+    const tiles = run.map((r, i) => vtile(r.tile, { key: String(i), size: "s", gold: st.view.gold, cls: r.claimed ? "claimed" : "", data: { claimed: r.claimed ? "1" : undefined } }));
+    return h("span", { class: "tiles" }, tiles);
+  }
   if (a.type === "chow") list.push(...parseTiles(a.tiles));
   if (a.tile) list.push(a.tile);
   else if (ld && ["win", "pong", "kong", "chow"].includes(a.type)) list.push(ld.tile);
@@ -504,8 +509,12 @@ function actionsV(st, act) {
   // under 托管 the server decides: the banner's 取消托管 stands in their place (as at a
   // 同城游 table), and on a phone held sideways the two together ran your hand off the foot
   if (st.seat === null || st.pending || !canDecide(st) || autoOn(st)) return h("div", { class: "actions", dataset: { role: "actions" } });
-  const acts = legal(st).filter((a) => a.type !== "discard");
-  acts.sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
+  const ld = st.view.last_discard;
+  const acts = sortActions(
+    legal(st).filter((a) => a.type !== "discard"),
+    ORDER,
+    ld ? ld.tile : null,
+  );
   let chowIx = 0;
   for (const a of acts) {
     const key = a.type === "chow" ? CHOW_KEYS[chowIx++] || "" : KEYS[a.type] || "";
