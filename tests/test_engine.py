@@ -209,7 +209,7 @@ def test_cli_replay(tmp_path: Path) -> None:
     f.write_text(to_jsonl(g.events))
     exe = [sys.executable, "-m", "fujian_mahjong", "replay"]
     p = subprocess.run([*exe, str(f), "--lang", "en"], capture_output=True, text=True, check=False)
-    assert p.returncode == 0 and "log verified" in p.stdout and "Gold opened" in p.stdout
+    assert p.returncode == 0 and "log verified" in p.stdout and "Gold flip" in p.stdout
     lines = f.read_text().splitlines()
     del lines[5]
     f.write_text("\n".join(lines))

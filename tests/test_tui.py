@@ -199,7 +199,7 @@ def test_gold_discard_asks_first_and_explains_self_draw_only() -> None:
             assert g.discards[HUMAN][n_disc] == g.gold
             if not g.is_over():
                 # the restriction is shown at the human's seat
-                assert "打过金: 本盘只能自摸" in app.panel("seats").plain
+                assert "打过金：本盘只能自摸" in app.panel("seats").plain
 
     asyncio.run(main())
 
@@ -213,7 +213,7 @@ def test_turn_hint_selects_the_tile_and_help_and_quit_keys() -> None:
             app.selected = 0
             await pilot.press("h")
             msg = app.panel("options").plain
-            assert "提示" in msg and "(回车)" in msg
+            assert "提示" in msg and "（回车）" in msg
             d = app.helper.act(app.game.seat_view(HUMAN))
             assert app.selected_tile() == d.action.tile
             # a click selects a tile, a second click on it discards it
@@ -241,7 +241,7 @@ def test_turn_hint_selects_the_tile_and_help_and_quit_keys() -> None:
             assert "确定退出" not in app.panel("options").plain
             await pilot.press("q", "y")
         assert not app.is_running
-        assert "种子: 4" in app.summary_text()
+        assert "种子：4" in app.summary_text()
 
     asyncio.run(main())
 
@@ -315,9 +315,9 @@ def test_seat_panel_shows_flowers_count_jin_kan_and_wraps() -> None:
     lines = seat_lines(view, "zh", 80, last_discard=3)
     text = "\n".join(lines)
     assert all(cell_len(x) <= 80 for x in lines)
-    assert "花(13):" in text and "白" not in text and "菊" in text  # all 13, never cut
-    assert "金坎(已锁定) 亮:4万 5万" in text and "闲金" in text
-    assert "打过金: 本盘只能自摸" in text and "碰 2万2万2万" in text and "暗杠(未亮)" in text
+    assert "花（13）：" in text and "白" not in text and "菊" in text  # all 13, never cut
+    assert "金坎（已锁定）亮：4万 5万" in text and "闲金" in text
+    assert "打过金：本盘只能自摸" in text and "碰 2万2万2万" in text and "暗杠（未亮）" in text
     assert "‹5饼›" in text and text.count("9条") == 1  # a long river wraps, nothing lost
     en = "\n".join(seat_lines(view, "en", 80, last_discard=3))
     assert "flowers(13):" in en and "jin-kan(locked) shows: 4m 5m" in en
@@ -393,7 +393,7 @@ def test_rob_gold_option_says_it_discards_hint_selects_and_errors_name_tiles() -
             labels = [a.type for a in app.options]
             assert "rob_gold" in labels
             i = labels.index("rob_gold")
-            assert f"[{OPTION_KEYS[i]}]抢金(并打出选中的牌)" in app.panel("options").plain
+            assert f"[{OPTION_KEYS[i]}]抢金（并打出选中的牌）" in app.panel("options").plain
             works = app.tiles_for("rob_gold")
             order = hand_order(app.view())
             app.selected = next(j for j, k in enumerate(order) if k not in works)
@@ -438,23 +438,23 @@ def test_tenpai_hint_names_the_ready_discards_and_then_the_waits() -> None:
             await pilot.click("#hand", offset=(slot_starts(v)[short] + 1, 0))
             assert app.selected == short
             names = " ".join(tile(parse_kind(k), "zh") for k in sorted(ready, key=parse_kind))
-            assert f"听牌提示: 打 {names} 可听牌" in app.panel("options").plain
+            assert f"听牌提示：打 {names} 可听牌" in app.panel("options").plain
             # a ready discard selected: what the hand would wait on, with the unseen counts
             i = next(j for j, k in enumerate(order) if KIND_STR[k] in ready)
             await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
             k = order[i]
             seen = g.seat_view(HUMAN).visible_counts()
             waits = " ".join(
-                f"{tile(parse_kind(w), 'zh')}(剩{4 - seen[parse_kind(w)]})"
+                f"{tile(parse_kind(w), 'zh')}（剩{4 - seen[parse_kind(w)]}）"
                 for w in ready[KIND_STR[k]]
             )
-            assert f"打{tile(k, 'zh')}后听: {waits}" in app.panel("options").plain
+            assert f"打{tile(k, 'zh')}后听：{waits}" in app.panel("options").plain
             # discarded (a second click): while the hand waits, its waits are shown
             await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
             mine = [e for e in g.events if e["type"] == "discard" and e["seat"] == HUMAN]
             assert mine and parse_kind(mine[0]["tile"]) == k
             if not g.is_over() and g.turn != HUMAN:
-                assert "听牌: " in app.panel("options").plain
+                assert "听牌：" in app.panel("options").plain
             await pilot.press("q", "y")
 
     asyncio.run(main())

@@ -51,6 +51,12 @@ def test_every_part_has_the_same_keys_and_placeholders_in_zh_and_en() -> None:
             d = json.loads(f.read_text(encoding="utf-8"))
             assert isinstance(d, dict) and all(isinstance(v, str) for v in d.values()), f
             data[lang] = d
+            # a placeholder is a plain {name}: the browser (js/i18n.js) fills only those, so
+            # a format spec ({n:,}), a conversion ({x!r}) or a doubled brace would not read
+            # the same there as in Python's str.format
+            for k, v in d.items():
+                rest = re.sub(r"\{\w+\}", "", v)
+                assert "{" not in rest and "}" not in rest, (lang, part, k, v)
             if part in ("engine", "errors", "tui", "cli"):  # the parts of the Python side
                 bad = [k for k in d if not k.startswith(prefix[part])]
                 assert not bad, f"{lang}/{part}.json: keys outside the part: {bad[:5]}"
@@ -80,7 +86,7 @@ def test_no_english_left_in_the_chinese_parts() -> None:
             bare = re.sub(r"\{[^}]*\}", "", v)
             words = re.findall(r"[A-Za-z]{3,}", bare)
             allowed = {"fjmj", "play", "seed", "Enter", "ctrl"}
-            assert re.search(r"[\u4e00-\u9fff]", bare) or not bare.strip(" ,.:()[]-+"), (k, v)
+            assert re.search(r"[\u4e00-\u9fff]", bare) or not bare.strip(" ,.:()[]-+，"), (k, v)
             assert set(words) <= allowed, (k, v, words)
 
 
@@ -205,7 +211,7 @@ def test_fang_hu_names_the_discarder_in_the_narration() -> None:
     zh = describe(win, "zh", names=names) or ""
     en = describe(win, "en", names=names) or ""
     winner, dealer_in = str(names[w["winner"]]), str(names[w["discarder"]])
-    assert zh.startswith(f"{winner} 胡 ") and f"({dealer_in} 放胡)" in zh, zh
+    assert zh.startswith(f"{winner} 胡 ") and f"（{dealer_in} 放胡）" in zh, zh
     assert not zh.startswith(f"{winner} 放胡")
     assert en.startswith(f"{winner} wins on a discard") and f"({dealer_in} dealt in)" in en
     # no seat numbers where names exist
@@ -228,7 +234,7 @@ def test_the_terminal_client_says_fang_hu_of_the_discarder() -> None:
     assert line.endswith(f"（{seat_name(HUMAN, w['discarder'], 4, 'zh')} 放胡）")
     assert line == "下家1号 胡 5饼（你 放胡）"
     log = "\n".join(app.log_lines(200, 200))
-    assert "号位" not in log and "下家1号 胡 5饼 (你 放胡)" in log
+    assert "号位" not in log and "下家1号 胡 5饼（你 放胡）" in log
     assert "未成" not in log  # R12: seat 3's pong that lost is not ours to know
 
 
@@ -252,7 +258,7 @@ def test_a_claim_that_lost_is_narrated_as_lost() -> None:
     lines = narrate(g.events, "zh", names=names)
     tail = [(ln["kind"], ln["seat"], ln["text"]) for ln in lines[-2:]]
     assert tail == [
-        ("claim-lost", 1, "Bot 2 吃未成 (被Bot 3 碰抢先)"),
+        ("claim-lost", 1, "Bot 2 吃未成（被Bot 3 碰抢先）"),
         ("claim", 2, "Bot 3 碰 5饼 5饼 5饼"),
     ]
     # nothing says seat 1 chowed
@@ -273,7 +279,7 @@ def test_replay_frames_mark_lost_claims_and_name_seats_as_the_table() -> None:
     lost = [x for x in lines if x["kind"] == "claim-lost"]
     assert lost == [
         {
-            "zh": "Bot 4 碰未成 (被Bot 2 胡抢先)",
+            "zh": "Bot 4 碰未成（被Bot 2 胡抢先）",
             "en": "Bot 4: pong lost to win by Bot 2",
             "seat": 3,
             "kind": "claim-lost",
@@ -285,7 +291,7 @@ def test_replay_frames_mark_lost_claims_and_name_seats_as_the_table() -> None:
     i = lines.index(lost[0])
     assert lines[i + 1]["kind"] == "win" and lines[i + 1]["seat"] == 1
     # tiles as the table names them, payments per named seat (not a list of numbers)
-    assert lines[i + 1]["zh"] == "Bot 2 胡 五饼 (阿明 放胡), 40 分 (阿明 -40, Bot 2 +40)"
+    assert lines[i + 1]["zh"] == "Bot 2 胡 五饼（阿明 放胡），40 分（阿明 -40，Bot 2 +40）"
     assert lines[i + 1]["en"] == (
         "Bot 2 wins on a discard with 5 Dots (阿明 dealt in), 40 points (阿明 -40, Bot 2 +40)"
     )
@@ -350,7 +356,7 @@ def test_fjmj_replay_says_lost_claims_and_fang_hu(tmp_path: Path, capsys: Any) -
     f.write_text(to_jsonl(_deal_in().events), encoding="utf-8")
     assert main(["replay", str(f)]) == 0
     out = capsys.readouterr().out
-    assert "3号位 碰未成 (被1号位 胡抢先)\n1号位 胡 5饼 (0号位 放胡)" in out, out[-800:]
+    assert "3号位 碰未成（被1号位 胡抢先）\n1号位 胡 5饼（0号位 放胡）" in out, out[-800:]
     assert "3号位 碰 " not in out and out.rstrip().endswith("个事件")
     assert main(["replay", str(f), "--lang", "en"]) == 0
     out = capsys.readouterr().out

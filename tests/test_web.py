@@ -746,7 +746,7 @@ def test_four_browsers_play_one_hand_with_reload_and_reconnect(
     assert spec.page.locator(SEATS).count() == 4
     assert spec.page.locator("[data-role=hand] [data-tile]").count() == 0
     assert spec.page.locator("[data-role=concealed-count]").count() == 4
-    assert "Spectating" in spec.page.inner_text("[data-role=dock]")
+    assert "Watching" in spec.page.inner_text("[data-role=dock]")
     spec.close()
     table = Shadow(MAIN_WALL, {i: w.page for i, w in enumerate(ws)}, claim="chow")
     reloaded = dropped = False

@@ -216,8 +216,8 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     # guest's points (they ran on as one line, the sentences joined by a space)
     notes = dialog.locator("[data-role=sit-notes] p")
     expect(notes).to_have_count(3)
-    expect(notes.nth(1)).to_have_text("机器人的输赢由平台承担: 赢了照付银子, 输了照扣")
-    expect(notes.nth(2)).to_have_text("游客只计分, 不收付银子")
+    expect(notes.nth(1)).to_have_text("机器人的输赢由平台承担：赢了照付银子，输了照扣")
+    expect(notes.nth(2)).to_have_text("游客只计分，不收付银子")
     dialog.locator("[data-action=sit]").click()
     pg.wait_for_url("**/?table=*")
     table = pg.url.split("table=")[1].split("&")[0]
@@ -472,7 +472,7 @@ def test_relief_profile_and_leaderboards(server: Server, browser: Browser) -> No
     expect(silver).to_contain_text(f"{now + 500:,}")
     expect(pg.locator("[data-action=relief]")).to_have_count(0)  # once a day here
     late.page.click("[data-action=relief]")
-    expect(late.page.locator("#toast")).to_have_text("今天的救济金已领完, 明天再来")
+    expect(late.page.locator("#toast")).to_have_text("今天的救济金已领完，明天再来")
     # the browser itself logs the refused request; nothing else may be logged
     assert all("429" in e for e in late.errors), late.errors
     late.errors.clear()
@@ -926,7 +926,7 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     fee = int(next(r for r in rooms if r["id"] == room["room"])["fee"])
     sign = "+" if change > 0 else ""
     if locale == "zh-CN":
-        expect(line).to_have_text(f"银子 {sign}{change:,} (服务费 {fee:,}, 余 {now:,})")
+        expect(line).to_have_text(f"银子 {sign}{change:,}（服务费 {fee:,}，余 {now:,}）")
     else:
         expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
     pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()

@@ -831,7 +831,7 @@ def test_a_match_ended_by_a_seat_short_of_silver_says_who(
         wa, wb = two_accounts_ready(srv, browser, ("甲甲", "乙乙"), "zh-CN", **stakes)
         pa, pb = wa.page, wb.page
         pa.locator(f"{ACTIONS}[data-action=win]").click()
-        for p, line in ((pa, "乙乙 银子不足本桌最低限额, 牌局结束"), (pb, "乙乙: less silver")):
+        for p, line in ((pa, "乙乙 银子不足本桌最低限额，牌局结束"), (pb, "乙乙: less silver")):
             end = p.locator(HAND_END)
             expect(end.locator("[data-role=short-of-silver]")).to_contain_text(line)
             expect(end.locator("[data-role=winner]")).to_contain_text("甲甲")

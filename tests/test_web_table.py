@@ -341,12 +341,12 @@ def phone_hint_tuoguan_and_mute(pg: Page) -> None:
     assert small == [], f"tap targets under 40 px: {small}"
     # the hint selects the tile it suggests, and Enter discards it
     pg.tap("[data-role=hint-button]")
-    expect(pg.locator("[data-role=hint]")).to_contain_text("Suggest")
+    expect(pg.locator("[data-role=hint]")).to_contain_text("Hint")
     sel = pg.locator("[data-role=hand] .selected")
     expect(sel).to_have_count(1)
     kind = sel.get_attribute("data-tile")
     assert pg.get_attribute("[data-action=discard]", "data-tile") == kind
-    # the action named once: "Suggest: Discard 9 Bamboo — leaves the hand …", not "…
+    # the action named once: "Hint: Discard 9 Bamboo — leaves the hand …", not "…
     # Discard 9 Bamboo — discard 9 Bamboo: leaves the hand …" (a reason whose head says
     # more, "discard 2 Bamboo, not 9 Dots: …", stays whole)
     said = pg.inner_text("[data-role=hint]")
