@@ -527,6 +527,16 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     else:
         expect(winner).to_contain_text(table.name(result["winner"], {0: "新手"}))
         assert end.locator("[data-role=breakdown] tr").count() >= 3
+        # in two columns the formula reads down the first, then down the second (R10's
+        # order): across the rows, the left column alone read 花, 明杠, 金, 底, 小计×2
+        boxes = end.locator("[data-role=breakdown] tr").evaluate_all(
+            "rs => rs.map(r => { const b = r.getBoundingClientRect(); return [b.x, b.y]; })"
+        )
+        assert boxes == sorted(boxes, key=lambda b: (round(b[0]), b[1])), boxes
+        assert len({round(x) for x, _ in boxes}) == 2, boxes
+        expect(end.locator("[data-role=breakdown] tr.sum").last).to_have_attribute(
+            "data-key", re.compile(r"^total")
+        )
         expect(end.locator("[data-role=decomposition]")).to_be_visible()
     expect(end.locator("[data-role=match-end] li")).to_have_count(4)  # a one-hand match
     # the replay link of this hand

@@ -93,6 +93,21 @@ function winTileEl(k, gold) {
   return el;
 }
 
+// the terms a formula comes to (R10): its sums and products, set apart from what is added
+const SUMS = new Set(["subtotal", "doubled", "winner_points", "points_doubled", "self_draw_doubled", "discard_doubled", "total", "total_discard"]);
+
+/** The 算分: the scorer's terms in the formula's order (R10), read down the first column
+ * and on down the second (across the rows, 花 · 套花 / 明杠 · 暗杠, a reader going down
+ * the left column met 花, 明杠, 金, 底, 小计×2), the sums in bold. */
+export function breakdownEl(terms, props = {}) {
+  return h(
+    "table",
+    { class: "breakdown", style: `--rows:${Math.ceil(terms.length / 2)}`, ...props },
+    h("caption", {}, t("breakdown")),
+    terms.map((term) => h("tr", { class: SUMS.has(term.key) ? "sum" : "", dataset: { key: term.key } }, h("td", {}, pick(term)), h("td", { class: "num" }, String(term.value)))),
+  );
+}
+
 export function renderHandEnd(st, conn, rerender) {
   const he = st.handEnd;
   const v = st.view && st.view.phase === "over" ? st.view : null;
@@ -165,14 +180,7 @@ export function renderHandEnd(st, conn, rerender) {
     );
   }
 
-  const breakdown = score && score.breakdown
-    ? h(
-        "table",
-        { class: "breakdown", dataset: { role: "breakdown" } },
-        h("caption", {}, t("breakdown")),
-        score.breakdown.map((term) => h("tr", { dataset: { key: term.key } }, h("td", {}, pick(term)), h("td", { class: "num" }, String(term.value)))),
-      )
-    : null;
+  const breakdown = score && score.breakdown ? breakdownEl(score.breakdown, { dataset: { role: "breakdown" } }) : null;
 
   let decomp = null;
   if (summary && summary.decomposition) {

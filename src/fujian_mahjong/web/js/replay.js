@@ -7,7 +7,7 @@
 import { getLang, pick, setLang, t } from "./i18n.js";
 import { api } from "./net.js";
 import { parseTiles, tileName } from "./tiles.js";
-import { decompositionEl } from "./handend.js";
+import { breakdownEl, decompositionEl } from "./handend.js";
 import { hintReason, relation, riverRows } from "./helpers.js";
 import { vtile } from "./table.js";
 import { h, patch } from "./vdom.js";
@@ -189,9 +189,11 @@ export async function showReplay(root, handId, seatParam) {
     );
     // the step's verdict in the board's centre too: a phone held sideways has the review
     // below the board, out of the first screen (the stylesheet shows it there only)
-    const verdict = decision
-      ? h("div", { class: `verdict-line ${agree ? "agree" : "differ"}`, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } }, agree ? "✓ " : "✗ ", t("played", { action: actionText(decision.played) }), agree ? null : ` · ${t("bot_choice", { action: actionText(decision.bot) })}`)
-      : null;
+    // where they differ the bot's choice comes first: cut short on a narrow phone, it is
+    // the part worth keeping
+    const played = decision ? t("played", { action: actionText(decision.played) }) : "";
+    const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${t("bot_choice", { action: actionText(decision.bot) })} · ${played}`) : "";
+    const verdict = decision ? h("div", { class: `verdict-line ${agree ? "agree" : "differ"}`, title: verdictText, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } }, verdictText) : null;
     const narr = h(
       "ol",
       { key: "narr", class: "narration", dataset: { role: "narration" } },
@@ -240,7 +242,7 @@ export async function showReplay(root, handId, seatParam) {
             "div",
             { key: "end", class: "card" },
             data.decomposition ? decompositionEl(data.decomposition, data.gold) : null,
-            h("table", { class: "breakdown" }, data.score.breakdown.map((term) => h("tr", {}, h("td", {}, pick(term)), h("td", { class: "num" }, String(term.value))))),
+            breakdownEl(data.score.breakdown),
           )
         : null;
     patch(root, [
