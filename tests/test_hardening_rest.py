@@ -574,6 +574,17 @@ def test_a_private_tables_hands_are_not_readable_by_id(tmp_path: Path) -> None:
                 for kw in ({}, {"headers": _bearer(stranger)}):
                     r = await h.http.get(url, **kw)
                     assert r.status_code == 404 and r.json()["code"] == "no_hand", tail
+            # nor listed on its player's profile to anyone else (it named who played whom
+            # there, when, and for how much); the player sees it in their own
+            pid = owner.player_id
+            for kw in ({}, {"headers": _bearer(stranger)}):
+                prof = (await h.http.get(f"/api/players/{pid}", **kw)).json()
+                listed = (await h.http.get(f"/api/players/{pid}/hands", **kw)).json()
+                assert prof["recent"] == [] and listed["hands"] == [], (prof["recent"], listed)
+            prof = (await h.http.get(f"/api/players/{pid}", headers=_bearer(owner))).json()
+            listed = (await h.http.get(f"/api/players/{pid}/hands", headers=_bearer(owner))).json()
+            assert [x["hand"] for x in prof["recent"]] == [hand]
+            assert [x["hand"] for x in listed["hands"]] == [hand]
             # wrong codes count as misses of the address (as table lookups do): then 429
             for _ in range(60):
                 await h.http.get(f"/api/hands/{hand}", params={"code": "QQQQQ"})
@@ -587,5 +598,7 @@ def test_a_private_tables_hands_are_not_readable_by_id(tmp_path: Path) -> None:
             await h.ready(stranger)
             pend = await _play_to_end(h, stranger)
             assert await status(f"/api/hands/{pend['hand']}/summary") == 200
+            listed = (await h.http.get(f"/api/players/{stranger.player_id}/hands")).json()
+            assert [x["hand"] for x in listed["hands"]] == [pend["hand"]]
 
     asyncio.run(main())

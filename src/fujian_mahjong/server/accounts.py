@@ -46,7 +46,7 @@ from fujian_mahjong.server.routes.errors import (
     id_of,
     too_many,
 )
-from fujian_mahjong.server.store import HandRow, Player, Store, Token, hash_token
+from fujian_mahjong.server.store import HandRow, Player, Store, TableRow, Token, hash_token
 from fujian_mahjong.server.store.economy_models import (
     Account,
     HandResultRow,
@@ -323,6 +323,16 @@ def _progress(rating: int) -> dict[str, Any]:
 RECENT_HANDS = 10
 
 
+def _listed(query: Any, own: bool) -> Any:
+    """A query of a player's hands as this viewer may list them: all of them for the
+    player themselves; for anyone else none of a private table's (they open only to its
+    players and to its code, routes/hands.py ``may_see``: listed, they said who played
+    whom there, when and for how much)."""
+    if own:
+        return query
+    return query.join(TableRow, TableRow.id == HandRow.table_id).where(TableRow.private.is_(False))
+
+
 @router.get(
     "/api/players/{player_id}", responses=errors(404, 422, 503), openapi_extra=OPTIONAL_AUTH
 )
@@ -374,14 +384,17 @@ async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> 
         }
         recent_rows = (
             await s.execute(
-                select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
-                .join(HandRow, HandRow.id == HandResultRow.hand_id)
-                .where(HandResultRow.player_id == player_id, HandRow.status == "over")
+                _listed(
+                    select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
+                    .join(HandRow, HandRow.id == HandResultRow.hand_id)
+                    .where(HandResultRow.player_id == player_id, HandRow.status == "over"),
+                    own,
+                )
                 .order_by(HandResultRow.hand_id.desc())
                 .limit(RECENT_HANDS)
             )
         ).all()
-        escapes = await _recent_escapes(s, player_id)
+        escapes = await _recent_escapes(s, player_id, own)
     rating = acc[2] if acc is not None else 0
 
     def skill_of(prof: str) -> dict[str, Any]:
@@ -447,27 +460,30 @@ async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> 
     return out
 
 
-async def _recent_escapes(s: Any, player_id: int) -> list[dict[str, Any]]:
+async def _recent_escapes(s: Any, player_id: int, own: bool) -> list[dict[str, Any]]:
     """The player's last escapes (R11 逃跑): per void hand they left, the penalty and the
     fee charged (``silver`` = their sum, negative) and the balance after, newest first."""
     rows = (
         await s.execute(
-            select(
-                LedgerRow.hand_id,
-                LedgerRow.kind,
-                LedgerRow.amount,
-                LedgerRow.balance_after,
-                LedgerRow.id,
-                HandRow.table_id,
-                HandRow.number,
-                HandRow.profile,
-                HandRow.ended_at,
-            )
-            .join(HandRow, HandRow.id == LedgerRow.hand_id)
-            .where(
-                LedgerRow.player_id == player_id,
-                LedgerRow.kind.in_(("escape", "fee")),
-                HandRow.status == "void",
+            _listed(
+                select(
+                    LedgerRow.hand_id,
+                    LedgerRow.kind,
+                    LedgerRow.amount,
+                    LedgerRow.balance_after,
+                    LedgerRow.id,
+                    HandRow.table_id,
+                    HandRow.number,
+                    HandRow.profile,
+                    HandRow.ended_at,
+                )
+                .join(HandRow, HandRow.id == LedgerRow.hand_id)
+                .where(
+                    LedgerRow.player_id == player_id,
+                    LedgerRow.kind.in_(("escape", "fee")),
+                    HandRow.status == "void",
+                ),
+                own,
             )
             .order_by(LedgerRow.id.desc())
             .limit(2 * RECENT_HANDS)
@@ -521,9 +537,12 @@ async def player_hands(
             raise ApiError(404, f"no player {player_id}", "no_player")
         rows = (
             await s.execute(
-                select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
-                .join(HandRow, HandRow.id == HandResultRow.hand_id)
-                .where(HandResultRow.player_id == player_id, HandRow.status == "over")
+                _listed(
+                    select(HandResultRow, HandRow.table_id, HandRow.number, HandRow.ended_at)
+                    .join(HandRow, HandRow.id == HandResultRow.hand_id)
+                    .where(HandResultRow.player_id == player_id, HandRow.status == "over"),
+                    own,
+                )
                 .order_by(HandResultRow.hand_id.desc())
                 .limit(limit + 1)
                 .offset(offset)
