@@ -558,3 +558,48 @@ def test_settlement_against_the_house_is_zero_sum(
         payments, accounts, house, before, stakes, cap, practice=True
     )
     assert transfers == [0] * n and fees == [0] * n and after == before
+
+
+def test_a_balance_goes_to_its_own_player_only(tmp_path: Path) -> None:
+    """R11: a hand's end tells everyone at the table what each seat won or lost and paid
+    (its `change`, `transfer`, `fee`), but each account's balance only to that account's
+    own connection, as its profile does (docs/economy.md): a spectator or another seat
+    read every balance at the table. The same for a leaver's ``hand_void``."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a, b = await account(h, "richA"), await account(h, "richB")
+            spy = await h.guest("spy")
+            tid = await h.table(a, bots=2, hands=1, stake=5)
+            await h.seat(a, tid)
+            await h.seat(b, tid)
+            await h.seat(spy, tid, as_="spectator")
+            await h.ready(a, b)
+            await b.send({"type": "auto", "on": True})
+            await play_out(h, a)
+            ends = {c.name: c.last("hand_end") for c in (a, b, spy)}
+            assert all(e is not None for e in ends.values()), ends
+            want = [await silver(h, a), await silver(h, b)]
+            for who, e in ends.items():
+                lines = e["silver"]  # type: ignore[index]
+                assert lines[2:] == [None, None]
+                for i in (0, 1):
+                    assert set(lines[i]) >= {"change", "transfer", "fee"}
+                    mine = (who, i) in (("richA", 0), ("richB", 1))
+                    assert lines[i].get("balance") == (want[i] if mine else None), (who, i, lines)
+            # a leaver's penalty is public, its balance its own
+            tid = await h.table(a, bots=2, hands=2, stake=5)
+            await h.seat(a, tid)
+            await h.seat(b, tid)
+            await h.seat(spy, tid, as_="spectator")
+            await h.ready(a, b)
+            await h.advance(1.0)
+            assert b.of_type("hand_start")
+            await a.send({"type": "leave"})
+            await h.advance(1.0)
+            for c in (b, spy):
+                void = c.last("hand_void")
+                assert void is not None and void["leaver"] == 0
+                assert void["silver"][0]["change"] < 0 and "balance" not in void["silver"][0]
+
+    asyncio.run(main())

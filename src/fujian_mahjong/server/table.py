@@ -237,6 +237,22 @@ class TableActor(Actor[TableCommand]):
     def broadcast(self, msg: dict[str, Any]) -> None:
         send_all(self.conns(), msg)  # validated and encoded once (server/conn.py)
 
+    def _send_ended(self, msg: dict[str, Any]) -> None:
+        """A settled ``hand_end`` or ``hand_void``: each seat's balance goes to that seat's
+        own connection only. The change, transfer and fee are public; the balance is the
+        player's own business, as on its profile (docs/economy.md)."""
+        silver = msg["silver"]
+        public = [
+            x if x is None else {k: v for k, v in x.items() if k != "balance"} for x in silver
+        ]
+        own: set[Conn] = set()
+        for i, seat in enumerate(self.seats):
+            if seat.conn is not None and i < len(silver) and silver[i] is not None:
+                mine = [silver[i] if j == i else x for j, x in enumerate(public)]
+                seat.conn.send({**msg, "silver": mine})
+                own.add(seat.conn)
+        send_all([c for c in self.conns() if c not in own], {**msg, "silver": public})
+
     def broadcast_seats(self) -> None:
         self.broadcast(self.presenter.seats_msg())
 
@@ -425,7 +441,10 @@ class TableActor(Actor[TableCommand]):
             self.sched.cancel(("act", seat))
         self.sched.set(fx.timers)
         for m in messages:
-            self.broadcast(m)
+            if m.get("silver"):
+                self._send_ended(m)
+            else:
+                self.broadcast(m)
         for r in fx.replies:
             r.conn.send(r.msg, stream=r.stream)
         if fx.between:
