@@ -1,5 +1,9 @@
 """``fjmj replay FILE``: verify a hand's event log (R12) and print it in words.
 
+A void hand's log (a leaver, 解散) ends where the hand was cut short, without the ``end``
+event that reveals the seed: ``--seed`` gives the seed the server revealed (``hand_void``,
+``GET /api/hands/{id}``) and the log is verified against it up to where it stops (R12).
+
 Exit status: 0 the log verifies; 1 it is a hand log (``start`` … ``end``) that does not
 verify; 2 bad input — unreadable, not a regular file, too large, not UTF-8, empty, not JSON
 Lines of event objects, or not shaped like a hand log.
@@ -26,14 +30,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("file", help="event log (.jsonl), or - for standard input")
     p.add_argument("--lang", choices=("zh", "en"), default="zh")
     p.add_argument("--quiet", action="store_true", help="only verify")
+    p.add_argument(
+        "--seed",
+        default=None,
+        help="the seed of a void hand, whose log stops without the 'end' that reveals it "
+        "(the server's hand_void or GET /api/hands/{id}); checked against the commitment",
+    )
     add_profile_option(p)
     p.set_defaults(func=run)
 
 
-def parse_log(text: str, where: str) -> list[dict[str, Any]]:
+def parse_log(text: str, where: str, complete: bool = True) -> list[dict[str, Any]]:
     """The events of a JSON Lines hand log; :class:`CliError` (bad input) if the text is not
     one (empty, a line that is not a JSON object with a string ``type``, no ``start`` first or
-    no ``end`` last, absurdly long)."""
+    — ``complete`` — no ``end`` last, absurdly long)."""
     events: list[dict[str, Any]] = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -48,18 +58,24 @@ def parse_log(text: str, where: str) -> list[dict[str, Any]]:
         raise CliError(f"{where}: empty: not a hand log")
     if events[0]["type"] != "start":
         raise CliError(f"{where}: not a hand log (the first event is not 'start')")
-    if events[-1]["type"] != "end":
-        raise CliError(f"{where}: not a complete hand log (the last event is not 'end')")
+    if complete and events[-1]["type"] != "end":
+        raise CliError(
+            f"{where}: not a complete hand log (the last event is not 'end'; a void hand's "
+            "log verifies with --seed SEED)"
+        )
     return events
 
 
-def verify(events: list[dict[str, Any]], profile: Profile | None = None) -> str | None:
+def verify(
+    events: list[dict[str, Any]], profile: Profile | None = None, seed: str | None = None
+) -> str | None:
     """None if the log verifies (R12), else the one-line reason it does not. ``profile``:
-    a user profile's rules, for a log that names no built-in profile."""
-    from fujian_mahjong.engine.replay import replay
+    a user profile's rules, for a log that names no built-in profile; ``seed``: the
+    revealed seed of a hand whose log stops before its ``end`` (a void hand)."""
+    from fujian_mahjong.engine.replay import apply_decisions, fresh_game
 
     try:
-        replay(events, profile)
+        apply_decisions(fresh_game(events, seed=seed, profile=profile), events)
     except MahjongError as e:
         return excerpt(e, 240)
     except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as e:
@@ -104,9 +120,11 @@ def run(args: argparse.Namespace) -> int:
     from fujian_mahjong.i18n import t
 
     where = excerpt("standard input" if args.file == "-" else args.file, 120)
-    events = parse_log(read_input(args.file), where)
+    if args.seed is not None and not 0 < len(args.seed) <= 200:
+        raise CliError("--seed: give the hand's revealed seed (1 to 200 characters)")
+    events = parse_log(read_input(args.file), where, complete=args.seed is None)
     profile = log_profile(args.profile, events, where)
-    why = verify(events, profile)
+    why = verify(events, profile, args.seed)
     if why is not None:
         print(f"fjmj: error: {where}: {t('replay.failed', args.lang)}: {why}", file=sys.stderr)
         return 1
@@ -114,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         from fujian_mahjong.engine.narrate import narrate
 
         # the outcomes in words; a claim that lost to a higher one is said as lost
-        for line in narrate(events, args.lang, hand_over=True):
+        for line in narrate(events, args.lang, hand_over=events[-1]["type"] == "end"):
             print(line["text"])
     print(t("replay.verified", args.lang, n=len(events)))
     return 0

@@ -194,7 +194,11 @@ class Finisher:
                 em = next(w for w in end.writes if isinstance(w, EndMatch))
                 fx.writes.append(VoidHand(h.id, first, em.match_id, em.totals))
                 fx.voided = h
+            # R12: the seed is revealed when the hand ends, a void one too (the match ends
+            # with it: nothing dealt later depends on it), so the leaver charged for it can
+            # check that the shuffle was not changed (its log: GET /api/hands/{id}/log)
             msg = {"type": "hand_void", "table": t.id, "hand": h.id, "leaver": first}
+            msg["seed"] = h.game.seed
             fx.messages.append(Settled(msg, h.id, "void"))
         fx += end
         return fx

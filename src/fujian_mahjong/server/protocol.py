@@ -296,6 +296,7 @@ class HandVoid(_Msg):
     leaver: int | None
     seq: int
     dissolved: bool = False  # 解散房间: void by vote (leaver null), nobody charged
+    seed: str | None = None  # R12: revealed when the hand ends, void or not
 
 
 class MatchEnd(_Msg):

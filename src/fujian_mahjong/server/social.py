@@ -355,7 +355,9 @@ class Social:
         )
         if h is not None and hand_id is not None:
             fx.voided = h
+            # R12: its seed revealed, as for any void hand (server/finisher.py)
             msg = {"type": "hand_void", "table": t.id, "hand": hand_id, "leaver": None}
+            msg["seed"] = h.game.seed
             fx.messages.append(Settled({**msg, "dissolved": True}, hand_id, "void"))
         fx.messages.append(
             {

@@ -102,9 +102,11 @@ async def hand_log(
     code: CodeQuery = None,
 ) -> Any:
     """A finished hand's event log (R12): JSON Lines, or a JSON array with
-    ``?format=json``. 404 until the hand is over, so nothing leaks early."""
+    ``?format=json``. 404 until the hand is over, so nothing leaks early. A void hand's
+    log ends where it was cut short, without ``end``: its seed is in ``GET
+    /api/hands/{id}`` (``fjmj replay --seed`` verifies the two)."""
     hand, events = await store.hand_log(hand_id)
-    if hand is None or hand.status != "over" or not await may_see(request, store, hand, code):
+    if hand is None or not events or not await may_see(request, store, hand, code):
         raise _not_finished(hand_id)
     if format == "json":
         return JSONResponse(events)
@@ -117,7 +119,9 @@ async def hand_log(
 async def hand_info(
     hand_id: DbId, request: Request, store: StoreDep, _doc: BearerDoc, code: CodeQuery = None
 ) -> dict[str, Any]:
-    """A hand's metadata; ``result``, ``score`` and ``log_url`` once it is over."""
+    """A hand's metadata; ``result``, ``score`` and ``log_url`` once it is over; a void
+    hand's ``log_url`` and ``seed`` (R12: revealed when the hand ends; its log has no
+    ``end`` event to reveal it)."""
     h = await visible_hand(request, store, hand_id, code)
     if h is None:
         raise _not_found(hand_id)
@@ -134,4 +138,6 @@ async def hand_info(
     }
     if h.status == "over":
         out.update(result=h.result, score=h.score, log_url=f"/api/hands/{h.id}/log")
+    elif h.status == "void":
+        out.update(seed=h.seed, log_url=f"/api/hands/{h.id}/log")
     return out

@@ -1054,9 +1054,10 @@ class Store:
     # ------------------------------------------------------------------ reading
 
     async def hand_log(self, hand_id: int) -> tuple[HandRow | None, list[dict[str, Any]]]:
+        """A hand's row and, once it has ended (over, or void: R12), its stored events."""
         async with self.sessions() as s:
             h = await get_hand(s, hand_id)
-            if h is None or h.status != "over":
+            if h is None or h.status not in ("over", "void"):
                 return h, []
             return h, await get_hand_events(s, hand_id)
 
