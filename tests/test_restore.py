@@ -83,6 +83,33 @@ def test_a_hand_with_no_stored_event_goes_on_from_its_deal() -> None:
         restored({**rows, "hand": wrong}, CFG, SecretDeals(), now=0.0, grace_s=30.0)
 
 
+def test_a_log_cut_inside_a_claim_pause_is_rebuilt_with_what_its_discard_caused() -> None:
+    """As a claim pause's notice goes out only the discard is stored; the next draw (when
+    nobody could claim it) is stored at the pause's end (docs/architecture.md). A restart
+    inside that pause finds the log stopping at the discard: the replay gives the draw
+    again and the next pump stores it. Before, "the log ends early" closed the table —
+    only when nobody had been asked, which a restart's outcome then told (R12)."""
+    g = _played("restore-test", 0)
+    cut = None
+    while cut is None:
+        seat = g.to_act()[0]
+        n = len(g.events)
+        g.apply(seat, g.legal_actions(seat)[0])
+        kinds = [e["type"] for e in g.events[n:]]
+        if kinds[:3] == ["act", "discard", "draw"]:
+            cut = n + 2  # the act and its discard: the notice
+    match = {"id": 3, "seed": "restore-test", "first_dealer": 0, "finished": []}
+    rows = {"seats": {i: (None, f"Bot {i + 1}", True) for i in range(4)}, "match": match}
+    hand = {"id": 11, "number": 0, "events": [dict(e) for e in g.events[:cut]]}
+    r = restored({**rows, "hand": hand}, CFG, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.status == "playing" and r.then == [C.Pump()] and r.hand is not None
+    assert r.hand.game.events == g.events  # the draw from the seed and the decisions
+    assert r.hand.persisted == cut  # stored at the first pump
+    # a finished hand's log is whole: cut short, it is refused (fjmj replay, the API)
+    with pytest.raises(MahjongError, match="the log ends early"):
+        rebuild(_played("restore-test", 0), g.events[:cut], 11)
+
+
 def test_a_log_that_does_not_replay_is_refused_naming_the_event() -> None:
     g = _played("restore-test", 4)
     events = [dict(e) for e in g.events]

@@ -157,6 +157,7 @@ def apply_decisions(
     *,
     where: Callable[[int], str] = _line,
     on_decision: Callable[[Game, int], None] | None = None,
+    cut: bool = False,
 ) -> Game:
     """Apply the logged decisions again to ``game``, the hand as dealt (:func:`fresh_game`, or
     a match's ``next_hand()``), and check that every event the engine produces equals the
@@ -166,7 +167,10 @@ def apply_decisions(
     decision (between an ``act`` and the events it causes). ``where(i)`` names event ``i``
     (0-based) in the messages: by default ``line {i + 1}`` of a JSON Lines log.
     ``on_decision(game, i)`` is called right after the decision ``events[i]`` is applied
-    (``game.events[i:]`` are that decision and what it caused). Raises
+    (``game.events[i:]`` are that decision and what it caused). ``cut``: ``events`` may
+    stop inside what its last decision caused (a table's store: a claim pause's notice is
+    stored before the events after it, docs/architecture.md); the game then holds them all
+    (they are the seed's and the decisions', nothing else). Raises
     :class:`ReplayError` at the first event that differs, is not a decision where one is
     due, or is an illegal decision."""
     g = game
@@ -189,7 +193,7 @@ def apply_decisions(
             )
         if on_decision is not None:
             on_decision(g, i)
-    if len(g.events) != len(events):
+    if len(g.events) != len(events) and not (cut and len(g.events) > len(events)):
         raise ReplayError(
             f"{where(len(events))}: the log ends early; the replay continues with "
             f"{_short(g.events[len(events)])}"

@@ -89,8 +89,12 @@ def restored(
         return out
     fresh = deals.next_hand(m)
     if hand["events"]:
-        game = rebuild(fresh, hand["events"], hand["id"])
-        persisted = len(game.events)
+        # the stored log may stop inside a claim pause, after its notice (the discard):
+        # what the discard caused (the next draw, when nobody could claim it) is stored at
+        # the pause's end, and nobody was shown it; it comes again from the replay, and is
+        # stored at the next pump (docs/architecture.md, "Persistence and crash recovery")
+        game = rebuild(fresh, hand["events"], hand["id"], cut=True)
+        persisted = len(hand["events"])
     else:
         # the hand's row is stored and none of its events: dealt, and nothing of it stored
         # — so nothing of it shown (commit before send): a bot-only table commits its
@@ -111,8 +115,12 @@ def restored(
     return out
 
 
-def rebuild(g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0) -> Game:
+def rebuild(
+    g: Game, events: Sequence[Mapping[str, Any]], hand_id: int = 0, cut: bool = False
+) -> Game:
     """A hand from its stored events, on the fresh game the match deals for it: the
     decisions are applied again and every stored event must be reproduced (R12). The
-    ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``."""
-    return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}")
+    ReplayError (a MahjongError) names the first bad one: ``hand {id}: stored event {i}``.
+    ``cut``: the hand being played, whose log may stop inside its last decision's events
+    (``apply_decisions``)."""
+    return apply_decisions(g, events, where=lambda i: f"hand {hand_id}: stored event {i}", cut=cut)
