@@ -176,8 +176,10 @@ def test_dissolving_between_hands_keeps_the_hands_played(tmp_path: Path) -> None
             end = a.last("hand_end")
             assert end is not None and not end["match_over"]
             assert h.lobby.find(tid).status == "between"
+            # each seat's balance as its own hand_end said it
             after = [await silver(h, a), await silver(h, b)]
-            assert after == [x["balance"] for x in end["silver"][:2]]
+            told = [c.last("hand_end")["silver"][i]["balance"] for i, c in enumerate((a, b))]
+            assert after == told
             await b.send({"type": "dissolve", "accept": True})
             await a.send({"type": "dissolve", "accept": True})
             for c in (a, b, s):

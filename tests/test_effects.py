@@ -197,6 +197,9 @@ class _Table:
     def broadcast(self, msg: dict[str, Any]) -> None:
         self.log.append(f"send {msg['type']}")
 
+    def _send_ended(self, msg: dict[str, Any]) -> None:  # each seat its own balance
+        self.log.append(f"send {msg['type']}")
+
     def broadcast_seats(self) -> None:
         self.log.append("send seats")
 
