@@ -110,14 +110,19 @@ def timed(c: Client) -> Client:
     return c
 
 
+# a real seed's length (engine/game.py: 16 random bytes in hex)
+SEED_LEN = 32
+
+
 def trace(c: Client) -> list[tuple[float, int, dict[str, Any]]]:
     """(time, size, message) of everything ``c`` received. Masked, keeping their lengths: the
     hand's commitment (each wall has its own, as each real seed would) and the table's code
-    (random)."""
+    (random); a revealed seed masked as a real one, of one length (a stacked wall's spells
+    the wall: its length is the wall's, not the hand's)."""
     rec = c.rec
     assert isinstance(rec, TimedTransport)
     return [
-        (round(t, 6), n, _mask(m))
+        (round(t, 6), n - len(m.get("seed") or "") + (SEED_LEN if m.get("seed") else 0), _mask(m))
         for t, n, m in zip(rec.times, rec.sizes, rec.messages, strict=True)
     ]
 
@@ -128,6 +133,8 @@ def _mask(x: Any) -> Any:
         for k, v in x.items():
             if k in ("seed_sha256", "code") and isinstance(v, str):
                 out[k] = "#" * len(v)  # a stacked wall's commitment, a random table code
+            elif k == "seed" and isinstance(v, str):
+                out[k] = "#" * SEED_LEN
             else:
                 out[k] = _mask(v)
         return out
