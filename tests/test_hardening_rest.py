@@ -602,3 +602,23 @@ def test_a_private_tables_hands_are_not_readable_by_id(tmp_path: Path) -> None:
             assert [x["hand"] for x in listed["hands"]] == [pend["hand"]]
 
     asyncio.run(main())
+
+
+def test_a_guest_may_not_take_an_accounts_name(tmp_path: Path) -> None:
+    """An account's name is its own (docs/economy.md, "Names"): a guest named as an account
+    sat beside that account's players, in its name, at their tables and in their replays.
+    409 ``name_taken`` whatever the case or width; other names, and guests' names among
+    themselves, stay free."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            await _account(h, "Alice")
+            for name in ("Alice", "ALICE", "ＡＬＩＣＥ", " alice "):
+                r = await h.http.post("/api/guests", json={"name": name})
+                assert r.status_code == 409 and r.json()["code"] == "name_taken", (name, r.text)
+                _error_body(r)
+            for name in ("Alice2", "guest", "guest"):
+                r = await h.http.post("/api/guests", json={"name": name})
+                assert r.status_code == 200, (name, r.text)
+
+    asyncio.run(main())

@@ -11,10 +11,11 @@ import unicodedata
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from fujian_mahjong.server import economy
 from fujian_mahjong.server.auth import NAME_MAX, clean_name
 from fujian_mahjong.server.ratelimit import RateLimiter
 from fujian_mahjong.server.routes.deps import SettingsDep, StoreDep
-from fujian_mahjong.server.routes.errors import errors, too_many
+from fujian_mahjong.server.routes.errors import ApiError, errors, too_many
 from fujian_mahjong.server.settings import Settings
 
 router = APIRouter(tags=["players"])
@@ -58,7 +59,7 @@ def _limiter(request: Request, settings: Settings) -> RateLimiter:
     return lim
 
 
-@router.post("/api/guests", response_model=GuestOut, responses=errors(400, 422, 429, 503))
+@router.post("/api/guests", response_model=GuestOut, responses=errors(400, 409, 422, 429, 503))
 async def new_guest(
     body: GuestIn, request: Request, store: StoreDep, settings: SettingsDep
 ) -> GuestOut:
@@ -69,5 +70,10 @@ async def new_guest(
     if wait:
         raise too_many("guests from this address", wait)
     lim.hit(addr)
+    # an account's name is its own: a guest named as one sat beside its players in its
+    # name (docs/economy.md, "Names": the same key, NFKC and case folded)
+    async with store.sessions() as s:
+        if await economy.player_name_taken(s, unicodedata.normalize("NFKC", name).casefold()):
+            raise ApiError(409, f"name {name!r} is an account's: choose another", "name_taken")
     player, token = await store.create_guest(name)
     return GuestOut(token=token, player_id=player.id, name=player.name)
