@@ -353,6 +353,11 @@ def test_bad_ids_are_4xx_never_500(tmp_path: Path) -> None:
                     r = await h.http.request(method, f"/api/tables/{ref}/bots", headers=_bearer(me))
                     assert r.status_code == 404, (method, ref, r.text)
                     _error_body(r)
+            # a log's format is one of two (any other answered JSON Lines)
+            for fmt in ("xml", "JSON", ""):
+                r = await h.http.get("/api/hands/1/log", params={"format": fmt})
+                assert r.status_code == 422 and "'jsonl' or 'json'" in r.json()["detail"], fmt
+                _error_body(r)
 
     asyncio.run(main())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -98,7 +98,8 @@ async def hand_log(
     request: Request,
     store: StoreDep,
     _doc: BearerDoc,
-    format: Annotated[str, Query(max_length=10)] = "jsonl",
+    # anything else is a 422 naming the two (it answered JSON Lines for ?format=xml)
+    format: Literal["jsonl", "json"] = "jsonl",
     code: CodeQuery = None,
 ) -> Any:
     """A finished hand's event log (R12): JSON Lines, or a JSON array with
