@@ -792,6 +792,31 @@ def test_four_browsers_play_one_hand_with_reload_and_reconnect(
         w.close()
 
 
+def test_a_private_tables_spectator_opens_its_replay(server: Server, browser: Browser) -> None:
+    """A private table's spectator came in by its code: its end screen's replay link
+    carries the code, and the replay opens (a private table's hand is shown to one not at
+    the table by its code only, docs/protocol.md: the link without it was a 404)."""
+    tok = server.guest("host")
+    body = {"profile": "fuzhou-tcy", "players": 4, "bots": 3, "hands": 1, "private": True}
+    made = server.http("POST", "/api/tables", body, tok)
+    w = Watched(browser, "zh-CN")
+    w.page.goto(f"{server.base}/?token={tok}&table={made['id']}")
+    w.page.click("[data-action=ready]")
+    spec = Watched(browser, "en-US")
+    sp = spec.page
+    sp.goto(f"{server.base}/?token={server.guest('watcher')}&table={made['code']}&as=spectator")
+    sp.wait_for_selector("[data-role=table]")
+    expect(w.page.locator("[data-action=discard]")).to_be_visible()  # we deal
+    tuoguan_on(w.page)
+    href = sp.locator(f"{HAND_END} [data-role=open-replay]").get_attribute("href")
+    assert href is not None and f"code={made['code']}" in href, href
+    sp.goto(f"{server.base}/{href.removeprefix('./')}")
+    sp.wait_for_selector("[data-role=replay-board]")
+    expect(sp.locator("[data-role=replay-step]")).to_contain_text("Step 0/")
+    w.close()
+    spec.close()
+
+
 def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Browser) -> None:
     """MAIN_WALL: we deal, and right after our opening discard we are asked about seat 3's
     9m (pong or chow), as `Shadow` foresees. The prompt names the

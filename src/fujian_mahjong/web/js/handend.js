@@ -12,12 +12,18 @@ function seatName(st, s) {
   return (info && info.name) || `#${s}`;
 }
 
+/** `&code=…` for a private table's hand: one watching it came in by its code, and its
+ * hands open to one not at the table by that code only (docs/protocol.md). */
+function withCode(st) {
+  return st.code ? `&code=${encodeURIComponent(st.code)}` : "";
+}
+
 /** The winning tile from the finished hand's log (its `win` event), once it is public. */
 function fetchWinTile(st, id, rerender) {
   const key = `win:${id}`;
   if (st.summaries[key] !== undefined) return st.summaries[key];
   st.summaries[key] = null;
-  api("GET", `api/hands/${encodeURIComponent(id)}/log?format=json`)
+  api("GET", `api/hands/${encodeURIComponent(id)}/log?format=json${withCode(st)}`)
     .then((events) => {
       const win = (Array.isArray(events) ? events : []).find((e) => e.type === "win");
       st.summaries[key] = (win && win.tile) || "";
@@ -75,7 +81,7 @@ function fetchSummary(st, id, rerender) {
   st.summaries = st.summaries || {};
   if (st.summaries[id] !== undefined) return st.summaries[id];
   st.summaries[id] = null;
-  api("GET", `api/hands/${encodeURIComponent(id)}/summary`)
+  api("GET", `api/hands/${encodeURIComponent(id)}/summary?${withCode(st).slice(1)}`)
     .then((s) => {
       st.summaries[id] = s;
       rerender();
@@ -230,7 +236,7 @@ export function renderHandEnd(st, conn, rerender) {
             t("next_hand"),
           )
       : null,
-    id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
+    id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}${withCode(st)}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
     match || st.dissolved ? h("button", { class: "secondary", dataset: { action: "back-to-lobby" }, onclick: () => go({}) }, t("back_to_lobby")) : null,
   );
 

@@ -112,10 +112,13 @@ function boardV(data, frame, viewer, verdict = null) {
   );
 }
 
-export async function showReplay(root, handId, seatParam) {
+export async function showReplay(root, handId, seatParam, code = null) {
+  // a private table's hand opens to one not at the table by the table's code, as its
+  // spectators came in (docs/protocol.md, "Private tables' hands")
+  const withCode = code ? `code=${encodeURIComponent(code)}` : "";
   let data;
   try {
-    data = await api("GET", `api/hands/${encodeURIComponent(handId)}/replay`);
+    data = await api("GET", `api/hands/${encodeURIComponent(handId)}/replay${withCode ? `?${withCode}` : ""}`);
   } catch (_e) {
     patch(root, h("main", { class: "lobby" }, h("section", { class: "card" }, h("p", {}, t("not_found")), h("a", { href: "./" }, t("back_to_lobby")))));
     return;
@@ -127,7 +130,7 @@ export async function showReplay(root, handId, seatParam) {
   let speed = 1;
   const loadReview = async () => {
     try {
-      review = await api("GET", `api/hands/${encodeURIComponent(handId)}/review?seat=${seat}`);
+      review = await api("GET", `api/hands/${encodeURIComponent(handId)}/review?seat=${seat}${withCode ? `&${withCode}` : ""}`);
     } catch (_e) {
       review = null;
     }
