@@ -801,8 +801,10 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
             g = pa.evaluate(
                 """() => { const s = document.querySelector('[data-role=table-stakes]');
                 const tiles = [...document.querySelectorAll('[data-role=hand] [data-tile]')];
+                const cs = getComputedStyle(s);
                 return { scroll: document.documentElement.scrollHeight, inner: innerHeight,
-                  lineH: parseFloat(getComputedStyle(s).lineHeight) || 14,
+                  align: cs.textAlign, rule: cs.borderTopStyle,
+                  lineH: parseFloat(cs.lineHeight) || 14,
                   stakesH: s.getBoundingClientRect().height,
                   handBottom: Math.max(...tiles.map(t => t.getBoundingClientRect().bottom)) }; }"""
             )
@@ -810,6 +812,9 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
             assert g["scroll"] <= g["inner"] + 1, where
             assert g["handBottom"] <= g["inner"] + 0.5, where
             assert g["stakesH"] <= 2.6 * g["lineH"], where  # two lines at most
+            # in its corner, to the right, on no rule (the log's divider once took its
+            # style: centred under a thin line)
+            assert g["align"] == "right" and g["rule"] == "none", where
         wa.close()
         wb.close()
 
