@@ -149,7 +149,7 @@ def test_bianfeng_discard_special_shows_the_doubling(tmp_path: Path) -> None:
     assert rows["winner_points"] == 68 and rows["discard_doubled"] == 136
     assert rows["total_discard"] == 136
     _, zh, _ = run_cli(["score", path])
-    assert "放胡×2" in zh and "胡牌积分" in zh and "得分 (放胡者付)" in zh
+    assert "放胡×2" in zh and "胡牌积分" in zh and "得分（放胡者付）" in zh
     _, en, _ = run_cli(["score", "--lang", "en", path])
     assert "discard win x2" in en and "winner's points" in en and "the discarder pays" in en
     # self-drawn: unchanged, each pays P (no doubling row)

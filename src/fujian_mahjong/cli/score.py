@@ -41,11 +41,11 @@ def render(sc: Score, lang: str) -> str:
         rows.append((_label("特殊牌型", "specials", lang), names))
     discard = bool(sc.breakdown) and sc.breakdown[-1].key == "total_discard"
     if sc.winner is None:
-        head = _label("得分 (黄庄)", "points (draw)", lang)
+        head = _label("得分（黄庄）", "points (draw)", lang)
     elif discard:
-        head = _label("得分 (放胡者付)", "points (the discarder pays)", lang)
+        head = _label("得分（放胡者付）", "points (the discarder pays)", lang)
     else:
-        head = _label("得分 (每家付)", "points (each payer pays)", lang)
+        head = _label("得分（每家付）", "points (each payer pays)", lang)
     rows.append((head, str(sc.points)))
     seat = _label("{}号", "seat {}", lang)
     pays = "  ".join(f"{seat.format(i)} {p:+d}" for i, p in enumerate(sc.payments))

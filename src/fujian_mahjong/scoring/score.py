@@ -19,8 +19,8 @@ SPECIAL_NAMES: dict[str, tuple[str, str]] = {
     "san_jin_dao": ("三金倒", "Three golds"),
     "jin_que": ("金雀", "Gold sparrow"),
     "jin_long": ("金龙", "Gold dragon"),
-    "ping_hu": ("平胡(无花无杠)", "Plain win (no flowers, no kongs)"),
-    "ping_hu_one_flower": ("平胡(一张花)", "Plain win (one flower)"),
+    "ping_hu": ("平胡（无花无杠）", "Plain win (no flowers, no kongs)"),
+    "ping_hu_one_flower": ("平胡（一张花）", "Plain win (one flower)"),
     "wu_shui_hu": ("无水胡", "Clean win (no flowers, kongs or golds)"),
     "qing_yi_se": ("清一色", "One suit"),
     "jin_kan": ("金坎", "Gold gap"),
@@ -28,9 +28,9 @@ SPECIAL_NAMES: dict[str, tuple[str, str]] = {
 
 TERM_NAMES: dict[str, tuple[str, str]] = {
     "flowers": ("花", "flowers"),
-    "flower_sets": ("套花 (每套2)", "flower sets (2 each)"),
+    "flower_sets": ("套花（每套2）", "flower sets (2 each)"),
     "exposed_kongs": ("明杠", "exposed kongs"),
-    "concealed_kongs": ("暗杠 (每个2)", "concealed kongs (2 each)"),
+    "concealed_kongs": ("暗杠（每个2）", "concealed kongs (2 each)"),
     "golds": ("金", "golds"),
     "streak": ("连庄", "dealer streak"),
     "base": ("底", "base"),
