@@ -20,6 +20,7 @@ from fujian_mahjong.tui.app import HUMAN, PlayApp
 from fujian_mahjong.tui.render import (
     OPTION_KEYS,
     SAME_STYLE,
+    _waits_text,
     hand_bar,
     hand_order,
     ready_kinds,
@@ -91,6 +92,8 @@ async def _drive(
         if g.phase in ("claims", "window_a") or g.last_group:
             assert app.options == legal
             shown = app.panel("options").plain
+            if g.phase == "claims":  # no cursor on a tile that Enter would do nothing with
+                assert all(s.style != "reverse" for s in app.panel("hand").text.spans)
             for i, _ in enumerate(legal):
                 assert f"[{OPTION_KEYS[i]}]" in shown
             if g.phase == "claims":
@@ -195,6 +198,9 @@ def test_gold_discard_asks_first_and_explains_self_draw_only() -> None:
             assert len(g.discards[HUMAN]) == n_disc  # nothing happened yet
             await pilot.press("n")  # cancel
             assert app.confirm_gold is None and len(g.discards[HUMAN]) == n_disc
+            # a second Enter (the key that asked) cancels too: "any other key"
+            await pilot.press("enter", "enter")
+            assert app.confirm_gold is None and len(g.discards[HUMAN]) == n_disc
             await pilot.press("enter", "y")
             assert g.discards[HUMAN][n_disc] == g.gold
             if not g.is_over():
@@ -259,10 +265,16 @@ def test_layout_grows_at_140x45_and_refuses_below_80x24() -> None:
             await pilot.pause()
             assert app.too_small() and "至少需要 80×24" in app.screen_text()
             assert not app.panel("hand").display
-            await pilot.press("enter")  # ignored while too small
+            await pilot.press("enter", "question_mark")  # ignored while too small
+            await pilot.press("q")  # asks, where it can be read
+            assert "确定退出？" in app.panel("small").plain
+            assert app.confirm_quit
+            await pilot.press("n")  # cancels
+            assert not app.confirm_quit
             await pilot.resize_terminal(80, 24)
             await pilot.pause()
             assert not app.too_small() and app.panel("hand").display
+            assert not app.show_help  # the ? pressed while too small opened nothing
             assert all(cell_len(x) <= 80 for x in app.screen_text().splitlines())
         small = PlayApp(profile="fuzhou-tcy", seed=1, lang="en", hands=1)
         async with small.run_test(size=(100, 20)):
@@ -320,8 +332,8 @@ def test_seat_panel_shows_flowers_count_jin_kan_and_wraps() -> None:
     assert "打过金：本盘只能自摸" in text and "碰 2万2万2万" in text and "暗杠（未亮）" in text
     assert "‹5饼›" in text and text.count("9条") == 1  # a long river wraps, nothing lost
     en = "\n".join(seat_lines(view, "en", 80, last_discard=3))
-    assert "flowers(13):" in en and "jin-kan(locked) shows: 4m 5m" in en
-    assert "P1 right[dealer]" in en and "n16" not in en and "CK" not in en
+    assert "flowers(13):" in en and "jin-kan (locked) shows: 4m 5m" in en
+    assert "P1 right [dealer]" in en and "n16" not in en and "CK" not in en
     assert wrap(["a" * 100], 80)[0] == "a" * 80  # an over-long word is split, not dropped
 
 
@@ -444,8 +456,10 @@ def test_tenpai_hint_names_the_ready_discards_and_then_the_waits() -> None:
             await pilot.click("#hand", offset=(slot_starts(v)[i] + 1, 0))
             k = order[i]
             seen = g.seat_view(HUMAN).visible_counts()
-            waits = " ".join(
-                f"{tile(parse_kind(w), 'zh')}（剩{4 - seen[parse_kind(w)]}）"
+            gold = parse_kind(v["gold"])
+            waits = " ".join(  # the gold's kind marked * (seed ready-7 waits on it)
+                f"{'*' * (parse_kind(w) == gold)}{tile(parse_kind(w), 'zh')}"
+                f"（剩{4 - seen[parse_kind(w)]}）"
                 for w in ready[KIND_STR[k]]
             )
             assert f"打{tile(k, 'zh')}后听：{waits}" in app.panel("options").plain
@@ -456,5 +470,147 @@ def test_tenpai_hint_names_the_ready_discards_and_then_the_waits() -> None:
             if not g.is_over() and g.turn != HUMAN:
                 assert "听牌：" in app.panel("options").plain
             await pilot.press("q", "y")
+
+    asyncio.run(main())
+
+
+def _headless_match(seed: int, hands: int) -> PlayApp:
+    """A match played headless by a plain policy for the human seat: a win when offered,
+    else the engine's first legal action (a discard of the first tile, or a claim)."""
+    app = PlayApp(profile="fuzhou-tcy", seed=seed, lang="en", hands=hands)
+    app.advance()
+    while True:
+        g = app.game
+        while not g.is_over():
+            legal = g.legal_actions(HUMAN)
+            pick = next((a for a in legal if a.type == "win"), None)
+            pick = pick or next((a for a in legal if a.type == "pass"), legal[0])
+            app.human_act(pick)
+        if app.match_over:
+            return app
+        app.next_hand()
+
+
+def test_english_win_lines_say_you_win_and_the_standings_name_no_missing_tile() -> None:
+    """English names the player's own seat "You": "You win on 4p (P3 left dealt in)", not
+    "You wins on"; the standings' per-hand lines have no tile to name, so a discard's win
+    reads "wins", not "wins on" with nothing after it."""
+    mine = theirs = 0
+    for seed in range(60):
+        app = _headless_match(seed, 3)
+        text = app.summary_text()
+        assert "You wins" not in text and "You self-draws" not in text, text
+        assert "wins on (" not in text and "wins on)" not in text, text
+        for h in app.match.history:
+            if h.get("win") == "discard":
+                mine += h.get("winner") == HUMAN
+                theirs += h.get("winner") != HUMAN
+        if mine and theirs:
+            break
+    assert mine and theirs, "no seed gave a discard win to us and to another seat"
+    g = app.game
+    line = app.win_line()
+    if g.win and g.win.get("winner") == HUMAN and g.win.get("win") == "discard":
+        assert line.startswith("You win on "), line
+
+
+def test_two_golds_side_by_side_stay_apart_and_a_gold_wait_is_marked() -> None:
+    """Chinese tile names fill a slot: ``*3条*3条`` ran two golds together. A gold takes a
+    cell more; clicks still land on each tile. The gold's kind among the waits is marked
+    ``*`` as in the hand."""
+    view = {
+        "hand": "33s2m2m5m6m7m",
+        "gold": "3s",
+        "drawn": None,
+        "seat": 0,
+    }
+    bar = hand_bar(view, -1, "zh").plain
+    assert "*3条 *3条" in bar, bar
+    # the second gold starts where the clicks find it (cells, not characters)
+    assert cell_len(bar[: bar.index("*3条", 1)]) == slot_starts(view)[1]
+    assert cell_len(bar[: bar.index(" 2万")]) == slot_starts(view)[2]  # its mark's cell
+    seen = [0] * 34
+    assert _waits_text(seen, ["3s", "2m"], "zh", parse_kind("3s")) == "*3条（剩4） 2万（剩4）"
+
+
+def test_sigterm_gives_the_terminal_back_and_prints_the_summary() -> None:
+    """A kill by pid (SIGTERM) ends the game as quitting does: the real program in a real
+    pseudo-terminal leaves the alternate screen, shows the cursor again and prints the
+    summary with the seed. It died at once, the terminal left on the alternate screen with
+    the cursor hidden (a player had to type ``reset`` blind)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import signal
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    main, sub = pty.openpty()
+    fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color"}
+    cmd = [sys.executable, "-m", "fujian_mahjong", "play", "--seed", "7", "--lang", "en"]
+    p = subprocess.Popen(cmd, stdin=sub, stdout=sub, stderr=sub, env=env, start_new_session=True)
+    os.close(sub)
+    out = b""
+
+    def read_until(done: Any) -> None:
+        nonlocal out
+        while not done(out):
+            ready, _, _ = select.select([main], [], [], 30)  # a bound against a hang only
+            if not ready:
+                raise AssertionError(f"the game said nothing for 30 s: {out[-300:]!r}")
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the program closed the terminal
+                return
+            if not chunk:
+                return
+            out += chunk
+
+    try:
+        read_until(lambda b: b"Match:" in b)  # the table is drawn: the app runs
+        p.send_signal(signal.SIGTERM)
+        read_until(lambda b: b"--seed 7" in b[b.rfind(b"\x1b[?1049l") :] and b"\x1b[?1049l" in b)
+        assert p.wait(timeout=30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+        os.close(main)
+    tail = out[out.rfind(b"\x1b[?1049l") :]
+    assert b"\x1b[?25h" in tail  # the cursor shown again
+
+
+def test_a_long_match_result_scrolls_at_80x24() -> None:
+    """The match's end (standings, every hand's line, the last hand's reveal, the totals,
+    the seed) runs past a 24-line terminal: it scrolls (↑↓, PgUp/PgDn, Home/End) to its
+    last line, the seed. Its end was cut off."""
+
+    async def main() -> None:
+        app = PlayApp(profile="fuzhou-tcy", seed=5, lang="zh", hands=3)
+        async with app.run_test(size=(80, 24)) as pilot:
+            while not app.match_over:
+                g = app.game
+                if g.is_over():
+                    await pilot.press("n")
+                    continue
+                legal = g.legal_actions(HUMAN)
+                pick = next((a for a in legal if a.type in ("win", "pass")), legal[0])
+                app.human_act(pick)
+                await pilot.pause()
+            await pilot.pause()
+            log = app.log_box()
+            assert log.virtual_size.height > log.size.height, "fits: choose a longer match"
+            assert "种子" in app.panel("log").plain.splitlines()[-1]
+            assert log.scroll_y == 0
+            await pilot.press("end")
+            assert log.scroll_y == log.max_scroll_y > 0
+            await pilot.press("pageup", "up")
+            assert log.scroll_y < log.max_scroll_y
+            await pilot.press("home")
+            assert log.scroll_y == 0
+            assert "↑↓ 翻看" in app.panel("options").plain
 
     asyncio.run(main())

@@ -12,6 +12,10 @@ terminal smaller than 80×24 gets a message instead of a clipped table.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import re
+import signal
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -19,6 +23,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -82,6 +87,17 @@ def _win_tile(g: Game) -> int:
     return -1
 
 
+# a hint's reason's first words when they only name its action (js/helpers.js ACTION_HEAD)
+ACTION_HEAD = re.compile(
+    r"^(?:(?:打|吃|碰|杠|暗杠|加杠) [^,:]+|杠|暗杠|加杠|抢金|过|胡牌|"
+    r"(?:discard|chow|pong|kong|concealed kong|added kong) [^,:]+|kong|concealed kong|"
+    r"added kong|rob the gold \(抢金\)|pass|win): "
+)
+
+# the keys that scroll a finished hand's or match's result (the log panel)
+SCROLL_KEYS = ("up", "down", "pageup", "pagedown", "home", "end")
+
+
 class Panel(Static):
     """A text panel that remembers what it shows, plain and styled (for tests and R12
     checks)."""
@@ -131,7 +147,8 @@ class PlayApp(App[None]):
     #seats { height: auto; }
     #hand { height: 1; margin-top: 1; }
     #options { height: auto; min-height: 2; }
-    #log { height: 1fr; }
+    #logbox { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    #log { height: auto; }
     #help { height: auto; display: none; border: round $accent; }
     #small { height: 1fr; display: none; content-align: center middle; }
     """
@@ -182,7 +199,8 @@ class PlayApp(App[None]):
         yield Panel(id="seats")
         yield HandPanel(id="hand")
         yield OptionsPanel(id="options")
-        yield Panel(id="log")
+        # the log in a box that scrolls: a match's result runs past 24 lines
+        yield VerticalScroll(Panel(id="log"), id="logbox")
         yield Panel(id="help")
         yield Panel(id="small")
 
@@ -191,6 +209,12 @@ class PlayApp(App[None]):
         p = self.match.profile
         self.title = p.title_zh if self.lang == "zh" else p.title_en
         self._panels_ready = True
+        if not self.is_headless:
+            # SIGTERM (a kill by pid) ends the game as quitting does: the terminal is given
+            # back (it stayed on the alternate screen, the cursor hidden) and the summary
+            # printed (run_app)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
         self.advance()
 
     def get_default_screen(self) -> Screen[Any]:
@@ -198,6 +222,9 @@ class PlayApp(App[None]):
 
     def panel(self, pid: str) -> Panel:
         return self.query_one(f"#{pid}", Panel)
+
+    def log_box(self) -> VerticalScroll:
+        return self.query_one("#logbox", VerticalScroll)
 
     def screen_text(self) -> str:
         """Everything the visible panels show, as plain text."""
@@ -392,16 +419,18 @@ class PlayApp(App[None]):
         if key in ("q",):
             self.action_request_quit()
             return
+        if self.too_small():  # (the help too: it opened later, once the window was larger)
+            return
         if key in ("question_mark", "?"):
             self.show_help = True
             self.refresh_view()
             return
-        if self.too_small():
-            return
         if self.confirm_gold is not None:
             a = self.confirm_gold
             self.confirm_gold = None
-            if key in ("y", "Y", "enter"):
+            # y only, as the prompt says: a second Enter (the key that asked) discarded the
+            # gold, which locks the hand to self-draw (R5)
+            if key in ("y", "Y"):
                 self.human_act(a)
             else:
                 self.refresh_view()
@@ -412,6 +441,18 @@ class PlayApp(App[None]):
         if self.game.is_over():
             if key == "n":  # only n: a result is never skipped by a stray Enter
                 self.next_hand()
+            elif key in SCROLL_KEYS:
+                # a result longer than the window (a match's standings, every hand, the
+                # winning shape, the seed) is read by scrolling: at 80×24 its end was cut
+                log = self.log_box()
+                page = max(1, log.size.height - 1)
+                step = {"up": -1, "down": 1, "pageup": -page, "pagedown": page}
+                if key == "home":
+                    log.scroll_home(animate=False)
+                elif key == "end":
+                    log.scroll_end(animate=False)
+                else:
+                    log.scroll_relative(y=step[key], animate=False)
             return
         n = len(hand_order(self.view()))
         if key == "left":
@@ -454,7 +495,10 @@ class PlayApp(App[None]):
                 if o == a or (isinstance(o, OnSelected) and o.type == a.type):
                     pointer = f"[{OPTION_KEYS[i]}] {option_label(a, lang, g.phase)}"
                     break
-        reason = compact_tiles(d.explain(lang), lang)  # the tiles as the hand row names them
+        # the reason without its first words where they only name the action again (提示：打
+        # 7条（回车） — 打后三向听, not "— 打 7条: 打后三向听"), as the browser shows it
+        # (js/helpers.js hintReason); the tiles as the hand row names them
+        reason = compact_tiles(ACTION_HEAD.sub("", d.explain(lang), count=1), lang)
         self.message = tr("hint", lang, pointer=pointer, reason=reason)
         self.refresh_view()
 
@@ -479,7 +523,7 @@ class PlayApp(App[None]):
         d = w.get("discarder")
         if d is not None:
             line += tr("dealt_in", lang, seat=self.who(int(d)))  # 放胡: the discarder
-        return line
+        return you_verbs(line, lang)  # "You win on 4p", not "You wins on"
 
     def reveal_lines(self, width: int) -> list[str]:
         """Every hand, golds marked *, the winning tile marked ‹›, and the winning
@@ -496,7 +540,7 @@ class PlayApp(App[None]):
             win_tile = _win_tile(g)
         for s in range(g.n):
             ks = sorted(parse(hands.get(str(s), "")), key=lambda k: (k != gold, k))
-            words = [f"{self.who(s)}:"]
+            words = [self.who(s) + ("：" if lang == "zh" else ":")]
             marked = False
             for k in ks:
                 t = ("*" if k == gold else "") + tile(k, lang)
@@ -528,11 +572,12 @@ class PlayApp(App[None]):
     def result_text(self) -> str:
         g = self.game
         lang = self.lang
-        width = self.width() if self._panels_ready else MIN_W
+        # a cell less than the window: the log's box keeps one for its scroll bar
+        width = (self.width() if self._panels_ready else MIN_W) - 1
         lines = [self.win_line()]
         sc = g.score()
         if sc is not None and g.win:
-            # each term stays whole on a line: "套花 (每套2) 0"
+            # each term stays whole on a line: "套花（每套2） 0"
             terms = [
                 f"{(t.zh if lang == 'zh' else t.en)} {t.value}".replace(" ", "\u00a0")
                 for t in sc.breakdown
@@ -579,8 +624,10 @@ class PlayApp(App[None]):
             if winner is None:
                 res = tr("draw", lang)
             else:
-                word = win_word(str(h.get("win")), lang)
-                res = f"{seat_name(HUMAN, int(winner), n, lang)} {word}"
+                # a discard's win without its tile: "wins", not "wins on"
+                kind = str(h.get("win"))
+                word = tr("win.discard_short", lang) if kind == "discard" else win_word(kind, lang)
+                res = you_verbs(f"{seat_name(HUMAN, int(winner), n, lang)} {word}", lang)
             pays = h.get("payments", [0] * n)
             mine = f"{seat_name(HUMAN, HUMAN, n, lang)} {pays[HUMAN]:+d}"
             out.extend(
@@ -643,14 +690,19 @@ class PlayApp(App[None]):
         small = self.too_small()
         for pid in ("status", "seats", "hand", "options", "log"):
             self.panel(pid).display = not small
+        self.log_box().display = not small
         self.panel("small").display = small
         self.panel("help").display = self.show_help and not small
         if self.show_help and not small:
             self.panel("log").display = False  # the help takes the log's rows
+            self.log_box().display = False
             self.panel("seats").display = False
         if small:
             w, h = self.size
-            self.panel("small").show(tr("too_small", self.lang, w=w, h=h, min_w=MIN_W, min_h=MIN_H))
+            msg = tr("too_small", self.lang, w=w, h=h, min_w=MIN_W, min_h=MIN_H)
+            if self.confirm_quit:  # q asks here too (it asked out of sight)
+                msg += "\n" + tr("confirm_quit", self.lang)
+            self.panel("small").show(msg)
             return
         g = self.game
         lang = self.lang
@@ -671,7 +723,10 @@ class PlayApp(App[None]):
             same = order[self.selected] if order else None
             lines = seat_lines(v, lang, width, self.last_discarder(), same)
             self.panel("seats").show(marked(lines))
-        self.panel("hand").show(hand_bar(v, self.selected, lang, ready_kinds(v)))
+        # the cursor only on our own turn: at a claim prompt it stood on a tile that Enter
+        # did nothing with
+        mine = not over and g.phase == "turn" and HUMAN in g.to_act()
+        self.panel("hand").show(hand_bar(v, self.selected if mine else -1, lang, ready_kinds(v)))
         self.panel("hand").display = not over  # the reveal shows every hand
         self.options = self.compute_options()
         opt = self.query_one("#options", OptionsPanel)
@@ -724,6 +779,8 @@ class PlayApp(App[None]):
         used += 2 + max(2, len(text.plain.splitlines()))
         log_h = max(1, self.size.height - used)
         if over:
+            if self.panel("log").plain != self.hand_over_text:
+                self.log_box().scroll_home(animate=False)  # a new result from its top
             self.panel("log").show(self.hand_over_text)
         else:
             self.panel("log").show("\n".join(self.log_lines(log_h, width)))

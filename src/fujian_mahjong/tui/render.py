@@ -188,11 +188,21 @@ def has_drawn(view: dict[str, Any]) -> bool:
     return bool(view.get("drawn")) and parse_kind(view["drawn"]) in parse(view["hand"])
 
 
+def _slot(k: int, gold: int) -> int:
+    """A tile's cells in the hand row: a gold one more (``*3条`` fills a slot, and two golds
+    side by side read ``*3条*3条``)."""
+    return SLOT + 1 if k == gold else SLOT
+
+
 def slot_starts(view: dict[str, Any]) -> list[int]:
     """The cell where each tile of the hand row starts (the drawn tile after a gap)."""
-    n = len(hand_order(view))
-    starts = [i * SLOT for i in range(n)]
-    if n and has_drawn(view):
+    gold = parse_kind(view["gold"]) if view.get("gold") else -1
+    order = hand_order(view)
+    starts, at = [], 0
+    for k in order:
+        starts.append(at)
+        at += _slot(k, gold)
+    if starts and has_drawn(view):
         starts[-1] += GAP
     return starts
 
@@ -224,17 +234,24 @@ def hand_bar(view: dict[str, Any], selected: int, lang: str, ready: Collection[i
         label = tile(k, lang)
         mark = "*" if k == gold else " "
         cell = mark + label
-        cell += " " * (SLOT - cell_len(cell))
+        cell += " " * (_slot(k, gold) - cell_len(cell))
         style = "bold yellow" if k == gold else ("bold green" if k in ready else "")
         t.append(cell, style="reverse" if i == selected else style)
     return t
 
 
-def _waits_text(seen: Sequence[int], waits: Iterable[str], lang: str) -> str:
+def _waits_text(seen: Sequence[int], waits: Iterable[str], lang: str, gold: int = -1) -> str:
     """Each wait with how many are unseen: 4 less the copies this seat can see (``seen``:
-    ``SeatView.visible_counts``, R12), as the web client's wait counter counts them."""
+    ``SeatView.visible_counts``, R12), as the web client's wait counter counts them. The
+    gold's kind marked ``*`` as in the hand row (a wait on 2万 that is the gold read as a
+    plain 2万)."""
     return " ".join(
-        tr("wait_left", lang, tile=tile(k, lang), n=max(0, 4 - seen[k]))
+        tr(
+            "wait_left",
+            lang,
+            tile=("*" if k == gold else "") + tile(k, lang),
+            n=max(0, 4 - seen[k]),
+        )
         for k in map(parse_kind, waits)
     )
 
@@ -253,15 +270,16 @@ def tenpai_line(
     tile would leave it waiting on, or else which discards leave it ready; otherwise its
     waits while it is ready."""
     ready = seat_ready_discards(view)
+    gold = parse_kind(view["gold"]) if view.get("gold") else -1
     if ready:
         sel = KIND_STR[selected] if selected is not None else ""
         if sel in ready:
-            after = _waits_text(seen, ready[sel], lang)
+            after = _waits_text(seen, ready[sel], lang, gold)
             return tr("ready_after", lang, tile=tile(parse_kind(sel), lang), waits=after)
         names = " ".join(tile(parse_kind(k), lang) for k in sorted(ready, key=parse_kind))
         return tr("ready_hint", lang, tiles=names)
     waits = seat_waits(view)
-    return tr("tenpai", lang, waits=_waits_text(seen, waits, lang)) if waits else None
+    return tr("tenpai", lang, waits=_waits_text(seen, waits, lang, gold)) if waits else None
 
 
 # ---------------------------------------------------------------------------- seats
@@ -341,18 +359,27 @@ def seat_lines(
         if s in view.get("gold_discarded", []):
             head.append("⚠" + gold_restriction(view, lang))
         fl = tile_names(view["flowers"][s], lang)
-        head.append(tr("flowers", lang, n=len(fl)))
-        head.extend(fl or ["-"])
+        head.extend(_lead(tr("flowers", lang, n=len(fl)), fl or ["-"]))
         melds = [meld_text(m, lang, same) for m in view["melds"][s]]
         if melds:
-            head.append(tr("melds", lang))
-            head.extend(m.replace(" ", "\u00a0") for m in melds)
+            head.extend(_lead(tr("melds", lang), [m.replace(" ", "\u00a0") for m in melds]))
         out.extend(x.replace("\u00a0", " ") for x in wrap(head, width, 4))
         river = _face_up(view["discards"][s], lang, same)
         if river and last_discard == s:
             river[-1] = f"‹{river[-1]}›"
-        out.extend(wrap(["  " + tr("river", lang), *(river or ["-"])], width, 8))
+        river_words = _lead("  " + tr("river", lang), river or ["-"])
+        out.extend(x.replace("\u00a0", " ") for x in wrap(river_words, width, 8))
     return out
+
+
+def _lead(label: str, words: Sequence[str]) -> list[str]:
+    """A label and its values as words to wrap, the label held to the first value: never
+    alone at a line's end (``│ 总分：`` above its totals). After a full-width colon no
+    space (``花（5）：中``, not ``花（5）： 中``); after an ASCII one a space that does not
+    break (callers turn U+00A0 back into a space once wrapped)."""
+    first, *rest = words
+    glue = "" if label.endswith("：") else "\u00a0"
+    return [f"{label}{glue}{first}", *rest]
 
 
 def totals_text(totals: Sequence[int], me: int, lang: str) -> str:
@@ -382,10 +409,10 @@ def status_lines(
         reserve=view["reserve"],
     ).split(" ")
     words.append("│")
-    words.append(tr("match_total", lang))
-    words.extend(
+    totals_words = (
         totals_text(totals, me, lang).replace(" +", "\u00a0+").replace(" -", "\u00a0-").split("  ")
     )
+    words.extend(_lead(tr("match_total", lang), totals_words))
     return [x.replace("\u00a0", " ") for x in wrap(words, width, 2)]
 
 
@@ -429,6 +456,7 @@ HELP_KEYS: tuple[tuple[str, str], ...] = (
     ("options", "a b c …"),
     ("hint", "h"),
     ("next", "n"),
+    ("scroll", "↑/↓, PgUp/PgDn"),
     ("help", "?"),
     ("quit", "q, ctrl+q"),
 )
