@@ -161,7 +161,7 @@ export function renderHandEnd(st, conn, rerender) {
         h(
           "span",
           { class: "end-info" },
-          h("span", { class: "end-who" }, h("span", { class: "name", title: seatName(st, s) }, seatName(st, s), s === st.seat ? ` (${t("me")})` : ""), dealtIn === s ? h("span", { class: "badge warn" }, t("web.dealt_in")) : null),
+          h("span", { class: "end-who" }, h("span", { class: "name", title: seatName(st, s) }, seatName(st, s), s === st.seat ? t("me_mark") : ""), dealtIn === s ? h("span", { class: "badge warn" }, t("web.dealt_in")) : null),
           h("span", { class: "end-nums" }, flowers !== null ? h("span", { class: "muted" }, t("flowers", { n: flowers })) : null),
         ),
         h("span", { class: "end-tiles" }, handRow(hands[String(s)], gold, result && result.winner === s ? winTile : null), v ? meldsEl(v.melds[s], gold) : null),

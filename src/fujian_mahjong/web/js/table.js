@@ -712,7 +712,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
       h(
         "div",
         { key: `w${s}`, class: "wait-seat", dataset: { seat: String(s) } },
-        h("span", { class: "name" }, name, s === st.seat ? ` (${t("me")})` : ""),
+        h("span", { class: "name" }, name, s === st.seat ? t("me_mark") : ""),
         info.bot ? h("span", { class: "badge bot" }, t("bot")) : null,
         info.bot && info.bot_level ? h("span", { class: "badge level", dataset: { role: "bot-level", level: String(info.bot_level) } }, botLevelName(info.bot_level)) : null,
         !info.bot && info.name && !st.dealing ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
