@@ -255,3 +255,56 @@ def test_a_bot_only_table_restarted_mid_hand_plays_on(tmp_path: Path) -> None:
             replay(r.json())
 
     asyncio.run(main())
+
+
+def test_a_match_and_its_tables_status_are_one_write(tmp_path: Path) -> None:
+    """A new match and its table's status "playing" commit together: a restart between two
+    writes found the match beside a table row still "open", which no later write set right,
+    so a later restart between the match's end and the table's close found the table open
+    and its match ended — and opened it for a new match (R9: a table plays one match). A
+    row left so by the old writes is closed by the restore as well."""
+    import asyncio
+
+    from tests.inproc import running
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a = await h.guest("a")
+            tid = await h.table(a, bots=3, hands=1)
+            match_id = await h.store.create_match(tid, 0, 4, "one-write")
+            assert (await h.store.get_table(tid)).status == "playing"
+            await h.store.set_table_status(tid, "open")  # as the old two writes left it
+            await h.store.end_match(match_id, [0, 0, 0, 0], None)
+            [rows] = await h.store.load_live_tables({tid})
+            assert rows["ended"] and rows["match"] is None
+            r = restored(rows, CFG, SecretDeals(), now=0.0, grace_s=30.0)
+            assert r.then == [C.Close("match over")]
+
+    asyncio.run(main())
+
+
+def test_a_tables_claim_window_survives_a_restart(tmp_path: Path) -> None:
+    """The claim window a table is made with (POST /api/tables) is stored with it: a restart
+    (or a move to another process, which restores the same rows) took the server's setting
+    instead, and a ``fixed`` table came back ``fast``, its pauses then telling who was asked
+    (R12; docs/architecture.md, "How long the claim pause lasts")."""
+    import asyncio
+
+    from fujian_mahjong.server.deals import FixedDeals
+    from tests.inproc import running
+
+    async def main() -> None:
+        for chosen, server in (("fixed", "fast"), ("fast", "auto")):
+            data = tmp_path / chosen
+            async with running(data, deals=FixedDeals("cw"), claim_window=server) as h:
+                a, b = await h.guest("alice"), await h.guest("bob")
+                tid = await h.table(a, bots=2, hands=2, claim_window=chosen)
+                for c in (a, b):
+                    await h.seat(c, tid)
+                await h.ready(a, b)
+                assert h.lobby.tables[tid].claim_window == chosen
+            async with running(data, deals=FixedDeals("cw"), claim_window=server) as h:
+                await h.settle()
+                assert h.lobby.tables[tid].claim_window == chosen, (chosen, server)
+
+    asyncio.run(main())

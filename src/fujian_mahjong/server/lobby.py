@@ -230,6 +230,7 @@ class Lobby:
             max_balance if stakes is not None else None,
             bot_kind,
             house,
+            claim_window,
         )
         if self.cluster is not None:
             await self.cluster.acquire_new(tid)  # a table made here is run here
@@ -282,7 +283,17 @@ class Lobby:
         for entry in entries:
             t = entry["table"]
             cfg = TableConfig(
-                t.id, t.code, t.creator_id, t.profile, t.players, t.turn_seconds, t.hands, t.private
+                t.id,
+                t.code,
+                t.creator_id,
+                t.profile,
+                t.players,
+                t.turn_seconds,
+                t.hands,
+                t.private,
+                # as it was made (a fixed table came back fast: its pauses then told who
+                # was asked, R12)
+                claim_window=getattr(t, "claim_window", None),
             )
             self.stakes[t.id] = entry.get("stakes")
             room = getattr(t, "room", None)

@@ -613,13 +613,14 @@ class Store:
         max_balance: int | None = None,
         bot_kind: str | None = None,
         house_bots: bool = False,
+        claim_window: str | None = None,
     ) -> int:
         """A new table, its bot seats and (R11) its stakes row, in ONE transaction: no
         join can find the table before its minimum balance is there to check. ``room``:
         the quick-match room it belongs to (server/rooms.py), ``max_balance`` the room's
         upper bound on the balance to sit down, ``bot_kind`` its bots' kind (None: the
         server's default), ``house_bots`` whether its bots play for the house account
-        (docs/economy.md)."""
+        (docs/economy.md), ``claim_window`` its claim window (None: the server's)."""
         from fujian_mahjong.server.store.economy_models import TableStakes
 
         async with self.write() as s:
@@ -634,6 +635,7 @@ class Store:
                 status="open",
                 created_at=utcnow(),
                 room=room,
+                claim_window=claim_window,
             )
             s.add(t)
             await s.flush()
@@ -728,6 +730,12 @@ class Store:
                 created_at=utcnow(),
             )
             s.add(m)
+            # the table is in play with its match, in one transaction: a restart between
+            # two writes found the match and a table still "open", which no later write
+            # set right (its ended match then looked like none, and the table reopened)
+            await s.execute(
+                update(TableRow).where(TableRow.id == table_id).values(status="playing")
+            )
             await s.flush()
             return m.id
 
@@ -1235,7 +1243,16 @@ class Store:
                         "finished": finished,
                     }
                 # a table in play whose match is not: its match ended and the table's close
-                # was not stored yet (a crash between the two writes); restore.py closes it
-                entry["ended"] = t.status == "playing" and m is None
+                # was not stored yet (a crash between the two writes); restore.py closes it.
+                # An open table with an ended match is one too (a table plays one match):
+                # before its match and its status were one write, a restart between them
+                # left the row open for good
+                entry["ended"] = m is None and (
+                    t.status == "playing"
+                    or (
+                        await s.execute(select(MatchRow.id).where(MatchRow.table_id == t.id))
+                    ).first()
+                    is not None
+                )
                 out.append(entry)
         return out

@@ -78,6 +78,9 @@ class TableRow(Base):
     # tables made with POST /api/tables
     room: Mapped[str | None] = mapped_column(String(64), nullable=True)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # the claim window it was made with (fast, fixed, auto; null: the server's setting),
+    # which a restart or a move to another process keeps (migration 0008)
+    claim_window: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class SeatRow(Base):
