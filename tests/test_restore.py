@@ -308,3 +308,47 @@ def test_a_tables_claim_window_survives_a_restart(tmp_path: Path) -> None:
                 assert h.lobby.tables[tid].claim_window == chosen, (chosen, server)
 
     asyncio.run(main())
+
+
+def test_between_two_hands_the_last_hands_end_is_shown_again(tmp_path: Path) -> None:
+    """Whoever comes back between two hands — a reload, or a restart right after the hand's
+    end was stored, before its ``hand_end`` reached anyone — is shown that ``hand_end``
+    again: the result, the totals and the revealed seed (R12). A restart there restored the
+    table between hands and sent only the seat list: the result was lost."""
+    import asyncio
+
+    from fujian_mahjong.server.deals import FixedDeals
+    from fujian_mahjong.server.protocol import server_message
+    from tests.inproc import Client, running
+
+    keys = ("hand", "number", "result", "score", "hands", "seed", "totals", "hands_played")
+
+    async def main() -> None:
+        async with running(tmp_path, deals=FixedDeals("between")) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=2)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await me.send({"type": "auto", "on": True})
+            for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
+                if me.of_type("hand_end"):
+                    break
+                await h.advance(0.5)
+            first = me.last("hand_end")
+            assert first is not None and h.lobby.tables[tid].status == "between"
+            again = Client(h, me.name, me.token, me.player_id)  # a reload
+            await again.send({"type": "hello", "token": me.token})
+            await h.seat(again, tid)
+            shown = again.last("hand_end")
+            assert shown is not None and {k: shown[k] for k in keys} == {k: first[k] for k in keys}
+            server_message.validate_python(shown)
+        async with running(tmp_path, deals=FixedDeals("between")) as h:  # a restart
+            await h.settle()
+            assert h.lobby.tables[tid].status == "between"
+            back = Client(h, me.name, me.token, me.player_id)
+            await back.send({"type": "hello", "token": me.token})
+            await h.seat(back, tid)
+            shown = back.last("hand_end")
+            assert shown is not None and {k: shown[k] for k in keys} == {k: first[k] for k in keys}
+
+    asyncio.run(main())

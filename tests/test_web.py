@@ -817,6 +817,32 @@ def test_a_private_tables_spectator_opens_its_replay(server: Server, browser: Br
     spec.close()
 
 
+def test_a_reload_between_two_hands_shows_the_last_hands_end(
+    server: Server, browser: Browser
+) -> None:
+    """Reloaded between two hands, the page shows the hand that has just ended — its result,
+    the table's log and the next-hand button — as before the reload: the server shows the
+    last hand's final state and end again to whoever comes back (after a restart too). The
+    page said 等待开局 (waiting to start) as if no hand had been played."""
+    tok = server.guest("reloader")
+    tid = server.table(tok, hands=2)
+    w = Watched(browser, "zh-CN", 844, 390)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.click("[data-action=ready]")
+    expect(pg.locator("[data-action=discard]")).to_be_visible()  # we deal
+    tuoguan_on(pg)
+    winner = pg.locator(f"{HAND_END} [data-role=winner]")
+    winner.wait_for()
+    before = " ".join(winner.inner_text().split())
+    pg.reload()
+    winner.wait_for()
+    assert " ".join(winner.inner_text().split()) == before
+    expect(pg.locator(f"{HAND_END} [data-action=ready]")).to_be_visible()
+    assert pg.locator("[data-role=waiting-room]").count() == 0
+    w.close()
+
+
 def test_claim_prompt_names_the_tile_and_counts_down(server: Server, browser: Browser) -> None:
     """MAIN_WALL: we deal, and right after our opening discard we are asked about seat 3's
     9m (pong or chow), as `Shadow` foresees. The prompt names the

@@ -29,9 +29,35 @@ from fujian_mahjong.server.effects import (
 )
 
 if TYPE_CHECKING:
-    from fujian_mahjong.engine import Action, Match
+    from fujian_mahjong.engine import Action, Game, Match
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
+
+
+def end_message(
+    table_id: int, hand_id: int, number: int, g: Game, match: Match, hands_total: int
+) -> dict[str, Any]:
+    """A finished hand's ``hand_end`` (before the settlement's fields: ``Settled``), the
+    match having recorded it: as it went out, and as a player who comes back between two
+    hands (a reload, a restart) is shown it again (docs/protocol.md)."""
+    v = g.view(0)
+    return {
+        "type": "hand_end",
+        "table": table_id,
+        "hand": hand_id,
+        "number": number,
+        "result": v.get("result"),
+        "score": v.get("score"),
+        "hands": v.get("hands"),
+        "seed": g.seed,
+        "seed_sha256": g.events[0].get("seed_sha256"),
+        "log_url": f"/api/hands/{hand_id}/log?format=json",
+        "log_jsonl_url": f"/api/hands/{hand_id}/log",
+        "totals": list(match.totals),
+        "hands_played": match.hands_played,
+        "hands_total": hands_total,
+        "match_over": match.hands_played >= hands_total,
+    }
 
 
 class FinisherTable(Protocol):
@@ -113,24 +139,7 @@ class Finisher:
         if t.match.current is g:  # once, also when a store fault makes this run again
             t.match.record(g)
         match_over = t.match.hands_played >= t.cfg.hands
-        v = g.view(0)
-        end: dict[str, Any] = {
-            "type": "hand_end",
-            "table": t.id,
-            "hand": h.id,
-            "number": h.number,
-            "result": v.get("result"),
-            "score": v.get("score"),
-            "hands": v.get("hands"),
-            "seed": g.seed,
-            "seed_sha256": g.events[0].get("seed_sha256"),
-            "log_url": f"/api/hands/{h.id}/log?format=json",
-            "log_jsonl_url": f"/api/hands/{h.id}/log",
-            "totals": list(t.match.totals),
-            "hands_played": t.match.hands_played,
-            "hands_total": t.cfg.hands,
-            "match_over": match_over,
-        }
+        end = end_message(t.id, h.id, h.number, g, t.match, t.cfg.hands)
         fx = Effects(
             # the match's record, unless it was committed with the hand's end (table.flush)
             writes=[]

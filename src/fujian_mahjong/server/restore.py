@@ -18,6 +18,7 @@ from fujian_mahjong.engine import Game, Match, apply_decisions
 from fujian_mahjong.errors import MahjongError
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
+from fujian_mahjong.server.finisher import end_message
 from fujian_mahjong.server.tablestate import HandState, Seat
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ class Restored:
     match_id: int | None = None
     match: Match | None = None
     hand: HandState | None = None
+    # between two hands: the last finished hand's ``hand_end`` (finisher.end_message) and
+    # the hand, shown again to whoever comes back (it may not have reached anyone)
+    last_end: tuple[dict[str, Any], HandState] | None = None
     timers: list[TimerSpec] = field(default_factory=list)
     then: list[C.TableCommand] = field(default_factory=list)
 
@@ -78,8 +82,14 @@ def restored(
         return out
     out.match_id = match["id"]
     m = deals.restore_match(cfg.profile, cfg.players, match["seed"], match["first_dealer"])
-    for events in match["finished"]:
-        m.record(rebuild(deals.next_hand(m), events))
+    ids = match.get("finished_ids") or [None] * len(match["finished"])
+    for events, id_number in zip(match["finished"], ids, strict=True):
+        g = rebuild(deals.next_hand(m), events)
+        m.record(g)
+        if id_number is not None:
+            hid, number = id_number
+            done = HandState(id=hid, number=number, game=g, persisted=len(events), end_sent=True)
+            out.last_end = (end_message(cfg.id, hid, number, g, m, cfg.hands), done)
     out.match = m
     hand = rows.get("hand")
     if hand is None:
@@ -88,6 +98,7 @@ def restored(
             out.then.append(C.FinishMatch())
         return out
     fresh = deals.next_hand(m)
+    out.last_end = None  # a hand is being played: its own state is what is shown
     if hand["events"]:
         # the stored log may stop inside a claim pause, after its notice (the discard):
         # what the discard caused (the next draw, when nobody could claim it) is stored at

@@ -95,6 +95,8 @@ class TableActor(Actor[TableCommand]):
         # retried with back-off until it succeeds (server/recovery.py)
         self.recovery = Recovery(self)
         self.pending_leave: int | None = None
+        # the last finished hand's hand_end and hand: shown again between two hands
+        self.last_end: tuple[dict[str, Any], HandState] | None = None
         self.pause = Pause(cfg, settings)  # the claim pause (server/pause.py)
         self.hints = Hints(self)  # a seat's hint (server/hints.py)
         # docs/economy.md: this table's bots play for the house account (set by the lobby)
@@ -237,21 +239,30 @@ class TableActor(Actor[TableCommand]):
     def broadcast(self, msg: dict[str, Any]) -> None:
         send_all(self.conns(), msg)  # validated and encoded once (server/conn.py)
 
+    @staticmethod
+    def _silver_for(msg: dict[str, Any], seat: int | None) -> dict[str, Any]:
+        """``msg`` (a settled ``hand_end``/``hand_void``) as ``seat`` may read it: its own
+        balance only (None: a spectator, no balance)."""
+        silver = msg.get("silver")
+        if not silver:
+            return msg
+        lines = [
+            x if x is None or j == seat else {k: v for k, v in x.items() if k != "balance"}
+            for j, x in enumerate(silver)
+        ]
+        return {**msg, "silver": lines}
+
     def _send_ended(self, msg: dict[str, Any]) -> None:
         """A settled ``hand_end`` or ``hand_void``: each seat's balance goes to that seat's
         own connection only. The change, transfer and fee are public; the balance is the
         player's own business, as on its profile (docs/economy.md)."""
         silver = msg["silver"]
-        public = [
-            x if x is None else {k: v for k, v in x.items() if k != "balance"} for x in silver
-        ]
         own: set[Conn] = set()
         for i, seat in enumerate(self.seats):
             if seat.conn is not None and i < len(silver) and silver[i] is not None:
-                mine = [silver[i] if j == i else x for j, x in enumerate(public)]
-                seat.conn.send({**msg, "silver": mine})
+                seat.conn.send(self._silver_for(msg, i))
                 own.add(seat.conn)
-        send_all([c for c in self.conns() if c not in own], {**msg, "silver": public})
+        send_all([c for c in self.conns() if c not in own], self._silver_for(msg, None))
 
     def broadcast_seats(self) -> None:
         self.broadcast(self.presenter.seats_msg())
@@ -440,6 +451,10 @@ class TableActor(Actor[TableCommand]):
             self.sched.forget(seat)
             self.sched.cancel(("act", seat))
         self.sched.set(fx.timers)
+        for m in fx.messages:
+            if isinstance(m, Settled) and m.kind == "hand" and fx.end_sent is not None:
+                # shown again to whoever comes back between two hands (its final state too)
+                self.last_end = (m.msg, fx.end_sent)
         for m in messages:
             if m.get("silver"):
                 self._send_ended(m)
@@ -505,8 +520,17 @@ class TableActor(Actor[TableCommand]):
         h = self.hand
         if h is None:
             if fresh is not None:
-                # no hand: the seat list (and the last hand's end) is all there is to show
+                # no hand: the seat list and, between two hands, the last hand's end (a
+                # reload, or a restart right after it was stored, before it reached anyone:
+                # the end screen was lost, and with it the result and the revealed seed)
                 fresh.send(self.presenter.seats_msg())
+                if self.status == "between" and self.last_end is not None:
+                    msg, last = self.last_end
+                    # its final state (every hand revealed, R12: it is over), then its end,
+                    # as they went out
+                    self.presenter.send_state(fresh, last, held=False, window=False, force=True)
+                    ended = {**msg, **await self.finisher.end_fields(last.id, "hand")}
+                    fresh.send(self._silver_for(ended, fresh.seat))
             self._seats_if_quiet(None, self.clock.now())
             return
         # a claim pause: as its notice goes out, only what the notice shows is stored (the
@@ -621,6 +645,7 @@ class TableActor(Actor[TableCommand]):
         for i, s in r.seats:
             self.seats[i] = s
         self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
+        self.last_end = r.last_end
         if r.hand is not None:
             self.last_hand_id = r.hand.id
         for cmd in r.then:

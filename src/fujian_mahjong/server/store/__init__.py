@@ -1222,9 +1222,11 @@ class Store:
                         .all()
                     )
                     finished = []
+                    finished_ids = []  # (id, number) of each: the last one's end is shown again
                     for h in hands:
                         if h.status == "over":
                             finished.append(await get_hand_events(s, h.id))
+                            finished_ids.append((h.id, h.number))
                         elif h.status == "playing":
                             entry["hand"] = {
                                 "id": h.id,
@@ -1241,6 +1243,7 @@ class Store:
                         "seed": m.seed,
                         "first_dealer": m.first_dealer,
                         "finished": finished,
+                        "finished_ids": finished_ids,
                     }
                 # a table in play whose match is not: its match ended and the table's close
                 # was not stored yet (a crash between the two writes); restore.py closes it.
