@@ -352,3 +352,55 @@ def test_between_two_hands_the_last_hands_end_is_shown_again(tmp_path: Path) -> 
             assert shown is not None and {k: shown[k] for k in keys} == {k: first[k] for k in keys}
 
     asyncio.run(main())
+
+
+def test_a_leave_that_lets_the_hand_play_on_survives_a_restart(tmp_path: Path) -> None:
+    """A guest leaves mid-hand where silver moves between two accounts: its seat is played
+    to the hand's end and the match ends after it, the guest its leaver, who may not come
+    back (docs/economy.md). The leave is stored with the match (``MarkLeaver``): after a
+    restart the guest was let back in and the match played on without a leaver."""
+    import asyncio
+    import sqlite3
+
+    from fujian_mahjong.server.deals import FixedDeals
+    from tests.inproc import Client, running
+    from tests.test_dissolve import STAKES, account, bearer
+
+    async def main() -> tuple[int, int]:
+        async with running(tmp_path, deals=FixedDeals("leave", dealer=0)) as h:
+            a, b, g = await account(h, "Anna"), await account(h, "Bo"), await h.guest("guest")
+            body = {"profile": "fuzhou-tcy", "hands": 2, "bots": 1, "turn_seconds": 10, **STAKES}
+            tid = (await h.http.post("/api/tables", json=body, headers=bearer(a))).json()["id"]
+            for c in (a, b, g):
+                await h.seat(c, tid)
+                await c.send({"type": "auto", "on": True})
+            await h.ready(a, b, g)
+            await h.advance(8)
+            t = h.lobby.tables[tid]
+            assert t.hand is not None and not t.hand.game.is_over()
+            seat = t.seat_of(g.player_id)
+            await g.send({"type": "leave"})
+            assert t.pending_leave == seat and t.hand is not None  # the hand plays on
+        async with running(tmp_path, deals=FixedDeals("leave", dealer=0)) as h:  # a restart
+            await h.settle()
+            t = h.lobby.tables[tid]
+            assert t.pending_leave == seat and t.seats[seat].auto
+            back = Client(h, g.name, g.token, g.player_id)
+            await back.send({"type": "hello", "token": g.token})
+            await h.seat(back, tid)
+            assert "not_now" in back.errors()  # it left: no way back
+            for c in (a, b):
+                again = Client(h, c.name, c.token, c.player_id)
+                await again.send({"type": "hello", "token": c.token})
+                await h.seat(again, tid)
+                await again.send({"type": "auto", "on": True})
+            for _ in range(600):  # a bound against a hang only: a fixed seed's hand
+                if tid not in h.lobby.tables:
+                    break
+                await h.advance(1.0)
+            return tid, seat
+
+    tid, seat = asyncio.run(main())
+    db = sqlite3.connect(str(tmp_path / "fjmj.sqlite3"))
+    rows = db.execute("select status, hands_played, leaver from matches where table_id=?", (tid,))
+    assert rows.fetchall() == [("void", 1, seat)]  # the hand played out, then the match ended

@@ -92,6 +92,17 @@ class EndMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class MarkLeaver:
+    """A seat has left a match that goes on to the end of its hand (D-24's declared win, or
+    a guest's seat played on where silver moves, docs/economy.md): stored on the match row
+    while it is still played, so a restart keeps the seat out and ends the match after the
+    hand (it let the leaver back in, and the match played on without a leaver)."""
+
+    match_id: int | None
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class TableStatus:
     """The table's status stored (``closed``: it is not restored after a restart)."""
 
@@ -146,6 +157,7 @@ Write = (
     | FinishMatchHand
     | VoidHand
     | EndMatch
+    | MarkLeaver
     | TableStatus
     | RecordDissolution
     | SetSeat

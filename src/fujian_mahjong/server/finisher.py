@@ -23,6 +23,7 @@ from fujian_mahjong.server.effects import (
     EndMatch,
     FinishMatchHand,
     Flush,
+    MarkLeaver,
     Settled,
     TableStatus,
     VoidHand,
@@ -174,14 +175,21 @@ class Finisher:
         t = self.t
         h = t.hand
         if h is not None and not h.end_sent and leaver is not None:
+            # the leave is stored either way below: a restart keeps the seat out and ends
+            # the match after the hand (effects.MarkLeaver)
             if await self._stands(leaver):
-                return Effects()
+                return Effects(writes=[MarkLeaver(t.match_id, leaver)])
             if not h.game.is_over() and await self._plays_on(leaver):
                 # a guest's leave voids nothing where silver moves between the others: a
                 # bot plays its seat to the hand's end, then the match ends (hand_over)
                 s = t.seats[leaver]
                 seat = replace(s, auto=True) if not s.auto else s
-                return Effects(seats=[(leaver, seat)], replan=[leaver], then=[C.Pump()])
+                return Effects(
+                    writes=[MarkLeaver(t.match_id, leaver)],
+                    seats=[(leaver, seat)],
+                    replan=[leaver],
+                    then=[C.Pump()],
+                )
         first = t.pending_leave if t.pending_leave is not None else leaver
         if (
             first is not None

@@ -11,7 +11,7 @@ come back (R11), from the moment of the restore."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Game, Match, apply_decisions
@@ -44,6 +44,8 @@ class Restored:
     # between two hands: the last finished hand's ``hand_end`` (finisher.end_message) and
     # the hand, shown again to whoever comes back (it may not have reached anyone)
     last_end: tuple[dict[str, Any], HandState] | None = None
+    # a seat that left while the match goes on to its hand's end (effects.MarkLeaver)
+    pending_leave: int | None = None
     timers: list[TimerSpec] = field(default_factory=list)
     then: list[C.TableCommand] = field(default_factory=list)
 
@@ -91,6 +93,14 @@ def restored(
             done = HandState(id=hid, number=number, game=g, persisted=len(events), end_sent=True)
             out.last_end = (end_message(cfg.id, hid, number, g, m, cfg.hands), done)
     out.match = m
+    left = match.get("leaver")
+    if left is not None:
+        # it left and may not come back: a bot plays its seat (托管) to the hand's end,
+        # then the match ends with it as the leaver (finisher.hand_over)
+        out.pending_leave = int(left)
+        seats = [(i, replace(s, auto=True) if i == left else s) for i, s in seats]
+        out.seats = seats
+        out.timers = [t for t in out.timers if t[0] != ("grace", left)]
     hand = rows.get("hand")
     if hand is None:
         out.status = "between"

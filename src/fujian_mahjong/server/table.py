@@ -646,6 +646,7 @@ class TableActor(Actor[TableCommand]):
             self.seats[i] = s
         self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
         self.last_end = r.last_end
+        self.pending_leave = r.pending_leave
         if r.hand is not None:
             self.last_hand_id = r.hand.id
         for cmd in r.then:

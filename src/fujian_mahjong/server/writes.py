@@ -13,6 +13,7 @@ from fujian_mahjong.server.effects import (
     EndMatch,
     FinishMatchHand,
     Flush,
+    MarkLeaver,
     RecordDissolution,
     SetSeat,
     StartHand,
@@ -78,6 +79,8 @@ async def perform(
             await store.void_hand(hand_id, leaver, match_id, list(totals))
         case EndMatch(match_id, totals, leaver):
             await store.end_match(match_id, list(totals), leaver)
+        case MarkLeaver(match_id, seat):
+            await store.mark_leaver(match_id, seat)
         case TableStatus(status):
             await store.set_table_status(table_id, status)
         case SetSeat(seat, player_id, bot, bot_kind, free, one_table):

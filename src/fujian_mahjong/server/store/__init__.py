@@ -751,6 +751,19 @@ class Store:
                 _match_update(match_id, hands_played, totals, over)
             )
 
+    async def mark_leaver(self, match_id: int | None, seat: int) -> None:
+        """The seat that left a match still being played (effects.MarkLeaver): its row's
+        ``leaver``, read back by a restart (``load_live_tables``)."""
+        if match_id is None:
+            return
+        async with self.write() as s:
+            await self._fence(s, match_id=match_id)
+            await s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id, MatchRow.status == "playing")
+                .values(leaver=seat)
+            )
+
     async def end_match(self, match_id: int | None, totals: list[int], leaver: int | None) -> None:
         if match_id is None:
             return
@@ -1244,6 +1257,8 @@ class Store:
                         "first_dealer": m.first_dealer,
                         "finished": finished,
                         "finished_ids": finished_ids,
+                        # a seat that left while the match goes on to its hand's end
+                        "leaver": m.leaver,
                     }
                 # a table in play whose match is not: its match ended and the table's close
                 # was not stored yet (a crash between the two writes); restore.py closes it.
