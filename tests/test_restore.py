@@ -404,3 +404,48 @@ def test_a_leave_that_lets_the_hand_play_on_survives_a_restart(tmp_path: Path) -
     db = sqlite3.connect(str(tmp_path / "fjmj.sqlite3"))
     rows = db.execute("select status, hands_played, leaver from matches where table_id=?", (tid,))
     assert rows.fetchall() == [("void", 1, seat)]  # the hand played out, then the match ended
+
+
+def test_an_agreed_dissolution_held_back_by_a_pause_survives_a_restart(tmp_path: Path) -> None:
+    """解散房间 agreed inside a claim pause is carried out when the pause ends (R12), but it
+    is told at once: so it is stored first (``AgreeDissolution``). A restart in between —
+    the database as it was right after the agreement went out — dissolves the match; it
+    played on, though every player had been told it was over."""
+    import asyncio
+    import sqlite3
+
+    from tests.inproc import running
+    from tests.test_dissolve import two_humans_two_bots, votes_of
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+
+    async def main() -> int:
+        async with running(tmp_path) as h:
+            tid, a, b, s = await two_humans_two_bots(h)
+            t = h.lobby.find(tid)
+            assert h.clock.now() < t.hand.hold_until  # the pause after the deal
+            await a.send({"type": "dissolve", "accept": True})
+            await b.send({"type": "dissolve", "accept": True})
+            assert votes_of(s)[-1]["outcome"] == "dissolved"
+            assert not s.of_type("hand_void")  # held back by the pause
+            src = sqlite3.connect(str(tmp_path / "fjmj.sqlite3"))
+            dst = sqlite3.connect(str(copy / "fjmj.sqlite3"))
+            src.backup(dst)  # the restart's database: right after everyone was told
+            src.close()
+            dst.close()
+        async with running(copy) as h:
+            await h.settle()
+            for _ in range(40):  # the restored table carries it out at once
+                if tid not in h.lobby.tables:
+                    break
+                await h.advance(0.25)
+            assert tid not in h.lobby.tables
+        return tid
+
+    tid = asyncio.run(main())
+    db = sqlite3.connect(str(copy / "fjmj.sqlite3"))
+    assert db.execute("select status from matches where table_id=?", (tid,)).fetchall() == [
+        ("dissolved",)
+    ]
+    assert db.execute("select status from tables where id=?", (tid,)).fetchone() == ("closed",)

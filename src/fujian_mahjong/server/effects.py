@@ -103,6 +103,15 @@ class MarkLeaver:
 
 
 @dataclass(frozen=True, slots=True)
+class AgreeDissolution:
+    """An agreed 解散房间, stored before anyone is told (a pause or a window may hold the
+    dissolution back): a restart in between carries it out (it played the match on)."""
+
+    match_id: int | None
+    votes: tuple[tuple[str, bool | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TableStatus:
     """The table's status stored (``closed``: it is not restored after a restart)."""
 
@@ -158,6 +167,7 @@ Write = (
     | VoidHand
     | EndMatch
     | MarkLeaver
+    | AgreeDissolution
     | TableStatus
     | RecordDissolution
     | SetSeat

@@ -46,6 +46,8 @@ class Restored:
     last_end: tuple[dict[str, Any], HandState] | None = None
     # a seat that left while the match goes on to its hand's end (effects.MarkLeaver)
     pending_leave: int | None = None
+    # an agreed 解散房间 not carried out yet (effects.AgreeDissolution): the votes by seat
+    agreed: dict[int, bool | None] | None = None
     timers: list[TimerSpec] = field(default_factory=list)
     then: list[C.TableCommand] = field(default_factory=list)
 
@@ -93,6 +95,10 @@ def restored(
             done = HandState(id=hid, number=number, game=g, persisted=len(events), end_sent=True)
             out.last_end = (end_message(cfg.id, hid, number, g, m, cfg.hands), done)
     out.match = m
+    votes = match.get("dissolve_votes")
+    if votes:
+        out.agreed = {int(k): v for k, v in votes.items()}
+        out.then.append(C.TryDissolve())
     left = match.get("leaver")
     if left is not None:
         # it left and may not come back: a bot plays its seat (托管) to the hand's end,

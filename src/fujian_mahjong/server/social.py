@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fujian_mahjong.server import commands as C
 from fujian_mahjong.server import visibility as vis
-from fujian_mahjong.server.effects import Effects, Flush, RecordDissolution, Reply, Settled
+from fujian_mahjong.server.effects import (
+    AgreeDissolution,
+    Effects,
+    Flush,
+    RecordDissolution,
+    Reply,
+    Settled,
+)
 from fujian_mahjong.server.tablestate import TableError
 
 if TYPE_CHECKING:
@@ -263,7 +270,10 @@ class Social:
             return self._end("refused")
         if all(a is True for a in v.votes.values()):
             self.agreed = dict(v.votes)
-            # told at once, dissolved when nothing is hidden by a pause or a window
+            # stored, then told, and dissolved when nothing is hidden by a pause or a
+            # window (a restart in between carries it out: server/restore.py)
+            votes = tuple((str(k), a) for k, a in v.votes.items())
+            fx.writes.append(AgreeDissolution(self.t.match_id, votes))
             fx.cancel.append(VOTE_TIMER)
             fx.messages.append(self._message("dissolved"))
             fx.then.append(C.TryDissolve())

@@ -647,6 +647,7 @@ class TableActor(Actor[TableCommand]):
         self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
         self.last_end = r.last_end
         self.pending_leave = r.pending_leave
+        self.social.agreed = r.agreed
         if r.hand is not None:
             self.last_hand_id = r.hand.id
         for cmd in r.then:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fujian_mahjong.server import economy
 from fujian_mahjong.server.effects import (
+    AgreeDissolution,
     EndMatch,
     FinishMatchHand,
     Flush,
@@ -81,6 +82,8 @@ async def perform(
             await store.end_match(match_id, list(totals), leaver)
         case MarkLeaver(match_id, seat):
             await store.mark_leaver(match_id, seat)
+        case AgreeDissolution(match_id, votes):
+            await store.agree_dissolution(match_id, dict(votes))
         case TableStatus(status):
             await store.set_table_status(table_id, status)
         case SetSeat(seat, player_id, bot, bot_kind, free, one_table):

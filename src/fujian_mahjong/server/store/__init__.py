@@ -764,6 +764,18 @@ class Store:
                 .values(leaver=seat)
             )
 
+    async def agree_dissolution(self, match_id: int | None, votes: dict[str, Any]) -> None:
+        """An agreed 解散房间 not carried out yet (effects.AgreeDissolution)."""
+        if match_id is None:
+            return
+        async with self.write() as s:
+            await self._fence(s, match_id=match_id)
+            await s.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id, MatchRow.status == "playing")
+                .values(dissolve_votes=votes)
+            )
+
     async def end_match(self, match_id: int | None, totals: list[int], leaver: int | None) -> None:
         if match_id is None:
             return
@@ -1259,6 +1271,8 @@ class Store:
                         "finished_ids": finished_ids,
                         # a seat that left while the match goes on to its hand's end
                         "leaver": m.leaver,
+                        # an agreed 解散房间 not carried out yet
+                        "dissolve_votes": m.dissolve_votes,
                     }
                 # a table in play whose match is not: its match ended and the table's close
                 # was not stored yet (a crash between the two writes); restore.py closes it.

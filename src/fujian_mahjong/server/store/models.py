@@ -115,6 +115,9 @@ class MatchRow(Base):
     leaver: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # an agreed 解散房间 not carried out yet (a pause or a window holds it back): the votes
+    # by seat, so a restart carries it out (migration 0009)
+    dissolve_votes: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class HandRow(Base):
