@@ -625,5 +625,11 @@ def test_a_guest_may_not_take_an_accounts_name(tmp_path: Path) -> None:
             for name in ("Alice2", "guest", "guest"):
                 r = await h.http.post("/api/guests", json={"name": name})
                 assert r.status_code == 200, (name, r.text)
+            # every guest without a name is "guest": no account may take it
+            r = await h.http.post(
+                "/api/accounts", json={"name": "Guest", "password": "long enough"}
+            )
+            assert r.status_code == 409 and r.json()["code"] == "name_taken", r.text
+            assert (await h.http.post("/api/guests", json={})).status_code == 200
 
     asyncio.run(main())

@@ -449,3 +449,22 @@ def test_an_agreed_dissolution_held_back_by_a_pause_survives_a_restart(tmp_path:
         ("dissolved",)
     ]
     assert db.execute("select status from tables where id=?", (tid,)).fetchone() == ("closed",)
+
+
+def test_between_hands_a_stored_leave_ends_the_match_and_a_played_match_just_ends() -> None:
+    """Rows a restart can find between two commits: the leaver's hand has ended (stored)
+    and the match's end was not — the match ends with it as the leaver (the table waited
+    for it for ever: it may not come back); the last hand has ended beside an agreed
+    dissolution — the match ends as it would have (docs/protocol.md), not dissolved."""
+    two = TableConfig(7, "ABCDEF", 1, "fuzhou-tcy", 4, 20.0, 2, False)
+    rows = {"seats": {i: (None, f"Bot {i + 1}", True) for i in range(4)}}
+    finished = {"id": 3, "seed": "restore-test", "first_dealer": 0, "finished": []}
+    left = {**rows, "match": {**finished, "leaver": 2}}
+    r = restored(left, two, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.status == "between" and r.pending_leave == 2 and r.then == [C.FinishMatch(2)]
+    agreed = {**rows, "match": {**finished, "dissolve_votes": {"0": True, "1": True}}}
+    r = restored(agreed, two, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.then == [C.TryDissolve()] and r.agreed == {0: True, 1: True}
+    done = TableConfig(7, "ABCDEF", 1, "fuzhou-tcy", 4, 20.0, 0, False)  # its hands played
+    r = restored(agreed, done, SecretDeals(), now=0.0, grace_s=30.0)
+    assert r.then == [C.FinishMatch()]

@@ -61,6 +61,7 @@ router = APIRouter(tags=["accounts"])
 NAME_MIN, NAME_MAX = 2, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 128
 NAME_PUNCT = " _-."
+GUEST_NAME = "guest"  # a guest's name when it gives none (routes/guests.py)
 HASHER = PasswordHasher()  # argon2id with the library's current recommended parameters
 _DUMMY: list[str] = []  # a hash to verify against for unknown names (equal timing)
 
@@ -160,6 +161,10 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
     """Register an account (a guest's bearer token turns that guest into the account)."""
     store: Store = request.app.state.store
     name, key = account_name(body.name)
+    if key == GUEST_NAME:
+        # every guest that gives no name is "guest" (routes/guests.py): an account of that
+        # name would refuse them all (a guest may not take an account's name)
+        raise ApiError(409, f"name {name!r} is kept for guests", "name_taken")
     check_password(body.password)
     guest = await bearer_player(request, store) if _bearer(request) else None
     if guest is not None and guest.kind == "registered":

@@ -187,7 +187,10 @@ class Close:
 
 @dataclass(frozen=True, slots=True)
 class FinishMatch:
-    """The match is over (a restored table whose last hand was played)."""
+    """The match is over (a restored table whose last hand was played, or whose stored
+    leaver's hand has ended: ``leaver``)."""
+
+    leaver: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

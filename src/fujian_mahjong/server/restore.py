@@ -98,7 +98,6 @@ def restored(
     votes = match.get("dissolve_votes")
     if votes:
         out.agreed = {int(k): v for k, v in votes.items()}
-        out.then.append(C.TryDissolve())
     left = match.get("leaver")
     if left is not None:
         # it left and may not come back: a bot plays its seat (托管) to the hand's end,
@@ -111,8 +110,18 @@ def restored(
     if hand is None:
         out.status = "between"
         if m.hands_played >= cfg.hands:
+            # its last hand was played: the match ends as it would have, an agreed
+            # dissolution or a leave meanwhile notwithstanding (docs/protocol.md)
             out.then.append(C.FinishMatch())
+        elif out.agreed is not None:
+            out.then.append(C.TryDissolve())
+        elif out.pending_leave is not None:
+            # the leaver's hand has ended (stored) and the match's end was not: it ends now,
+            # as finisher.hand_over ends it (else the table waited for the leaver for ever)
+            out.then.append(C.FinishMatch(out.pending_leave))
         return out
+    if out.agreed is not None:
+        out.then.append(C.TryDissolve())
     fresh = deals.next_hand(m)
     out.last_end = None  # a hand is being played: its own state is what is shown
     if hand["events"]:
@@ -132,6 +141,13 @@ def restored(
             # the deal this match makes is not the stored hand's (R12: its seed)
             raise MahjongError(f"hand {hand['id']}: the stored seed is not the match's deal")
         game, persisted = fresh, 0
+    left = out.pending_leave
+    if left is not None and vis.in_window(game.phase) and left in game.to_act():
+        # D-24: its pending answer is a pass, as finisher._stands made it live (that pass
+        # and the answers of the pause were not stored): its seat's bot may not answer
+        pass_ = next((a for a in game.legal_actions(left) if a.type == "pass"), None)
+        if pass_ is not None:
+            game.apply(left, pass_)
     h = HandState(id=hand["id"], number=hand["number"], game=game, persisted=persisted)
     if vis.in_window(game.phase):
         h.window_asked = frozenset(game.to_act())

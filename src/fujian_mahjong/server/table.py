@@ -182,8 +182,10 @@ class TableActor(Actor[TableCommand]):
                 return await self.recovery.recover()
             case C.Close(reason):
                 return await self.effect(self.finisher.close(reason))
-            case C.FinishMatch():
-                return await self.effect(self.finisher.finish_match(None))
+            case C.FinishMatch(leaver):
+                if self.status == "closed":  # (dissolved first, or ended otherwise)
+                    return None
+                return await self.effect(self.finisher.finish_match(leaver))
             case C.VoteLapsed(token):
                 return await self.effect(self.social.lapsed(token))
             case C.TryDissolve():

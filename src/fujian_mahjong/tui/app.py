@@ -356,7 +356,9 @@ class PlayApp(App[None]):
     def click_at(self, x: int) -> None:
         starts = slot_starts(self.view())
         for i, a in enumerate(starts):
-            if a <= x < a + SLOT:
+            # to the next tile's start (a gold's slot is a cell wider), else one slot
+            end = starts[i + 1] if i + 1 < len(starts) else a + SLOT
+            if a <= x < min(end, a + SLOT + 1):
                 self.click_tile(i)
                 return
 
@@ -725,7 +727,7 @@ class PlayApp(App[None]):
             self.panel("seats").show(marked(lines))
         # the cursor only on our own turn: at a claim prompt it stood on a tile that Enter
         # did nothing with
-        mine = not over and g.phase == "turn" and HUMAN in g.to_act()
+        mine = not over and g.phase is Phase.TURN and HUMAN in g.to_act()
         self.panel("hand").show(hand_bar(v, self.selected if mine else -1, lang, ready_kinds(v)))
         self.panel("hand").display = not over  # the reveal shows every hand
         self.options = self.compute_options()

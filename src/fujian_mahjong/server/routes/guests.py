@@ -69,11 +69,12 @@ async def new_guest(
     wait = lim.retry_after(addr)
     if wait:
         raise too_many("guests from this address", wait)
-    lim.hit(addr)
     # an account's name is its own: a guest named as one sat beside its players in its
-    # name (docs/economy.md, "Names": the same key, NFKC and case folded)
+    # name (docs/economy.md, "Names": the same key, NFKC and case folded). Refused before
+    # the address's count: a name to change is not a guest made
     async with store.sessions() as s:
         if await economy.player_name_taken(s, unicodedata.normalize("NFKC", name).casefold()):
             raise ApiError(409, f"name {name!r} is an account's: choose another", "name_taken")
+    lim.hit(addr)
     player, token = await store.create_guest(name)
     return GuestOut(token=token, player_id=player.id, name=player.name)

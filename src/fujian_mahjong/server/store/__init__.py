@@ -353,10 +353,11 @@ class StoreFaults(Protocol):
 
 
 def _match_end(match_id: int, totals: list[int], leaver: int | None) -> Update:
-    """A match's end (R9): void when a leaver ended it, else over, with its totals."""
+    """A match's end (R9): void when a leaver ended it, else over, with its totals. Only a
+    match still being played: an ended one (dissolved, say) keeps how it ended."""
     return (
         update(MatchRow)
-        .where(MatchRow.id == match_id)
+        .where(MatchRow.id == match_id, MatchRow.status == "playing")
         .values(
             status="void" if leaver is not None else "over",
             totals=totals,

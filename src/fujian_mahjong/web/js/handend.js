@@ -12,10 +12,13 @@ function seatName(st, s) {
   return (info && info.name) || `#${s}`;
 }
 
-/** `&code=…` for a private table's hand: one watching it came in by its code, and its
- * hands open to one not at the table by that code only (docs/protocol.md). */
+/** `&code=…` for a private table's hand seen by a spectator: it came in by the code, and
+ * the hands open to one not at the table by that code only (docs/protocol.md). */
 function withCode(st) {
-  return st.code ? `&code=${encodeURIComponent(st.code)}` : "";
+  // a spectator's only: players see their hands by their token, and a code in a replay
+  // link a player shares would open the private table to whoever has the link
+  const watching = st.seat === null || st.seat === undefined;
+  return st.code && watching ? `&code=${encodeURIComponent(st.code)}` : "";
 }
 
 /** The winning tile from the finished hand's log (its `win` event), once it is public. */
@@ -81,7 +84,7 @@ function fetchSummary(st, id, rerender) {
   st.summaries = st.summaries || {};
   if (st.summaries[id] !== undefined) return st.summaries[id];
   st.summaries[id] = null;
-  api("GET", `api/hands/${encodeURIComponent(id)}/summary?${withCode(st).slice(1)}`)
+  api("GET", `api/hands/${encodeURIComponent(id)}/summary${withCode(st).replace("&", "?")}`)
     .then((s) => {
       st.summaries[id] = s;
       rerender();
