@@ -755,18 +755,14 @@ class Store:
     async def mark_leaver(self, match_id: int | None, seat: int) -> None:
         """The seat that left a match still being played (effects.MarkLeaver): its row's
         ``leaver``, read back by a restart (``load_live_tables``)."""
-        if match_id is None:
-            return
-        async with self.write() as s:
-            await self._fence(s, match_id=match_id)
-            await s.execute(
-                update(MatchRow)
-                .where(MatchRow.id == match_id, MatchRow.status == "playing")
-                .values(leaver=seat)
-            )
+        await self._note_on_match(match_id, leaver=seat)
 
     async def agree_dissolution(self, match_id: int | None, votes: dict[str, Any]) -> None:
         """An agreed 解散房间 not carried out yet (effects.AgreeDissolution)."""
+        await self._note_on_match(match_id, dissolve_votes=votes)
+
+    async def _note_on_match(self, match_id: int | None, **values: Any) -> None:
+        """``values`` on a match still being played (an ended one is left as it ended)."""
         if match_id is None:
             return
         async with self.write() as s:
@@ -774,7 +770,7 @@ class Store:
             await s.execute(
                 update(MatchRow)
                 .where(MatchRow.id == match_id, MatchRow.status == "playing")
-                .values(dissolve_votes=votes)
+                .values(**values)
             )
 
     async def end_match(self, match_id: int | None, totals: list[int], leaver: int | None) -> None:
