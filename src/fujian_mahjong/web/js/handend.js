@@ -1,7 +1,7 @@
 // End of hand and match: every hand revealed, the winning hand as its
 // decomposition with what each gold stands for, the scorer's zh/en breakdown (R10: every
 // term named), payments, match totals; the next hand only on a deliberate click.
-import { getLang, pick, t } from "./i18n.js";
+import { colon, getLang, pick, t } from "./i18n.js";
 import { api } from "./net.js";
 import { go, h } from "./ui.js";
 import { parseTiles, tileEl, tileName, tileRow } from "./tiles.js";
@@ -207,7 +207,7 @@ export function renderHandEnd(st, conn, rerender) {
           "ol",
           {},
           // ties share a rank (helpers.standings)
-          rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, `${seatName(st, r.seat)}: ${r.points}`)),
+          rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, `${seatName(st, r.seat)}${colon()}${r.points}`)),
         ),
         // seats whose silver fell below the table's minimum between hands ended the match
         // (docs/economy.md, "Between hands")

@@ -63,6 +63,11 @@ export function t(key, kw = {}) {
   return text;
 }
 
+/** The colon after a label in the UI language: full-width in Chinese (房号：), ": " else. */
+export function colon() {
+  return getLang() === "zh" ? "：" : ": ";
+}
+
 export function has(key) {
   return key in CAT[lang] || key in CAT.en;
 }

@@ -3,7 +3,7 @@
 // stake), join by code, the open tables, spectate, my finished hands; links to the profile
 // and the leaderboards (js/profile.js). Before sitting at any table the player sees its
 // stake, fee and escape penalty (docs/economy.md). Strings: locale/<lang>/lobby.json.
-import { getLang, has, setLang, t } from "./i18n.js";
+import { colon, getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, load, save, serverPaths, token } from "./net.js";
 import { allowedStakes, defaultStake, levelNames } from "./lobbyhelpers.js";
 import { num } from "./helpers.js";
@@ -550,7 +550,7 @@ function createCard(bounds) {
     else if (!st) terms = h("span", {}, t("lobby.points_only"));
     else terms = h("span", { dataset: { role: "summary-stakes" } }, t("lobby.table_terms", { stake: num(st), fee: num(0), penalty: num(8 * st) }), b ? ` · ${t("lobby.summary_humans_only")}` : "");
     summary.replaceChildren(
-      h("div", { class: "row lb-summary-bots" }, h("b", {}, `${t("lobby.summary")}: `), b ? [h("span", {}, `${t("lobby.summary_bots")} `), ...levels] : h("span", { class: "muted" }, t("lobby.summary_no_bots"))),
+      h("div", { class: "row lb-summary-bots" }, h("b", {}, `${t("lobby.summary")}${colon()}`), b ? [h("span", {}, `${t("lobby.summary_bots")} `), ...levels] : h("span", { class: "muted" }, t("lobby.summary_no_bots"))),
       h("div", { class: "muted small" }, terms),
     );
   };

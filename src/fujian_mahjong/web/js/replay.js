@@ -4,7 +4,7 @@
 // bot's choice and reason beside what was played. Data: GET api/hands/{id}/replay and
 // api/hands/{id}/review?seat=S (server/web_api.py), available only once the hand is over
 // (R12). Rendered with vdom.js like the table.
-import { getLang, pick, setLang, t } from "./i18n.js";
+import { colon, getLang, pick, setLang, t } from "./i18n.js";
 import { api } from "./net.js";
 import { parseTiles, tileName } from "./tiles.js";
 import { breakdownEl, decompositionEl } from "./handend.js";
@@ -106,7 +106,7 @@ function boardV(data, frame, viewer, verdict = null) {
       { key: "center", class: "center" },
       h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
-      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line" }, `${seatLabel(data, frame.actor)}: ${actionText(frame.action)}`) : null,
+      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line" }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action)}`) : null,
       verdict,
     ),
   );

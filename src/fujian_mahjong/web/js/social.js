@@ -9,7 +9,7 @@
 // Chat carries nothing but a phrase id from GET /api/phrases (no free text, docs/protocol.md);
 // a phrase shows as a bubble at the seat's element ([data-seat=N]) for a few seconds and in
 // the short chat log. Each viewer may mute a player: remembered in localStorage per viewer.
-import { pick, t } from "./i18n.js";
+import { colon, pick, t } from "./i18n.js";
 import { hasPath, load, save, serverPaths, token } from "./net.js";
 import { call, modal, num } from "./lobby.js";
 import { h } from "./ui.js";
@@ -379,7 +379,7 @@ export function mountSocial(container, ctx) {
         h(
           "ol",
           { class: "lb-chat-log", dataset: { role: "chat-log" } },
-          st.log.map((x) => h("li", { dataset: { from: String(x.seat), player: x.player === null || x.player === undefined ? undefined : String(x.player), phrase: String(x.phrase) } }, h("b", {}, `${seatName(ctx, x.seat)}: `), phraseText(x.phrase, true))),
+          st.log.map((x) => h("li", { dataset: { from: String(x.seat), player: x.player === null || x.player === undefined ? undefined : String(x.player), phrase: String(x.phrase) } }, h("b", {}, `${seatName(ctx, x.seat)}${colon()}`), phraseText(x.phrase, true))),
         ),
       );
     }

@@ -9,7 +9,7 @@
 // with vdom.js and patches it, so unchanged tiles, buttons and rivers keep their DOM nodes.
 // Everything shown comes from the server's messages, whose `view` is exactly the engine's
 // Game.view(seat) (R12: only what this seat may see).
-import { errorText, getLang, has, setLang, t } from "./i18n.js";
+import { colon, errorText, getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, serverPaths, TableConn } from "./net.js";
 import { rememberHand } from "./lobby.js";
 import { go, toast } from "./ui.js";
@@ -741,8 +741,8 @@ function waitingRoomV(st, conn, dispatch, botCall) {
     "section",
     { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
     h("h2", {}, t("waiting_room")),
-    code ? h("p", {}, `${t("code")}: `, h("b", { dataset: { role: "table-code" } }, code)) : null,
-    invite ? h("p", { class: "muted small" }, `${t("invite")}: `, h("code", { dataset: { role: "invite-link" } }, invite)) : null,
+    code ? h("p", {}, `${t("code")}${colon()}`, h("b", { dataset: { role: "table-code" } }, code)) : null,
+    invite ? h("p", { class: "muted small" }, `${t("invite")}${colon()}`, h("code", { dataset: { role: "invite-link" } }, invite)) : null,
     h("div", { class: "wait-seats" }, rows),
     h(
       "div",
