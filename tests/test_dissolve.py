@@ -72,6 +72,19 @@ async def two_humans_two_bots(
     return tid, a, b, s
 
 
+async def agreed_inside_the_pause(h: Harness) -> tuple[int, Client, Client, Client]:
+    """Two humans and two bots; both accept 解散 inside the pause after the deal: told at
+    once, held back by the pause (no hand_void yet)."""
+    tid, a, b, s = await two_humans_two_bots(h)
+    t = h.lobby.find(tid)
+    assert h.clock.now() < t.hand.hold_until  # the pause after the deal
+    await a.send({"type": "dissolve", "accept": True})
+    await b.send({"type": "dissolve", "accept": True})
+    assert votes_of(s)[-1]["outcome"] == "dissolved"
+    assert not s.of_type("hand_void")  # held back by the pause
+    return tid, a, b, s
+
+
 def votes_of(c: Client) -> list[dict[str, Any]]:
     return [m for m in c.messages if m["type"] == "dissolve"]
 

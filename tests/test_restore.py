@@ -415,20 +415,14 @@ def test_an_agreed_dissolution_held_back_by_a_pause_survives_a_restart(tmp_path:
     import sqlite3
 
     from tests.inproc import running
-    from tests.test_dissolve import two_humans_two_bots, votes_of
+    from tests.test_dissolve import agreed_inside_the_pause
 
     copy = tmp_path / "copy"
     copy.mkdir()
 
     async def main() -> int:
         async with running(tmp_path) as h:
-            tid, a, b, s = await two_humans_two_bots(h)
-            t = h.lobby.find(tid)
-            assert h.clock.now() < t.hand.hold_until  # the pause after the deal
-            await a.send({"type": "dissolve", "accept": True})
-            await b.send({"type": "dissolve", "accept": True})
-            assert votes_of(s)[-1]["outcome"] == "dissolved"
-            assert not s.of_type("hand_void")  # held back by the pause
+            tid, _a, _b, _s = await agreed_inside_the_pause(h)
             src = sqlite3.connect(str(tmp_path / "fjmj.sqlite3"))
             dst = sqlite3.connect(str(copy / "fjmj.sqlite3"))
             src.backup(dst)  # the restart's database: right after everyone was told

@@ -403,14 +403,10 @@ def test_leaving_after_the_vote_is_agreed_costs_nothing(tmp_path: Path) -> None:
     pays an escape penalty, and the match ends as dissolved."""
 
     async def main() -> None:
-        from tests.test_dissolve import GRANT, audit, silver, two_humans_two_bots, until_closed
+        from tests.test_dissolve import GRANT, agreed_inside_the_pause, audit, silver, until_closed
 
         async with running(tmp_path) as h:
-            tid, a, b, s = await two_humans_two_bots(h)
-            t = h.lobby.find(tid)
-            assert h.clock.now() < t.hand.hold_until  # the pause after the deal
-            await a.send({"type": "dissolve", "accept": True})
-            await b.send({"type": "dissolve", "accept": True})
+            _tid, a, b, s = await agreed_inside_the_pause(h)
             assert votes(s)[-1]["outcome"] == "dissolved" and not s.of_type("match_end")
             await b.send({"type": "leave"})
             await until_closed(h, a, s)

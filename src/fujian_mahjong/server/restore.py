@@ -86,14 +86,15 @@ def restored(
         return out
     out.match_id = match["id"]
     m = deals.restore_match(cfg.profile, cfg.players, match["seed"], match["first_dealer"])
-    ids = match.get("finished_ids") or [None] * len(match["finished"])
-    for events, id_number in zip(match["finished"], ids, strict=True):
-        g = rebuild(deals.next_hand(m), events)
-        m.record(g)
-        if id_number is not None:
-            hid, number = id_number
-            done = HandState(id=hid, number=number, game=g, persisted=len(events), end_sent=True)
-            out.last_end = (end_message(cfg.id, hid, number, g, m, cfg.hands), done)
+    last: Game | None = None
+    for events in match["finished"]:
+        last = rebuild(deals.next_hand(m), events)
+        m.record(last)
+    ids = match.get("finished_ids")
+    if last is not None and ids:
+        hid, number = ids[-1]  # the last finished hand: its end is shown again
+        done = HandState(hid, number, last, persisted=len(last.events), end_sent=True)
+        out.last_end = (end_message(cfg.id, hid, number, last, m, cfg.hands), done)
     out.match = m
     votes = match.get("dissolve_votes")
     if votes:

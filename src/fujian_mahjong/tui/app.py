@@ -13,9 +13,10 @@ terminal smaller than 80×24 gets a message instead of a clipped table.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import signal
+import sys
+import threading
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -209,12 +210,14 @@ class PlayApp(App[None]):
         p = self.match.profile
         self.title = p.title_zh if self.lang == "zh" else p.title_en
         self._panels_ready = True
-        if not self.is_headless:
-            # SIGTERM (a kill by pid) ends the game as quitting does: the terminal is given
-            # back (it stayed on the alternate screen, the cursor hidden) and the summary
-            # printed (run_app)
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
+        # SIGTERM (a kill by pid) ends the game as quitting does: the terminal is given back
+        # (it stayed on the alternate screen, the cursor hidden) and the summary printed
+        # (run_app). asyncio takes signal handlers on POSIX loops in the main thread only
+        posix_main = (
+            sys.platform != "win32" and threading.current_thread() is threading.main_thread()
+        )
+        if not self.is_headless and posix_main:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
         self.advance()
 
     def get_default_screen(self) -> Screen[Any]:
