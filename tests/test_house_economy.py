@@ -194,6 +194,9 @@ def test_house_off_room_table_is_practice(tmp_path: Path) -> None:
         assert cfg["house_bots"] is False
         async with running(tmp_path, **cfg) as h:
             a = await account(h, "alice")
+            # the lobby's room list says so before anyone sits (web/js/lobby.js reads it)
+            rooms = (await h.http.get("/api/rooms")).json()
+            assert [r["house_bots"] for r in rooms] == [False]
             r = await h.http.post("/api/quickmatch", json={"room": ROOM}, headers=bearer(a))
             tid = r.json()["table"]
             await h.seat(a, tid)

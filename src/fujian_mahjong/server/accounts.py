@@ -183,6 +183,17 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
                 raise ApiError(409, f"name {name!r} is taken", "name_taken")
             if guest is not None:
                 pid = guest.id
+                # still a guest in this transaction (two registrations of one guest at
+                # the same moment: the second finds it registered, not its name taken);
+                # the update locks the player's row before the seat check below, as a
+                # sit-down does (economy.one_table), so the two are taken one after the other
+                done = await s.execute(
+                    update(Player)
+                    .where(Player.id == pid, Player.kind == "guest")
+                    .values(name=name, kind="registered", password_hash=pw_hash)
+                )
+                if not getattr(done, "rowcount", 0):
+                    raise ApiError(409, "this player is already registered", "already_registered")
                 # R11: a guest's seat plays for points; registered mid-match, it would play
                 # for silver at a table whose minimum balance it never met
                 seated = await economy.seated_at(s, pid)
@@ -192,15 +203,6 @@ async def register(body: Credentials, request: Request, _doc: BearerDoc) -> Acco
                         f"you are seated at table {seated}; register after leaving it",
                         "seated",
                     )
-                # still a guest in this transaction (two registrations of one guest at
-                # the same moment: the second finds it registered, not its name taken)
-                done = await s.execute(
-                    update(Player)
-                    .where(Player.id == pid, Player.kind == "guest")
-                    .values(name=name, kind="registered", password_hash=pw_hash)
-                )
-                if not getattr(done, "rowcount", 0):
-                    raise ApiError(409, "this player is already registered", "already_registered")
             else:
                 res = await s.execute(
                     insert(Player)

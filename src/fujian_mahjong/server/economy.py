@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import Select, Table, bindparam, func, insert, select, update
+from sqlalchemy import Select, Table, bindparam, case, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fujian_mahjong.errors import MahjongError
@@ -744,6 +744,10 @@ async def _begin_settlement(s: AsyncSession, hand_id: int) -> bool:
     return found.first() is not None
 
 
+# R11 逃跑: the leaver loses 8 × the table's base (× its stake in silver)
+ESCAPE_BASES = 8
+
+
 async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict[str, Any] | None:
     """R11 逃跑: a void hand charges the leaver 8 × base × stake plus the fee (down to 0) and
     nobody else anything (``escape`` and ``fee`` rows). Once per hand (None if settled)."""
@@ -751,14 +755,18 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
         return None
     hand = (
         await s.execute(
-            select(HandRow.table_id, HandRow.players, HandRow.seat_players).where(
-                HandRow.id == hand_id
-            )
+            select(
+                HandRow.table_id,
+                HandRow.players,
+                HandRow.seat_players,
+                HandRow.profile,
+                HandRow.bot_kinds,
+            ).where(HandRow.id == hand_id)
         )
     ).first()
     if hand is None:
         raise EconomyError("no_hand", f"no hand {hand_id}")
-    table_id, n, seat_players = hand
+    table_id, n, seat_players = hand[0], hand[1], hand[2]
     stakes = await get_stakes(s, table_id)
     accounts = await _accounts_among(s, seat_players)
     _house, practice = seat_modes(list(seat_players), await house_bots_of(s, table_id), accounts)
@@ -796,12 +804,51 @@ async def settle_void(s: AsyncSession, hand_id: int, leaver: int | None) -> dict
             await _post(s, pid, "fee", -fee, after, hand_id)
         await s.execute(update(Account).where(Account.player_id == pid).values(silver=after))
         detail.update(balance_before=bal, penalty=penalty, fee=fee, balance_after=after)
+    if pid is not None and leaver is not None:
+        detail.update(await _leaver_rated(s, hand, leaver, pid, locked, stakes))
     await s.execute(
         insert(SettlementRow).values(
             hand_id=hand_id, kind="void", detail=detail, created_at=utcnow()
         )
     )
     return detail
+
+
+async def _leaver_rated(
+    s: AsyncSession,
+    hand: Any,
+    leaver: int,
+    pid: int,
+    locked: dict[int, tuple[int, int]],
+    stakes: Stakes | None,
+) -> dict[str, Any]:
+    """A leaver's void hand counts against the leaver, at every table, practice included
+    (docs/economy.md, "Leaving mid-hand"): otherwise a player could leave each hand that
+    looked bad and keep only the good ones in its levels and skill rating. R11: the leaver
+    loses 8 × base (× the stake, in silver): its 积分 go down by those points (floored at
+    0); and the skill rating places it last, the others level (only the leaver's changes:
+    nobody gains by another's leave)."""
+    _table, n, seat_players, profile, bot_kinds = hand
+    out: dict[str, Any] = {}
+    if stakes is not None and pid in locked:
+        lost = ESCAPE_BASES * stakes.base
+        before = locked[pid][1]
+        after = update_rating(before, -lost)
+        if after != before:
+            await s.execute(update(Account).where(Account.player_id == pid).values(rating=after))
+        out.update(rating_before=before, rating_after=after)
+        # the profile's own 积分 (its leaderboard) likewise; its hand count does not move
+        await s.execute(
+            update(ProfileStatRow)
+            .where(ProfileStatRow.player_id == pid, ProfileStatRow.profile == profile)
+            .values(
+                rating=case((ProfileStatRow.rating > lost, ProfileStatRow.rating - lost), else_=0)
+            )
+        )
+    points = [-1 if seat == leaver else 0 for seat in range(n)]
+    skills = await skill.rate_hand(s, str(profile), list(seat_players), bot_kinds, points, only=pid)
+    out["skill"] = skills
+    return out
 
 
 async def record_dissolution(
@@ -1060,9 +1107,13 @@ async def seated_elsewhere(s: AsyncSession, table_id: int, player_id: int) -> in
 async def one_table(s: AsyncSession, table_id: int, player_id: int) -> int | None:
     """In the transaction that seats this human at this table: another table where the
     account holds a seat for silver (:func:`seated_elsewhere`; None: it may sit). The
-    account's row is locked first (PostgreSQL; SQLite's writes are serialised already), so
-    two sit-downs of one account at two tables at the same moment are taken one after the
-    other, and the second finds the first's seat (R11: one table for silver at a time)."""
+    player's and the account's rows are locked first (PostgreSQL; SQLite's writes are
+    serialised already), so two sit-downs of one account at two tables at the same moment
+    are taken one after the other, and the second finds the first's seat (R11: one table for
+    silver at a time); and a guest's registration (which updates the player's row first,
+    server/accounts.py) and its sit-down are too: either the seat is found by the
+    registration, or the account by the seat."""
+    await s.execute(select(Player.id).where(Player.id == player_id).with_for_update())
     await s.execute(
         select(Account.player_id).where(Account.player_id == player_id).with_for_update()
     )

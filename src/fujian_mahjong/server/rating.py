@@ -151,11 +151,13 @@ async def rate_hand(
     seat_players: Sequence[int | None],
     bot_kinds: Sequence[str | None] | None,
     points: Sequence[int],
+    only: int | None = None,
 ) -> list[dict[str, Any] | None] | None:
     """Update the skill ratings of the humans of a finished hand, in the caller's
     transaction; bots keep their fixed ratings. Per seat: ``{"rating", "uncertainty",
     "change"}`` for a human (``change``: of the displayed rating), None for a bot; None when
-    the hand has no human or is not rated (all points equal).
+    the hand has no human or is not rated (all points equal). ``only``: the one player whose
+    rating changes (a leaver's void hand, economy.py); the others' are read, not changed.
 
     Locking: PostgreSQL locks the humans' rows (``FOR UPDATE``, in player-id order) after
     the accounts' locks that the settlement took; on SQLite the settlement already holds
@@ -189,8 +191,8 @@ async def rate_hand(
     out: list[dict[str, Any] | None] = []
     rows: dict[int, dict[str, Any]] = {}
     for seat, pid in enumerate(seat_players):
-        if pid is None:
-            out.append(None)  # a bot's rating never changes
+        if pid is None or (only is not None and pid != only):
+            out.append(None)  # a bot's rating never changes (nor, with ``only``, another's)
             continue
         mu, sg = after[seat]
         shown = display(mu, sg)

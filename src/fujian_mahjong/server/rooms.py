@@ -267,12 +267,13 @@ class RoomService:
         except TableError as e:
             if e.code == "already_seated":  # a seat for silver taken meanwhile (a join)
                 raise RoomError(409, e.code, e.message) from None
+            if e.code == "insufficient_silver":  # the balance moved since it was read
+                raise RoomError(409, _balance_code(e.message), e.message) from None
             return False
         if why == "busy":
             return False
         if why is not None:
-            code = "balance_too_high" if "at most" in str(why) else "balance_too_low"
-            raise RoomError(409, code, str(why))
+            raise RoomError(409, _balance_code(str(why)), str(why))
         return True
 
     def schedule_fill(self, t: TableActor, delay: float | None = None) -> None:
@@ -312,3 +313,8 @@ class RoomService:
         timer = self.timers.pop(tid, None)
         if timer is not None:
             timer.cancel()
+
+
+def _balance_code(why: str) -> str:
+    """The quick match's code for ``economy.can_sit``'s reason (docs/economy.md)."""
+    return "balance_too_high" if "at most" in why else "balance_too_low"

@@ -115,7 +115,10 @@ async def perform(
 
 def _one_table(table_id: int, player_id: int) -> Callable[[AsyncSession], Awaitable[None]]:
     """R11: the seat's own transaction refuses an account seated for silver at another
-    table (``economy.one_table``); raising rolls the seat back."""
+    table (``economy.one_table``), and one whose balance is not within the table's bounds
+    now (``economy.can_sit``: the balance read before the write may be stale — a guest
+    registered, or a penalty at the table just left, committed meanwhile); raising rolls
+    the seat back."""
 
     async def check(db: AsyncSession) -> None:
         other = await economy.one_table(db, table_id, player_id)
@@ -123,5 +126,8 @@ def _one_table(table_id: int, player_id: int) -> Callable[[AsyncSession], Awaita
             raise TableError(
                 "already_seated", f"you are seated at table {other}, for silver; leave it first"
             )
+        why = await economy.can_sit(db, table_id, player_id)
+        if why is not None:
+            raise TableError("insufficient_silver", why)
 
     return check

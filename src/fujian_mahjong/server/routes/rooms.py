@@ -46,6 +46,9 @@ class RoomOut(BaseModel):
     hands: int
     players: int
     playing: int
+    # its bots play for the house account (false: a table alone with bots is practice,
+    # docs/economy.md); the lobby says which
+    house_bots: bool
 
 
 class QuickMatchIn(BaseModel):
