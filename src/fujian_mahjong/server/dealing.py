@@ -44,6 +44,7 @@ class DealingTable(Protocol):
     def seats(self) -> list[Seat]: ...
     @property
     def auto_ready(self) -> bool: ...
+    def next_hand_due(self) -> bool: ...
     @property
     def match(self) -> Match | None: ...
     @property
@@ -64,7 +65,8 @@ class Dealing:
         t = self.t
         if t.status not in ("open", "between") or not all(s.taken for s in t.seats):
             return False
-        auto = t.auto_ready and t.status == "open"
+        # a room table: no 准备 for its first hand, nor for the next once its wait is over
+        auto = t.auto_ready and (t.status == "open" or t.next_hand_due())
         return all(s.bot or ((s.ready or auto) and s.conn is not None) for s in t.seats)
 
     def start(self) -> Effects:

@@ -223,6 +223,9 @@ class Settings:
     # every profile, and how long a quick-match table waits for humans before bots fill it
     rooms: tuple[Room, ...] = field(default_factory=default_rooms)
     quickmatch_wait_s: float = 10.0
+    # a room table between two hands: after this long the next hand is dealt to every
+    # connected human, ready or not (a stranger who stays idle does not hold the table)
+    next_hand_s: float = 20.0
     # docs/economy.md: bots at room tables play for the house account (its silver is in the
     # ledger and the audit); false (``[economy] house_bots = false``): a room table where
     # one human plays bots is practice (练习: nothing at stake, no escape penalty)

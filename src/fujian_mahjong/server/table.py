@@ -104,6 +104,12 @@ class TableActor(Actor[TableCommand]):
         # a room table (quick match, docs/economy.md): a seated human needs no 准备; the
         # match starts once every seat is taken and every human is connected
         self.auto_ready = False
+        # between two hands at a room table: when every connected human counts as ready
+        # (docs/protocol.md, ``ready``: a player who stays idle does not hold the table)
+        self.next_hand_at: float | None = None
+        # between two hands: the seats' balances not yet asked against the table's minimum
+        # since the hand's end (asked then, and again when the next hand may start)
+        self.short_unasked = True
 
     # ------------------------------------------------------------------ the actor loop
     # (server/actor.py: the mailbox, submit/ask, a refusal to its caller, a stop)
@@ -352,10 +358,31 @@ class TableActor(Actor[TableCommand]):
         two hands, a seat's silver has fallen below the table's minimum: then the match ends
         (docs/economy.md, "Between hands"; asked at the hand's end and again before the
         next, which a restart may come between)."""
-        if self.status == "between" and (short := await self.finisher.short_of_silver()):
-            await self.effect(self.finisher.finish_match(None, short=short))
-            return
+        if self.status == "between":
+            if self.auto_ready and self.next_hand_at is None:
+                self._next_hand_timer()  # a room table restored between two hands
+            if self.short_unasked or self.dealing.may_start():
+                # not at each 准备 of a seat while others are still to press theirs
+                self.short_unasked = False
+                if short := await self.finisher.short_of_silver():
+                    await self.effect(self.finisher.finish_match(None, short=short))
+                    return
         await self.effect(self.dealing.start())
+
+    def next_hand_due(self) -> bool:
+        """A room table between two hands whose wait for 准备 is over (server/dealing.py)."""
+        return (
+            self.status == "between"
+            and self.next_hand_at is not None
+            and self.clock.now() >= self.next_hand_at
+        )
+
+    def _next_hand_timer(self) -> None:
+        """A room table between two hands: ``next_hand_s`` from now the next hand is dealt
+        to every connected human, ready or not (docs/protocol.md, ``ready``)."""
+        wait = float(self.settings.next_hand_s)
+        self.next_hand_at = self.clock.now() + wait
+        self.sched.set([(("next_hand", 0), wait, C.MaybeStart())])
 
     def _begin(self, st: HandStart) -> None:
         """A hand's rows are stored: it is the table's hand now, nothing of it shown yet."""
@@ -501,8 +528,12 @@ class TableActor(Actor[TableCommand]):
             self.seats_dirty = True
         if fx.between:
             self.status = "between"
+            self.short_unasked = True
+            self.next_hand_at = None
             for s in self.seats:
                 s.ready = False
+            if self.auto_ready:
+                self._next_hand_timer()
 
     def _close(self, why: str) -> None:
         """The table closed (its status stored): everyone is told and let go, no timer
