@@ -144,7 +144,9 @@ def test_an_idle_stranger_does_not_hold_a_room_table_between_hands(tmp_path: Pat
                 if a.of_type("hand_end"):
                     break
                 await h.advance(0.5)
-            assert a.of_type("hand_end") and not a.of_type("hand_end")[0]["match_over"]
+            end = a.of_type("hand_end")[0]
+            assert not end["match_over"]
+            assert end["next_hand_ms"] == 15_000  # the page counts it down
             await a.send({"type": "ready"})  # ann wants the next hand; ben is idle
             await h.advance(10.0)
             assert len(a.of_type("hand_start")) == 1  # within the wait: still waiting

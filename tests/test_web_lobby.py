@@ -37,6 +37,9 @@ from tests.test_web import Watched as WebWatched
 ROOMS_CONFIG = """
 [server]
 quickmatch_wait_s = 0.05
+# a room table deals its next hand by itself this long after a hand's end: long enough for
+# any journey to look at the end screen
+next_hand_s = 600
 # every journey registers its players from one address (the tests' own, 127.0.0.1): the
 # leaderboard's pages alone need 22 accounts, past the default's 30 an hour with the rest
 registrations_per_address = 1000
@@ -929,6 +932,14 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
         expect(line).to_have_text(f"银子 {sign}{change:,}（服务费 {fee:,}，余 {now:,}）")
     else:
         expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
+    # a room table deals the next hand by itself: the end screen counts down to it
+    soon = pg.locator("[data-role=hand-end] [data-role=next-hand-in]")
+    if locale == "zh-CN":
+        expect(soon).to_have_text(re.compile(r"^\d+ 秒后自动开始下一盘$"))
+    else:
+        expect(soon).to_have_text(re.compile(r"^Next hand in \d+s$"))
+    left = int(re.search(r"\d+", soon.inner_text()).group(0))  # type: ignore[union-attr]
+    assert 590 <= left <= 600, left
     pg.locator("[data-role=hand-end] [data-role=breakdown]").wait_for()
     # the winning hand's groups come with the hand's summary, a request of their own: the
     # end is measured once they are drawn (MAIN_WALL's hand is won)

@@ -370,3 +370,12 @@ test("a hand dealt and then void, or a table closed, in the waiting room is not 
     assert.equal(reduce(dealing, msg).dealing, null, msg.type);
   }
 });
+
+test("a room table's hand_end counts down to the next hand it deals by itself (next_hand_ms)", () => {
+  let s = initState({ table: 7 });
+  s = reduce(s, { type: "hand_end", table: 7, hand: 3, result: null, match_over: false, next_hand_ms: 20000, seq: 4 }, 1000);
+  assert.equal(s.handEnd.nextHandAt, 21000);
+  // a private table waits for its players: no countdown
+  s = reduce(initState({ table: 7 }), { type: "hand_end", table: 7, hand: 3, result: null, match_over: false, seq: 4 }, 1000);
+  assert.equal(s.handEnd.nextHandAt, null);
+});

@@ -31,6 +31,7 @@ from fujian_mahjong.server.effects import (
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Game, Match
+    from fujian_mahjong.server.settings import Settings
     from fujian_mahjong.server.store import Store
     from fujian_mahjong.server.tablestate import HandState, Seat, TableConfig
 
@@ -86,6 +87,10 @@ class FinisherTable(Protocol):
     def has_humans(self) -> bool: ...
     @property
     def seats(self) -> list[Seat]: ...
+    @property
+    def auto_ready(self) -> bool: ...
+    @property
+    def settings(self) -> Settings: ...
 
     async def apply_for(self, seat: int, a: Action) -> None: ...
 
@@ -163,6 +168,10 @@ class Finisher:
             fx += self.finish_match(t.pending_leave)
         else:
             fx.between = True
+            if t.auto_ready:
+                # a room table deals the next hand by itself after its wait (table.py
+                # ``next_hand_due``): the page counts it down (docs/protocol.md)
+                end["next_hand_ms"] = round(1000 * float(t.settings.next_hand_s))
             # a table of bots plays its match through; at a table with players it is where
             # a seat short of silver ends the match (docs/economy.md, "Between hands")
             fx.then.append(C.MaybeStart())

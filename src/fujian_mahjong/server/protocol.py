@@ -287,6 +287,8 @@ class HandEnd(_Msg):
     hands_total: int
     match_over: bool
     seq: int
+    # a room table: the next hand is dealt by itself this long after (docs/protocol.md)
+    next_hand_ms: int | None = None
 
 
 class HandVoid(_Msg):

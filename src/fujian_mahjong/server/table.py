@@ -563,6 +563,10 @@ class TableActor(Actor[TableCommand]):
                     # as they went out
                     self.presenter.send_state(fresh, last, held=False, window=False, force=True)
                     ended = {**msg, **await self.finisher.end_fields(last.id, "hand")}
+                    if "next_hand_ms" in ended and self.next_hand_at is not None:
+                        # what is left of the room table's wait (docs/protocol.md)
+                        left = self.next_hand_at - self.clock.now()
+                        ended["next_hand_ms"] = max(0, round(1000 * left))
                     fresh.send(self._silver_for(ended, fresh.seat))
             self._seats_if_quiet(None, self.clock.now())
             return

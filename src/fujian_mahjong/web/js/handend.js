@@ -117,6 +117,11 @@ export function breakdownEl(terms, props = {}) {
   );
 }
 
+// a room table's wait before it deals the next hand by itself (hand_end's next_hand_ms)
+export function nextHandText(at, now) {
+  return t("web.next_hand_in", { n: Math.max(0, Math.ceil((at - now) / 1000)) });
+}
+
 export function renderHandEnd(st, conn, rerender) {
   const he = st.handEnd;
   const v = st.view && st.view.phase === "over" ? st.view : null;
@@ -238,6 +243,10 @@ export function renderHandEnd(st, conn, rerender) {
             },
             t("next_hand"),
           )
+      : null,
+    // a room table deals the next hand by itself: how soon (table.js's tick writes it)
+    !match && !he.fromView && !he.match_over && !st.dissolved && st.seat !== null && he.nextHandAt
+      ? h("span", { class: "muted small", dataset: { role: "next-hand-in" } }, nextHandText(he.nextHandAt, performance.now()))
       : null,
     id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}${withCode(st)}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
     match || st.dissolved ? h("button", { class: "secondary", dataset: { action: "back-to-lobby" }, onclick: () => go({}) }, t("back_to_lobby")) : null,

@@ -525,7 +525,9 @@ function reduceMessage(state, msg, now) {
       // (which comes when the opening's pause, and any window in it, is over: R12)
       return state.view ? state : { ...state, dealing: msg.hand ?? true };
     case "hand_end": {
-      const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand) } };
+      // a room table deals the next hand by itself (next_hand_ms): the page counts it down
+      const nextHandAt = typeof msg.next_hand_ms === "number" ? now + msg.next_hand_ms : null;
+      const s = { ...state, handEnd: { ...msg, handNo: msg.hand, id: msg.id ?? String(msg.hand), nextHandAt } };
       if (msg.hands_total) s.handsTotal = msg.hands_total;
       if (msg.totals) s.totals = msg.totals;
       return s;

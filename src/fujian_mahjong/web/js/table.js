@@ -14,7 +14,7 @@ import { api, hasPath, serverPaths, TableConn } from "./net.js";
 import { rememberHand } from "./lobby.js";
 import { go, toast } from "./ui.js";
 import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
-import { renderHandEnd } from "./handend.js";
+import { nextHandText, renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { chowRun, goldHeldBack, handLayout, hintReason, relation, riverRows, seatName, sortActions, tileKeys, waitCounts } from "./helpers.js";
 import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
@@ -1044,6 +1044,11 @@ export async function showTable(root, tableRef, as) {
       const text = left === null ? "" : t("seconds", { n: left });
       if (el.textContent !== text) el.textContent = text;
       el.classList.toggle("urgent", left !== null && left <= 5);
+    }
+    const nextAt = st.handEnd && st.handEnd.nextHandAt;
+    for (const el of document.querySelectorAll("[data-role=next-hand-in]")) {
+      const text = nextAt ? nextHandText(nextAt, performance.now()) : "";
+      if (el.textContent !== text) el.textContent = text;
     }
     // under 托管 the server answers: no tick for a decision that is not shown
     if (left !== null && left !== lastLeft && left <= 3 && left > 0 && st.mustAct && !autoOn(st)) play("tick");
