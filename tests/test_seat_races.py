@@ -121,12 +121,20 @@ def test_a_join_beside_an_escape_is_refused_below_the_minimum(
             a2 = Client(h, a.name, a.token, a.player_id)
             await a2.send({"type": "hello", "token": a.token})
 
+            # table X's close (its void, penalty and status committed), as an event
+            closed = asyncio.Event()
+            tx = h.lobby.tables[x]
+            forget = tx.on_close
+
+            def on_close(t: Any) -> None:
+                if forget is not None:
+                    forget(t)
+                closed.set()
+
+            tx.on_close = on_close
+
             async def x_closed() -> None:
-                for _ in range(10_000):
-                    if x not in h.lobby.tables:
-                        return
-                    await asyncio.sleep(0)
-                raise AssertionError("table X did not close")
+                await asyncio.wait_for(closed.wait(), timeout=60)
 
             _hold_can_sit(monkeypatch, y, x_closed)
             await asyncio.gather(
