@@ -31,7 +31,7 @@ from textual.widgets import Static
 from fujian_mahjong.bots import HeuristicBot, make_bot
 from fujian_mahjong.engine import Action, Game, Match, Phase, to_jsonl
 from fujian_mahjong.engine.narrate import narrate
-from fujian_mahjong.tiles import parse, parse_kind
+from fujian_mahjong.tiles import parse_kind
 from fujian_mahjong.tui.render import (
     MIN_H,
     MIN_W,
@@ -47,6 +47,7 @@ from fujian_mahjong.tui.render import (
     marked,
     option_label,
     ready_kinds,
+    reveal_lines,
     seat_lines,
     seat_name,
     slot_starts,
@@ -54,7 +55,6 @@ from fujian_mahjong.tui.render import (
     status_lines,
     tenpai_line,
     tile,
-    tile_names,
     totals_text,
     tr,
     wrap,
@@ -531,34 +531,20 @@ class PlayApp(App[None]):
         return you_verbs(line, lang)  # "You win on 4p", not "You wins on"
 
     def reveal_lines(self, width: int) -> list[str]:
-        """Every hand, golds marked *, the winning tile marked ‹›, and the winning
-        decomposition with what each gold stands for."""
+        """Every hand, golds marked *, the winning tile marked ‹›, each seat's melds and
+        flowers beside it (render.reveal_lines), and the winning decomposition with what
+        each gold stands for."""
         g = self.game
         lang = self.lang
-        v = g.view(HUMAN)
-        gold = g.gold
-        hands = v.get("hands", {})
-        out = [tr("hands", lang)]
         w = g.win
-        win_tile = -1
-        if w:
-            win_tile = _win_tile(g)
-        for s in range(g.n):
-            ks = sorted(parse(hands.get(str(s), "")), key=lambda k: (k != gold, k))
-            words = [self.who(s) + ("：" if lang == "zh" else ":")]
-            marked = False
-            for k in ks:
-                t = ("*" if k == gold else "") + tile(k, lang)
-                if w and s == w["winner"] and k == win_tile and not marked:
-                    t = f"‹{t}›"
-                    marked = True
-                words.append(t)
-            if w and s == w["winner"] and win_tile >= 0 and not marked:
-                words.append(f"+‹{tile(win_tile, lang)}›")
-            melds = [m for m in v["melds"][s] if m["tiles"]]
-            for m in melds:
-                words.append("[" + "".join(tile_names(m["tiles"], lang)) + "]")
-            out.extend(wrap(words, width, 4))
+        out = reveal_lines(
+            g.view(HUMAN),
+            lang,
+            width,
+            [self.who(s) for s in range(g.n)],
+            winner=int(w["winner"]) if w else None,
+            win_tile=_win_tile(g) if w else -1,
+        )
         sc = g.score()
         dec = getattr(sc, "decomposition", None) if sc else None
         if dec is not None:

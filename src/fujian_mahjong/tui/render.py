@@ -39,10 +39,20 @@ def tr(key: str, lang: str, **kw: object) -> str:
 
 
 def tile(k: int, lang: str) -> str:
-    """A tile's short name; honours in English are at most 2 letters (they fit a slot)."""
+    """A tile's name wherever the client writes tiles out — the seats panel, prompts, hints,
+    the log and the result: ``5饼``/``东``/``春`` (zh), ``5p``/``E``/``Red``/``Spring`` (en),
+    the names the narration uses (:func:`fujian_mahjong.tiles.name`). Only the hand row's
+    fixed slots take :func:`slot_tile`."""
+    return name(k, lang)
+
+
+def slot_tile(k: int, lang: str) -> str:
+    """A tile's name in the hand row, where each tile has a slot of :data:`SLOT` cells: the
+    English dragons are cut to 2 letters (``Rd``/``Gn``/``Wh``); every other name, and all
+    Chinese ones, are :func:`tile`'s."""
     if lang != "zh" and 27 <= k <= 33:
         return _EN_SHORT_HONOUR[k - 27]
-    return name(k, lang)
+    return tile(k, lang)
 
 
 _ZH_WORD = re.compile(r"([一二三四五六七八九])([万饼条])")
@@ -52,9 +62,10 @@ _EN_HONOUR_WORDS = re.compile(r"\b(East|South|West|North) wind\b|\b(Red|Green|Wh
 
 
 def compact_tiles(text: str, lang: str) -> str:
-    """Tiles named in words (``五饼``/``5 Dots``, :func:`fujian_mahjong.i18n.tile_name`, as
-    bots' reasons name them) in this client's names (``5饼``/``5p``), so a hint names a tile
-    as the hand row does."""
+    """Tiles named in words (``五饼``/``5 Dots``/``Red dragon``,
+    :func:`fujian_mahjong.i18n.tile_name`, as bots' reasons name them) in this client's
+    names (``5饼``/``5p``/``Red``: :func:`tile`), so a hint names a tile as the rest of the
+    client's prose does."""
     if lang == "zh":
         return _ZH_WORD.sub(
             lambda m: f"{'一二三四五六七八九'.index(m.group(1)) + 1}{m.group(2)}", text
@@ -62,7 +73,7 @@ def compact_tiles(text: str, lang: str) -> str:
     text = _EN_WORD.sub(lambda m: m.group(1) + _EN_SUIT_LETTER[m.group(2)[0]], text)
     order = ("East", "South", "West", "North", "Red", "Green", "White")
     return _EN_HONOUR_WORDS.sub(
-        lambda m: _EN_SHORT_HONOUR[order.index(m.group(1) or m.group(2))], text
+        lambda m: tile(27 + order.index(m.group(1) or m.group(2)), lang), text
     )
 
 
@@ -231,7 +242,7 @@ def hand_bar(view: dict[str, Any], selected: int, lang: str, ready: Collection[i
     for i, k in enumerate(order):
         if drawn_apart and i == len(order) - 1:
             t.append(" " * GAP)
-        label = tile(k, lang)
+        label = slot_tile(k, lang)
         mark = "*" if k == gold else " "
         cell = mark + label
         cell += " " * (_slot(k, gold) - cell_len(cell))
@@ -330,6 +341,74 @@ def gold_restriction(view: dict[str, Any], lang: str) -> str:
     return tr("gold_discarded", lang)
 
 
+def flower_kinds(notation: str) -> list[int]:
+    """A seat's flowers in the order the client lists tiles everywhere (by kind: 东 南 西 北
+    中 发 白, then 春 夏 秋 冬 梅 兰 竹 菊), not in the order they were drawn: the same
+    flowers always read the same, and a set (套花) stands together."""
+    return sorted(parse(notation)) if notation else []
+
+
+def flowers_words(notation: str, lang: str) -> list[str]:
+    """``花（5）：东 西 中 发 白`` as words to wrap (the label held to the first flower)."""
+    fl = [tile(k, lang) for k in flower_kinds(notation)]
+    return _lead(tr("flowers", lang, n=len(fl)), fl or ["-"])
+
+
+def melds_words(melds: Sequence[dict[str, Any]], lang: str, same: int | None = None) -> list[str]:
+    """``副露：碰 2万2万2万 暗杠 …`` as words to wrap, each meld whole (its spaces do not
+    break: callers turn U+00A0 back into a space once wrapped); nothing without melds."""
+    texts = [meld_text(m, lang, same).replace(" ", "\u00a0") for m in melds]
+    return _lead(tr("melds", lang), texts) if texts else []
+
+
+# the wide layout: the other seats side by side when each column gets this many cells
+WIDE_COL = 52
+COL_SEP = " │ "
+
+
+def _seat_block(
+    view: dict[str, Any],
+    s: int,
+    lang: str,
+    width: int,
+    last_discard: int | None,
+    same: int | None,
+) -> list[str]:
+    """One seat's lines (:func:`seat_lines`), wrapped to ``width``."""
+    n = view["players"]
+    me = view["seat"]
+    head = [seat_name(me, s, n, lang) + (tr("dealer_mark", lang) if s == view["dealer"] else "")]
+    head.append(tr("tiles_held", lang, n=view["hand_sizes"][s]))
+    if s in view.get("xian_jin", []):
+        head.append(tr("xian_jin", lang))
+    jk = view.get("jin_kan", {}).get(str(s))
+    if jk is not None:
+        head.append(tr("jin_kan_shows", lang, tiles=tiles_text(jk, lang)))
+    if s in view.get("gold_discarded", []):
+        head.append("⚠" + gold_restriction(view, lang))
+    head.extend(flowers_words(view["flowers"][s], lang))
+    head.extend(melds_words(view["melds"][s], lang, same))
+    out = [x.replace("\u00a0", " ") for x in wrap(head, width, 4)]
+    river = _face_up(view["discards"][s], lang, same)
+    if river and last_discard == s:
+        river[-1] = f"‹{river[-1]}›"
+    river_words = _lead("  " + tr("river", lang), river or ["-"])
+    out.extend(x.replace("\u00a0", " ") for x in wrap(river_words, width, 8))
+    return out
+
+
+def columns(blocks: Sequence[Sequence[str]], col_w: int, sep: str = COL_SEP) -> list[str]:
+    """Blocks of lines (each at most ``col_w`` cells) side by side, padded by cells (the
+    zero-width marks of :func:`marked` take none), ``sep`` between them."""
+    rows = max((len(b) for b in blocks), default=0)
+    out = []
+    for i in range(rows):
+        cells = [b[i] if i < len(b) else "" for b in blocks]
+        padded = [c + " " * (col_w - cell_len(c)) for c in cells[:-1]]
+        out.append(sep.join([*padded, cells[-1]]).rstrip())
+    return out
+
+
 def seat_lines(
     view: dict[str, Any],
     lang: str,
@@ -337,38 +416,63 @@ def seat_lines(
     last_discard: int | None = None,
     same: int | None = None,
 ) -> list[str]:
-    """Per seat (you last): name, tiles held, flowers with a count, melds, declarations
-    (闲金, 金坎 with its shown tiles, the gold-discard restriction), then the river with the
-    last discard marked ‹…›. Wrapped to ``width``; nothing is cut. With ``same`` (the kind
-    under the hand's cursor), its face-up copies in the melds and rivers are between
-    MARK_ON and MARK_OFF (:func:`marked` shows them)."""
+    """Per seat (you last): name, tiles held, flowers with a count (sorted by kind), melds,
+    declarations (闲金, 金坎 with its shown tiles, the gold-discard restriction), then the
+    river with the last discard marked ‹…›. Wrapped to ``width``; nothing is cut. With
+    ``same`` (the kind under the hand's cursor), its face-up copies in the melds and rivers
+    are between MARK_ON and MARK_OFF (:func:`marked` shows them).
+
+    Where the other seats each get :data:`WIDE_COL` cells side by side (a 4-player table
+    from 162 columns, a 3-player one from 107), they stand in columns as they sit — 上家 on
+    the left, 对家 across in the middle, 下家 on the right — and your own seat under them
+    at full width; narrower, one under another in the order of play."""
     n = view["players"]
     me = view["seat"]
+    others = [(me + d) % n for d in range(1, n)]
+    sep = cell_len(COL_SEP)
+    col_w = (width - sep * (len(others) - 1)) // max(1, len(others))
     out: list[str] = []
-    order = [(me + d) % n for d in range(1, n)] + [me]
-    for s in order:
-        head = [
-            seat_name(me, s, n, lang) + (tr("dealer_mark", lang) if s == view["dealer"] else "")
-        ]
-        head.append(tr("tiles_held", lang, n=view["hand_sizes"][s]))
-        if s in view.get("xian_jin", []):
-            head.append(tr("xian_jin", lang))
-        jk = view.get("jin_kan", {}).get(str(s))
-        if jk is not None:
-            head.append(tr("jin_kan_shows", lang, tiles=tiles_text(jk, lang)))
-        if s in view.get("gold_discarded", []):
-            head.append("⚠" + gold_restriction(view, lang))
-        fl = tile_names(view["flowers"][s], lang)
-        head.extend(_lead(tr("flowers", lang, n=len(fl)), fl or ["-"]))
-        melds = [meld_text(m, lang, same) for m in view["melds"][s]]
-        if melds:
-            head.extend(_lead(tr("melds", lang), [m.replace(" ", "\u00a0") for m in melds]))
-        out.extend(x.replace("\u00a0", " ") for x in wrap(head, width, 4))
-        river = _face_up(view["discards"][s], lang, same)
-        if river and last_discard == s:
-            river[-1] = f"‹{river[-1]}›"
-        river_words = _lead("  " + tr("river", lang), river or ["-"])
-        out.extend(x.replace("\u00a0", " ") for x in wrap(river_words, width, 8))
+    if len(others) >= 2 and col_w >= WIDE_COL:
+        blocks = [_seat_block(view, s, lang, col_w, last_discard, same) for s in reversed(others)]
+        out.extend(columns(blocks, col_w))
+    else:
+        for s in others:
+            out.extend(_seat_block(view, s, lang, width, last_discard, same))
+    out.extend(_seat_block(view, me, lang, width, last_discard, same))
+    return out
+
+
+def reveal_lines(
+    view: dict[str, Any],
+    lang: str,
+    width: int,
+    names: Sequence[str],
+    winner: int | None = None,
+    win_tile: int = -1,
+) -> list[str]:
+    """The hand's reveal (the view of a finished hand, ``hands``): per seat its concealed
+    tiles (golds first, marked ``*``; the winner's winning tile ‹…›), beside them its melds
+    as the seats panel shows them during play (``碰 2万2万2万``, a concealed kong now with its
+    tiles), and its flowers sorted as there."""
+    gold = parse_kind(view["gold"]) if view.get("gold") else -1
+    hands = view.get("hands", {})
+    out = [tr("hands", lang)]
+    for s in range(view["players"]):
+        ks = sorted(parse(hands.get(str(s), "")), key=lambda k: (k != gold, k))
+        tiles: list[str] = []
+        mark = s == winner and win_tile >= 0
+        for k in ks:
+            t = ("*" if k == gold else "") + tile(k, lang)
+            if mark and k == win_tile:
+                t = f"‹{t}›"
+                mark = False
+            tiles.append(t)
+        if mark:
+            tiles.append(f"+‹{tile(win_tile, lang)}›")
+        words = _lead(names[s] + ("：" if lang == "zh" else ":"), tiles or ["-"])
+        words.extend(melds_words(view["melds"][s], lang))
+        words.extend(flowers_words(view["flowers"][s], lang))
+        out.extend(x.replace("\u00a0", " ") for x in wrap(words, width, 4))
     return out
 
 
