@@ -53,7 +53,8 @@ lint: $(DEV)
 # on a 2-core machine).
 SERIAL := tests/test_web.py tests/test_web_table.py tests/test_web_square.py tests/test_web_lobby.py \
 	tests/test_audit_web.py tests/test_cli_faults.py tests/test_cluster.py \
-	tests/test_cluster_drain.py tests/test_cluster_outage.py tests/test_pg_outage.py
+	tests/test_cluster_drain.py tests/test_cluster_outage.py tests/test_pg_outage.py \
+	tests/test_cluster_faults.py
 
 # The pure-Python fallback of the compiled modules (src/fujian_mahjong/_compiled.py): the
 # compiled-vs-pure byte-identical hands and the golden logs run again without the build.

@@ -135,6 +135,7 @@ SERIAL_GROUPS = {
     "test_cli_faults.py": "browser",
     "test_cluster.py": "procs",
     "test_cluster_drain.py": "procs",
+    "test_cluster_faults.py": "procs",
     "test_cluster_outage.py": "outages",
     "test_pg_outage.py": "outages",
 }

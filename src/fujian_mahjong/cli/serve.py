@@ -544,7 +544,9 @@ def _stoppable(config: Any, app: Any, drain_s: float) -> Any:
     """uvicorn's server, stopping within a bounded time: SIGINT stops at once; SIGTERM
     first drains (``app.state.drain``: the tables handed to the other processes, or the
     hands in progress finished, for at most ``drain_s`` seconds); a second signal stops at
-    once. Whatever happens, the process exits ``STOP_HARD_S`` after it began to stop."""
+    once. Whatever happens, the process exits ``STOP_HARD_S`` after it began to stop (after
+    a SIGTERM that drains, ``drain_s + STOP_HARD_S`` after the signal: the watchdog is armed
+    when the signal arrives, so a drain held by a silent database cannot outlive it)."""
     import signal
 
     import uvicorn
@@ -564,6 +566,7 @@ def _stoppable(config: Any, app: Any, drain_s: float) -> Any:
             ):
                 self.draining = True
                 print(f"fjmj serve: draining (at most {drain_s:g} s)", file=sys.stderr, flush=True)
+                _exit_after(drain_s + STOP_HARD_S)
                 loop.call_soon_threadsafe(lambda: loop.create_task(self._drain()))
                 return
             _exit_after(STOP_HARD_S)
@@ -571,7 +574,15 @@ def _stoppable(config: Any, app: Any, drain_s: float) -> Any:
 
         async def _drain(self) -> None:
             try:
-                await app.state.drain(drain_s)
+                # bounded here too: whatever inside the drain waits on a silent database
+                # or Redis, the stop begins ``drain_s`` after the signal (and a second)
+                await asyncio.wait_for(app.state.drain(drain_s), drain_s + 1.0)
+            except TimeoutError:
+                print(
+                    f"fjmj serve: draining not done after {drain_s:g} s; stopping",
+                    file=sys.stderr,
+                    flush=True,
+                )
             except Exception as e:
                 print(f"fjmj serve: draining failed: {e!r}"[:300], file=sys.stderr, flush=True)
             finally:

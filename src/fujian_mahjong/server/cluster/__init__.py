@@ -56,6 +56,7 @@ from fujian_mahjong.server.cluster.ops import OperatorView
 from fujian_mahjong.server.cluster.sockets import (
     CLOSE_MOVED,
     MOVED,
+    RESYNC,
     Binding,
     Proxy,
     RemoteTable,
@@ -90,6 +91,9 @@ log = logging.getLogger("fjmj.cluster")
 
 # tables one process takes per sweep (several processes share a dead one's tables)
 TAKE_PER_SWEEP = 25
+# how long this process remembers the forwarded connections its own bus outage dropped
+# (``Cluster._cut``): a frame from one of them meanwhile is answered by closing its socket
+CUT_KEEP_S = 600.0
 
 
 def node_id() -> str:
@@ -114,6 +118,15 @@ class Cluster(Sockets, SharedTables, OperatorView):
         self._tasks: list[asyncio.Task[None]] = []
         self._side: set[asyncio.Task[Any]] = set()
         self._restoring: set[asyncio.Future[None]] = set()  # takeovers' restores under way
+        # the connections other processes forwarded here that a bus outage of this process
+        # dropped (their process may have seen no outage): (node, conn id) -> when
+        self._cut: dict[tuple[str, int], float] = {}
+        # tables this process let go (dropped, or handed over when draining) while their
+        # lease row may still name it: table id -> until when a join is answered
+        # ``unavailable`` here (``Sockets.let_go_join``); their codes -> table id
+        self.let_go: dict[int, float] = {}
+        self.let_go_codes: dict[str, int] = {}
+        self.renewed_at = time.monotonic()  # when the last lease renewal that worked was sent
         self.bound: dict[int, Binding] = {}  # conn id -> binding (sockets here)
         self.proxies: dict[tuple[str, int], Proxy] = {}  # (node, conn id) -> proxy here
         self.remote_tables: dict[int, dict[str, Any]] = {}  # the other processes' tables
@@ -135,6 +148,13 @@ class Cluster(Sockets, SharedTables, OperatorView):
             _end_idle_transactions(store, self.lease_s)
 
     # ------------------------------------------------------------------ names
+
+    @property
+    def leases_ok(self) -> bool:
+        """The lease renewals work (``/readyz``): False once none has succeeded for a whole
+        lease — the database cannot be reached, this process's leases have expired and the
+        others take its tables; a load balancer should send its players elsewhere."""
+        return time.monotonic() - self.renewed_at < self.lease_s
 
     @property
     def bus_ok(self) -> bool:
@@ -202,6 +222,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
             raise RuntimeError(f"--redis {shown_url(url)}: {_line(e)}") from None
         ratelimit.set_hub(self._rate_hit)
         await self.leases.adopt_orphans()
+        self.renewed_at = time.monotonic()
         loop = asyncio.get_running_loop()
         for coro in (self._lease_loop(), self._heartbeat_loop(), self._watch()):
             self._tasks.append(loop.create_task(coro))
@@ -312,6 +333,8 @@ class Cluster(Sockets, SharedTables, OperatorView):
         if actor is None:
             return
         log.warning("cluster: table %s stopped here: %s", table_id, why)
+        # its lease row names this process until it expires (at most a lease from now)
+        self._let_go(table_id, actor.cfg.code, time.monotonic() + self._let_go_s)
         lobby.closed_actions += actor.actions
         lobby.codes.pop(actor.cfg.code, None)
         lobby.stakes.pop(table_id, None)
@@ -344,7 +367,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
                 if time.monotonic() >= end:
                     break
                 try:
-                    if await self._hand_over(tid, max(0.1, end - time.monotonic())):
+                    if await self._hand_over(tid, end):
                         moved += 1
                 except Exception as e:
                     log.warning("cluster: handing table %s over failed: %s", tid, _line(e))
@@ -352,11 +375,22 @@ class Cluster(Sockets, SharedTables, OperatorView):
         self.handed_over += moved
         return moved
 
-    async def _hand_over(self, tid: int, timeout: float) -> bool:
+    async def _hand_over(self, tid: int, end: float) -> bool:
+        """Hand one table over, every step within the drain's deadline ``end`` (monotonic):
+        a silent database must not hold the stop past ``--drain-s`` (docs/deploy.md,
+        "Stopping"). A step that runs out is abandoned: what it did not store is replayed
+        from the stored log by the next owner, and a lease not given back expires."""
         lobby = self.lobby
         actor = lobby.tables.get(tid)
         if actor is None:
             return False
+
+        def left() -> float:
+            return max(0.1, end - time.monotonic())
+
+        # a join meanwhile (routed here by the lease row) is answered ``unavailable`` and
+        # made again, until the row names the next owner
+        self._let_go(tid, actor.cfg.code, float("inf"))
         # no timer fires from now on (no deadline runs out here: the new owner gives fresh
         # ones); the clients go first, so no new command comes in
         lobby.tables.pop(tid, None)
@@ -372,20 +406,58 @@ class Cluster(Sockets, SharedTables, OperatorView):
         # the commands already queued run to their end (what they decide is stored), then
         # the actor stops: a safe point between decisions
         try:
-            await asyncio.wait_for(actor.stop(), timeout)
-            await actor.flush_pending()  # answers given inside a claim pause, before the lease
+            await self._within(actor.stop(), left())
+            # answers given inside a claim pause, before the lease
+            await self._within(actor.flush_pending(), left())
         finally:
             actor.sched.cancel_all()
             if self.store.fences is not None:
                 self.store.fences.pop(tid, None)
-            await self.leases.release([tid])
+            try:
+                # not given back in time: the renewals give it back, or it expires
+                await self._within(self.leases.release([tid]), left())
+            finally:
+                self._let_go(tid, actor.cfg.code, time.monotonic() + self._let_go_s)
         log.warning("cluster: table %s handed over (draining)", tid)
         return True
+
+    async def _within(self, aw: Any, seconds: float) -> None:
+        """Await ``aw`` for at most ``seconds`` (TimeoutError after). Unlike ``wait_for``
+        this does not wait for the cancelled step to end: a database driver cancelling a
+        query on a silent connection may itself wait on it (the step ends in the
+        background, among the tasks ``stop`` cancels)."""
+        task = asyncio.ensure_future(aw)
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if task in done:
+            task.result()
+            return
+        task.cancel()
+        self._side.add(task)
+        task.add_done_callback(self._side.discard)
+        raise TimeoutError(f"not done within {seconds:.1f} s")
+
+    @property
+    def _let_go_s(self) -> float:
+        # a lease row read before this process let the table go names it for at most a
+        # lease more; a join routed by it crosses the bus within its timeout
+        return 2 * self.lease_s + B.TIMEOUT_S
+
+    def _let_go(self, tid: int, code: str, until: float) -> None:
+        now = time.monotonic()
+        for t, u in list(self.let_go.items()):
+            if u <= now:
+                self.let_go.pop(t, None)
+        self.let_go_codes = {c: t for c, t in self.let_go_codes.items() if t in self.let_go}
+        self.let_go[tid] = until
+        if code:
+            self.let_go_codes[code.upper()] = tid
 
     async def _restore(self, got: dict[int, int]) -> None:
         """Run the crash restore for tables whose lease this process has just taken."""
         assert self.store.fences is not None
         self.store.fences.update(got)
+        for t in got:
+            self.let_go.pop(t, None)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._restoring.add(done)  # a join meanwhile waits for it (``Sockets.intercept``)
         try:
@@ -419,7 +491,10 @@ class Cluster(Sockets, SharedTables, OperatorView):
         period = self.lease_s / 4
         while True:
             try:
-                for t in await self.leases.renew():
+                sent = time.monotonic()
+                lost = await self.leases.renew()
+                self.renewed_at = sent
+                for t in lost:
                     self.drop(t, "its lease was taken")
                 got = {} if self.draining else await self.leases.take_expired(TAKE_PER_SWEEP)
                 if got:
@@ -506,20 +581,39 @@ class Cluster(Sockets, SharedTables, OperatorView):
         (``status``) and marked to be resynchronised, and the connections that other
         processes forwarded to this one are gone as far as their tables know (each seat
         keeps its grace period, R11). Back: those sockets are closed with CLOSE_MOVED and
-        their clients join again (a fresh state), once this process is listed again."""
+        their clients join again (a fresh state), once this process is listed again; and
+        the processes whose forwarded connections were dropped here are told to close
+        those sockets too (``CloseSocket``): the outage may have been this process's alone
+        (its own route to Redis), and theirs would otherwise stay open, silent, at a seat
+        that runs out its grace period."""
         if not ok:
             for b in self.bound.values():
                 if not b.stale and not b.conn.closed and b.table is not None:
                     b.seq += 1
                     b.conn.send({**BUS_DOWN, "table": b.table, "seq": b.seq}, stream=False)
                 b.stale = True
+            now = time.monotonic()
             for key in list(self.proxies):
+                self._cut[key] = now
                 self.proxy_closed(*key)
             for fut in self._calls.values():
                 if not fut.done():
                     fut.set_exception(TimeoutError("the bus went down"))
             return
+        self._tell_cut()
         self._spawn(self._bus_back())
+
+    def _tell_cut(self) -> None:
+        """The bus is back: close, at their process, the sockets whose forwarded connections
+        an outage here dropped (their clients join again, docs/protocol.md "Reconnecting").
+        Remembered a while longer: a frame from one of them (this message lost with the bus
+        down again) is answered the same way (``_on_message``)."""
+        now = time.monotonic()
+        for key, when in list(self._cut.items()):
+            if now - when > CUT_KEEP_S:
+                del self._cut[key]
+                continue
+            self.post(key[0], B.CloseSocket(key[1], CLOSE_MOVED, RESYNC))
 
     async def _bus_back(self) -> None:
         self._published = {}
@@ -552,6 +646,11 @@ class Cluster(Sockets, SharedTables, OperatorView):
                     b.conn.close(msg.reason, msg.code)
             case B.FromSocket():  # a client's frame for one of our tables
                 key = (src, msg.cid)
+                if self._cut.pop(key, None) is not None:
+                    # its connection here was dropped by an outage: its socket joins again
+                    # (a fresh connection here would not be at the table)
+                    self.post(src, B.CloseSocket(msg.cid, CLOSE_MOVED, RESYNC))
+                    return
                 p = self.proxies.get(key)
                 if p is None:
                     transport = RemoteTransport(self, src, msg.cid)
@@ -563,6 +662,7 @@ class Cluster(Sockets, SharedTables, OperatorView):
                 c.player_id, c.name, c.addr = msg.player_id, msg.name, msg.addr
                 p.queue.put_nowait(msg.text)
             case B.SocketGone():
+                self._cut.pop((src, msg.cid), None)
                 self.proxy_closed(src, msg.cid)
             case B.Call():  # a REST call for one of our tables (add or remove a bot)
                 self._spawn(self._answer(src, msg))

@@ -35,6 +35,7 @@ log = logging.getLogger("fjmj.cluster")
 CLOSE_MOVED = 1012
 MOVED = "the table moved to another server; reconnect"
 RESYNC = "the connection to the table's server was interrupted; reconnect"
+UNAVAILABLE = "the table is moving to another server; join again shortly"
 # how long a join forwarded to the table's owner may go unanswered. Redis does not keep a
 # message for a process that is not subscribed: a join sent while the owner was still
 # subscribing again after an outage (its back-off, then its probe) is lost, and the socket
@@ -137,6 +138,11 @@ class Binding:
 class Sockets:
     """``Cluster``'s socket forwarding (a mixin: the state is the cluster's)."""
 
+    # the tables this process let go whose lease row may still name it (``let_go_join``;
+    # the cluster keeps its own, ``Cluster.__init__``: these empty ones are never written)
+    let_go: dict[int, float] = {}  # noqa: RUF012
+    let_go_codes: dict[str, int] = {}  # noqa: RUF012
+
     if TYPE_CHECKING:
         settings: Settings
         store: Store
@@ -210,6 +216,9 @@ class Sockets:
             # a table this process is taking over is not in its lobby before its restore
             # ends: a join for it (from a socket here or forwarded) waits for the restore
             await asyncio.wait(set(self._restoring), timeout=2 * self.lease_s + 10)
+        if self.let_go and '"join"' in text and self.let_go_join(text):
+            conn.error("unavailable", UNAVAILABLE, False)
+            return True
         if self.is_proxy(conn):
             return False
         b = self.bound.get(conn.id)
@@ -247,6 +256,36 @@ class Sockets:
             return True
         self.post(b.node, B.FromSocket(conn.id, conn.player_id, conn.name, conn.addr, text))
         return True
+
+    def let_go_join(self, text: str) -> bool:
+        """A join for a table this process has just let go (dropped, or handed over while
+        draining) whose lease row may still name it: the others route the join here, and
+        this lobby no longer has the table. Answered ``unavailable``, which the client makes
+        again after its back-off (never ``no_table``, which it does not): by then the row
+        names the next owner (docs/deploy.md, "Rolling restarts")."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(data, dict) or data.get("type") != "join":
+            return False
+        ref = data.get("table")
+        tid: int | None = None
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            tid = ref
+        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
+            tid = int(ref.strip()) if len(ref.strip()) <= 18 else None
+        elif isinstance(ref, str):
+            tid = self.let_go_codes.get(ref.strip().upper())
+        if tid is None or tid in self.lobby.tables:
+            return False
+        until = self.let_go.get(tid)
+        if until is None:
+            return False
+        if time.monotonic() < until:
+            return True
+        del self.let_go[tid]
+        return False
 
     def expire_joins(self, now: float) -> None:
         """Close the sockets whose forwarded join went unanswered past its deadline
@@ -293,6 +332,10 @@ class Sockets:
             tid, owner, live = row
             if tid in self.lobby.tables:
                 return here
+            if live and owner == self.node:
+                # this process holds its lease but its lobby let it go (a drop, a drain's
+                # hand-over, a restore not ended): the client joins again shortly
+                raise TableError("unavailable", UNAVAILABLE, False)
             if live and owner is not None and owner != self.node:
                 try:
                     if self.bus.ok and await self._alive(owner):
@@ -309,7 +352,9 @@ class Sockets:
                     await self._restore({tid: epoch})
                     return here
             if time.monotonic() > deadline:
-                return here
+                # a live table that no process runs yet (its lease neither held nor taken
+                # in time): the client joins again, never ``no_table``
+                raise TableError("unavailable", UNAVAILABLE, False)
             await asyncio.sleep(0.1)
 
     async def _alive(self, node: str) -> bool:

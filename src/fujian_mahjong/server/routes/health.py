@@ -103,6 +103,7 @@ UNREADY = {
     "draining": "draining (stopping: it takes no new tables)",
     "store_failing": "the database cannot write",
     "bus_down": "the cluster's Redis bus is down",
+    "leases_failing": "the cluster cannot renew its table leases (the database is unreachable)",
 }
 
 
@@ -115,7 +116,8 @@ async def livez() -> Any:
 
 def unready_reasons(state: Any) -> list[str]:
     """Why the app does not accept tables now (empty: it does). The cluster object is read
-    duck-typed: one without ``bus_ok`` counts as a healthy bus."""
+    duck-typed: one without ``bus_ok`` counts as a healthy bus, one without ``leases_ok``
+    as renewing its leases."""
     reasons = []
     if getattr(state, "draining", False):
         reasons.append("draining")
@@ -124,6 +126,9 @@ def unready_reasons(state: Any) -> list[str]:
     cluster = getattr(state, "cluster", None)
     if cluster is not None and not getattr(cluster, "bus_ok", True):
         reasons.append("bus_down")
+    if cluster is not None and not getattr(cluster, "leases_ok", True):
+        # its leases expire and the others take its tables: its players belong elsewhere
+        reasons.append("leases_failing")
     return reasons
 
 
@@ -134,15 +139,17 @@ def unready_reasons(state: Any) -> list[str]:
         503: {
             "model": ErrorOut,
             "description": "Not accepting tables; ``code`` is the first reason that holds: "
-            "``draining``, ``store_failing`` (the database cannot write) or ``bus_down`` "
-            "(the cluster's Redis bus), ``detail`` names every one",
+            "``draining``, ``store_failing`` (the database cannot write), ``bus_down`` "
+            "(the cluster's Redis bus) or ``leases_failing`` (the cluster's lease renewals "
+            "fail), ``detail`` names every one",
         }
     },
 )
 async def readyz(request: Request) -> Any:
     """Readiness: 200 ``{"ok": true, "status": "ready"}`` while this process accepts
     tables; 503 ``{"detail", "code"}`` while it drains (``draining``), while its store
-    cannot write (``store_failing``) or while the cluster's Redis is down (``bus_down``)."""
+    cannot write (``store_failing``), while the cluster's Redis is down (``bus_down``) or
+    while its lease renewals fail for a whole lease (``leases_failing``)."""
     reasons = unready_reasons(request.app.state)
     if not reasons:
         return {"ok": True, "status": "ready"}
