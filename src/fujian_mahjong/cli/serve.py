@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -478,7 +479,9 @@ class _StartupFailure:
             return True
         lines = [ln for ln in record.getMessage().splitlines() if ln.strip()]
         if lines and not self.reason and (len(lines) > 1 or "Traceback" in lines[0]):
-            self.reason = _one_line(lines[-1])
+            # our own refusals read as what they say (DatabaseInUse: the database's server
+            # lock, server/store/), without the exception's module path
+            self.reason = _one_line(re.sub(r"^fujian_mahjong(\.\w+)+: ", "", lines[-1]))
         elif lines and not self.reason and "startup failed" not in lines[0]:
             self.reason = _one_line(lines[0])
         return False

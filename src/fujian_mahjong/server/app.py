@@ -210,6 +210,12 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await store.open()
+        # PostgreSQL: one server per database, or the processes of one cluster
+        try:
+            await store.hold_server_lock(shared=cluster is not None)
+        except BaseException:
+            await store.close()
+            raise
         if cluster is None:
             restored = await lobby.restore()
         else:

@@ -29,6 +29,7 @@ from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -236,7 +237,16 @@ async def upgrade(url: str, revision: str = "head") -> None:
 
 
 class DatabaseInUse(Exception):
-    """Another ``fjmj serve`` holds this SQLite database (one line: its file and pid)."""
+    """Another ``fjmj serve`` holds this database (one line: which, and what to do)."""
+
+
+# PostgreSQL: the advisory lock a server holds on its database for its life (docs/deploy.md,
+# "One process"): the two-key form, this constant ("fjmj") and the database's oid, since
+# advisory locks are shared by every database of a PostgreSQL server
+SERVER_LOCK_CLASS = 0x666A6D6A
+# a crashed server's session may outlive it a moment (PostgreSQL notices the closed socket
+# at its next read): its successor waits this long for the lock before it is refused
+SERVER_LOCK_WAIT_S = 5.0
 
 
 # the lock files this process holds (open for its whole life: the OS lets go at its end)
@@ -425,6 +435,8 @@ class Store:
         self.failures = 0  # writes that failed since start (GET /metrics)
         self.command_timeout_s = command_timeout_s
         self.engine = make_engine(url, command_timeout_s)
+        # PostgreSQL: the server's lock on its database (``hold_server_lock``)
+        self._server_lock: tuple[AsyncEngine, AsyncConnection] | None = None
         self.sqlite = self.engine.dialect.name == "sqlite"
         # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
         # and a thread of its own (store/sqlite_events.py); None: through the engine
@@ -510,7 +522,59 @@ class Store:
                 await migrate.dispose()
         self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
+    async def hold_server_lock(self, shared: bool, wait_s: float | None = None) -> None:
+        """PostgreSQL: one server per database, as SQLite's ``lock_sqlite_writer`` — unless
+        they form a cluster (``--redis``: leases and fences keep each table to one of them).
+        A process alone takes the database's advisory lock exclusively, each process of a
+        cluster shared, on a connection of its own held until ``close``: two servers alone,
+        or one alone beside a cluster, would each run the same tables and write them
+        (docs/deploy.md). Raises :class:`DatabaseInUse` when it is held otherwise; a no-op
+        on SQLite."""
+        if self.sqlite or self.dialect_name != "postgresql" or self._server_lock is not None:
+            return
+        engine = make_engine(self.url)
+        fn = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        query = text(
+            f"SELECT {fn}(:k, (SELECT oid::int FROM pg_database"
+            " WHERE datname = current_database()))"
+        )
+        loop = asyncio.get_running_loop()
+        end = loop.time() + (SERVER_LOCK_WAIT_S if wait_s is None else wait_s)
+        conn = await engine.connect()
+        try:
+            while True:
+                got = bool((await conn.execute(query, {"k": SERVER_LOCK_CLASS})).scalar())
+                await conn.commit()  # a session lock: it outlives the transaction
+                if got or loop.time() >= end:
+                    break
+                await asyncio.sleep(0.2)
+        except BaseException:
+            await conn.close()
+            await engine.dispose()
+            raise
+        if not got:
+            await conn.close()
+            await engine.dispose()
+            if shared:
+                raise DatabaseInUse(
+                    f"the database {self.description} is in use by a fjmj serve without "
+                    "--redis; stop it first (a cluster's processes share a database, a "
+                    "process alone does not)"
+                )
+            raise DatabaseInUse(
+                f"the database {self.description} is in use by another fjmj serve (alone, "
+                "or a cluster's); stop it, or give this one another --db (several processes "
+                "on one database: --redis)"
+            )
+        self._server_lock = (engine, conn)
+
     async def close(self) -> None:
+        if self._server_lock is not None:
+            engine, conn = self._server_lock
+            self._server_lock = None
+            with suppress(Exception):
+                await conn.close()
+            await engine.dispose()
         if self._writer is not None:
             self._writer.cancel()
             with suppress(asyncio.CancelledError):
