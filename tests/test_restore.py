@@ -342,6 +342,8 @@ def test_between_two_hands_the_last_hands_end_is_shown_again(tmp_path: Path) -> 
             shown = again.last("hand_end")
             assert shown is not None and {k: shown[k] for k in keys} == {k: first[k] for k in keys}
             server_message.validate_python(shown)
+            # said to be shown again (the page shows the result at once), unlike the first
+            assert shown["again"] is True and "again" not in first
         async with running(tmp_path, deals=FixedDeals("between")) as h:  # a restart
             await h.settle()
             assert h.lobby.tables[tid].status == "between"
@@ -350,6 +352,7 @@ def test_between_two_hands_the_last_hands_end_is_shown_again(tmp_path: Path) -> 
             await h.seat(back, tid)
             shown = back.last("hand_end")
             assert shown is not None and {k: shown[k] for k in keys} == {k: first[k] for k in keys}
+            assert shown["again"] is True
 
     asyncio.run(main())
 

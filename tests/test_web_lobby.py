@@ -931,7 +931,7 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
     if locale == "zh-CN":
         expect(line).to_have_text(f"银子 {sign}{change:,}（服务费 {fee:,}，余 {now:,}）")
     else:
-        expect(line).to_have_text(f"silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
+        expect(line).to_have_text(f"Silver {sign}{change:,} (fee {fee:,}, balance {now:,})")
     # a room table deals the next hand by itself: the end screen counts down to it
     soon = pg.locator("[data-role=hand-end] [data-role=next-hand-in]")
     if locale == "zh-CN":

@@ -379,3 +379,22 @@ test("a room table's hand_end counts down to the next hand it deals by itself (n
   s = reduce(initState({ table: 7 }), { type: "hand_end", table: 7, hand: 3, result: null, match_over: false, seq: 4 }, 1000);
   assert.equal(s.handEnd.nextHandAt, null);
 });
+
+test("a hand void because a player left says who left (not a drawn hand: the wall did not run out)", () => {
+  let s = reduce(initState({ table: 7 }), { type: "state", table: 7, hand: 5, view: view(), deadline_ms: null, seq: 1 }, 0);
+  s = reduce(s, { type: "hand_void", table: 7, hand: 5, leaver: 2, seq: 2 }, 10);
+  assert.equal(s.voidLeaver, 2);
+  assert.equal(s.handEnd, null);
+  // a vote's void is the 解散 screen's, not a leave
+  const d = reduce(s, { type: "hand_void", table: 7, hand: 5, leaver: null, dissolved: true, seq: 3 }, 20);
+  assert.equal(d.voidByVote, true);
+  // the next hand's first state forgets it
+  s = reduce(s, { type: "state", table: 7, hand: 6, view: view(), deadline_ms: null, seq: 4 }, 30);
+  assert.equal(s.voidLeaver, null);
+});
+
+test("the last hand's bubbles (its 胡) go when the next hand is dealt", () => {
+  let s = { ...initState({ table: 7 }), bubbles: [{ seat: 1, kind: "win", tile: "5p", at: 100 }] };
+  s = reduce(s, { type: "hand_start", table: 7, hand: 6, seq: 3 }, 200);
+  assert.deepEqual(s.bubbles, []);
+});

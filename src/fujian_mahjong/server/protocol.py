@@ -289,6 +289,8 @@ class HandEnd(_Msg):
     seq: int
     # a room table: the next hand is dealt by itself this long after (docs/protocol.md)
     next_hand_ms: int | None = None
+    # sent again to a connection that (re)joins between two hands (docs/protocol.md)
+    again: bool = False
 
 
 class HandVoid(_Msg):

@@ -142,8 +142,11 @@ export function renderHandEnd(st, conn, rerender) {
   // void by the vote (hand_void); a hand whose end was decided first (a win held by the
   // claim pause) or that ended before the vote was settled: its result, and a line saying so
   const voided = st.voidByVote;
+  const left = st.voidLeaver;
   const title = voided
     ? h("h2", { dataset: { role: "winner" } }, h("span", { dataset: { role: "dissolved" } }, t("web.dissolved")))
+    : typeof left === "number" && !result
+    ? h("h2", { dataset: { role: "winner" } }, h("span", { dataset: { role: "void-left" } }, t("web.void_left", { name: seatName(st, left) })))
     : result
     ? h(
         "h2",
@@ -222,6 +225,12 @@ export function renderHandEnd(st, conn, rerender) {
       )
     : null;
 
+  // a room table deals the next hand by itself: how soon, on a line of its own under the
+  // buttons (table.js's tick writes it; beside them it broke their words on a small phone)
+  const soon =
+    !match && !he.fromView && !he.match_over && !st.dissolved && st.seat !== null && he.nextHandAt
+      ? h("p", { class: "muted small next-hand-in", dataset: { role: "next-hand-in" } }, nextHandText(he.nextHandAt, performance.now()))
+      : null;
   const buttons = h(
     "div",
     { class: "row" },
@@ -244,10 +253,6 @@ export function renderHandEnd(st, conn, rerender) {
             t("next_hand"),
           )
       : null,
-    // a room table deals the next hand by itself: how soon (table.js's tick writes it)
-    !match && !he.fromView && !he.match_over && !st.dissolved && st.seat !== null && he.nextHandAt
-      ? h("span", { class: "muted small", dataset: { role: "next-hand-in" } }, nextHandText(he.nextHandAt, performance.now()))
-      : null,
     id !== null ? h("a", { class: "button secondary", href: `./?replay=${encodeURIComponent(id)}${st.seat !== null ? `&seat=${st.seat}` : ""}${withCode(st)}`, target: "_blank", rel: "noopener", dataset: { role: "open-replay" } }, t("open_replay")) : null,
     match || st.dissolved ? h("button", { class: "secondary", dataset: { action: "back-to-lobby" }, onclick: () => go({}) }, t("back_to_lobby")) : null,
   );
@@ -268,7 +273,7 @@ export function renderHandEnd(st, conn, rerender) {
         "div",
         { class: "end-body" },
         h("div", { class: "end-left" }, h("div", { class: "end-seats" }, h("h3", {}, t("all_hands")), rows), breakdown),
-        h("div", { class: "end-right" }, buttons, decomp, specials, standings),
+        h("div", { class: "end-right" }, buttons, soon, decomp, specials, standings),
       ),
       h("div", { class: "scroll-cue", "aria-hidden": "true" }, t("web.scroll_more")),
     ),

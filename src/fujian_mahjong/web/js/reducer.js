@@ -62,6 +62,7 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     prompt: null, // the decision to render: { phase, actions, deadlineAt } or null
     dissolved: false, // 解散房间: the match is dissolved by vote (no prompt from then on)
     voidByVote: false, // the hand in play was void by it (hand_void, dissolved)
+    voidLeaver: null, // the seat whose leave voided the hand in play (hand_void)
     log: [],
     bubbles: [],
     sounds: [],
@@ -388,6 +389,8 @@ function stateMessage(state, msg, now) {
   s.hint = null;
   const newHand = msg.hand !== state.hand;
   if (newHand) {
+    s.voidLeaver = null;
+    s.bubbles = []; // the last hand's 胡 is not said over the next one's table
     s.sel = null;
     s.lastDiscard = null;
     s.myClaim = null;
@@ -509,6 +512,12 @@ function reduceMessage(state, msg, now) {
       return state;
     case "hand_void": {
       const s = { ...noPrompt(state), opening: null, dealing: null };
+      if (!msg.dissolved && typeof msg.leaver === "number") {
+        // void because a player left (R9/R11): its end screen says so, not 流局 (the wall
+        // did not run out), after the toast has gone
+        s.voidLeaver = msg.leaver;
+        s.handEnd = null;
+      }
       if (msg.dissolved) {
         // the hand in play is void by the vote: its end screen says so (not the result of
         // a hand that ended before it)
@@ -523,7 +532,9 @@ function reduceMessage(state, msg, now) {
     case "hand_start":
       // the hand is dealt: a page still in the waiting room says so until its first state
       // (which comes when the opening's pause, and any window in it, is over: R12)
-      return state.view ? state : { ...state, dealing: msg.hand ?? true };
+      // and the last hand's bubbles (its 胡) go: they are not said over the next one
+      if (state.view) return state.bubbles.length ? { ...state, bubbles: [] } : state;
+      return { ...state, dealing: msg.hand ?? true, bubbles: [] };
     case "hand_end": {
       // a room table deals the next hand by itself (next_hand_ms): the page counts it down
       const nextHandAt = typeof msg.next_hand_ms === "number" ? now + msg.next_hand_ms : null;

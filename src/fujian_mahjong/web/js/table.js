@@ -704,6 +704,10 @@ async function copyInvite(url) {
 function waitingRoomV(st, conn, dispatch, botCall) {
   const n = st.players || (st.info && st.info.players) || (st.seats && st.seats.length) || 0;
   const seats = st.seats || (st.info && st.info.seats) || [];
+  // a room's table deals by itself once the wait is over (bots fill the free seats): no
+  // 准备 and no bots to add there (docs/economy.md, quick match); nor a ready badge, a
+  // code or an invite, which a quick match's players do not look for
+  const room = Boolean(st.info && st.info.room);
   const rows = [];
   for (let s = 0; s < n; s++) {
     const info = seats[s] || {};
@@ -715,7 +719,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
         h("span", { class: "name" }, name, s === st.seat ? t("me_mark") : ""),
         info.bot ? h("span", { class: "badge bot" }, t("bot")) : null,
         info.bot && info.bot_level ? h("span", { class: "badge level", dataset: { role: "bot-level", level: String(info.bot_level) } }, botLevelName(info.bot_level)) : null,
-        !info.bot && info.name && !st.dealing ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
+        !room && !info.bot && info.name && !st.dealing ? h("span", { class: `badge ${info.ready ? "ok" : ""}` }, info.ready ? t("is_ready") : t("not_ready")) : null,
       ),
     );
   }
@@ -723,10 +727,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
   const code = (st.info && st.info.code) || st.code;
   // a private table opens by its code only (its id is refused to anyone not seated there)
   const ref = st.info && st.info.private && code ? code : st.table;
-  const invite = st.table !== null ? new URL(`./?table=${encodeURIComponent(ref)}`, window.location.href).href : "";
-  // a room's table deals by itself once the wait is over (bots fill the free seats): no
-  // 准备 and no bots to add there (docs/economy.md, quick match)
-  const room = Boolean(st.info && st.info.room);
+  const invite = st.table !== null && !room ? new URL(`./?table=${encodeURIComponent(ref)}`, window.location.href).href : "";
   // the hand is being dealt (hand_start came, the first state not yet): nothing to ready
   if (st.dealing) {
     return h(
@@ -741,7 +742,7 @@ function waitingRoomV(st, conn, dispatch, botCall) {
     "section",
     { key: "waiting", class: "card waiting", dataset: { role: "waiting-room" } },
     h("h2", {}, t("waiting_room")),
-    code ? h("p", {}, `${t("code")}${colon()}`, h("b", { dataset: { role: "table-code" } }, code)) : null,
+    code && !room ? h("p", {}, `${t("code")}${colon()}`, h("b", { dataset: { role: "table-code" } }, code)) : null,
     invite ? h("p", { class: "muted small" }, `${t("invite")}${colon()}`, h("code", { dataset: { role: "invite-link" } }, invite)) : null,
     h("div", { class: "wait-seats" }, rows),
     h(
@@ -889,6 +890,8 @@ export async function showTable(root, tableRef, as) {
   const holdingEnd = (now) => {
     const e = st.handEnd;
     if (!e || st.dissolved || !st.view) return false;
+    // the end of a hand shown again (a reload between two hands): its table was seen
+    if (e.again) return false;
     if (st.opening) return true; // the opening plays to its end first (its steps render)
     if (seenHand !== e.handNo) {
       // the hand ended before its table was shown without the opening card (a 三金倒 in
