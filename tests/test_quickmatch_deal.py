@@ -157,3 +157,74 @@ def test_an_idle_stranger_does_not_hold_a_room_table_between_hands(tmp_path: Pat
             assert a.errors() == [] and b.errors() == []
 
     asyncio.run(main())
+
+
+async def _room_hand_ended(h: Harness) -> tuple[int, Client, Client]:
+    """Two strangers at a room table, its first hand played by 托管 to its end."""
+    a, b = await h.guest("ann"), await h.guest("ben")
+    tid = await quick(h, a)
+    assert await quick(h, b) == tid
+    await h.seat(a, tid)
+    await h.seat(b, tid)
+    await h.advance(8.5)  # the wait: bots fill, the hand starts
+    for c in (a, b):
+        await c.send({"type": "auto", "on": True})
+    for _ in range(600):
+        if a.of_type("hand_end"):
+            break
+        await h.advance(0.5)
+    assert a.of_type("hand_end") and not a.of_type("hand_end")[0]["match_over"]
+    return tid, a, b
+
+
+NEXT_15 = CONFIG.replace("[server]\n", "[server]\nnext_hand_s = 15\n")
+
+
+def test_a_stranger_back_after_the_wait_is_dealt_the_next_hand(tmp_path: Path) -> None:
+    """Ben's connection drops before the wait is over and comes back after it (within the
+    grace): the next hand is dealt as he sits down again — the wait's one timer found him
+    away, and nothing else would deal (the table held, his page counting down from 0)."""
+
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(NEXT_15)) as h:
+            tid, a, b = await _room_hand_ended(h)
+            await a.send({"type": "ready"})
+            await h.advance(10.0)
+            await b.disconnect()
+            await h.advance(7.0)  # the wait passes while he is away
+            assert len(a.of_type("hand_start")) == 1
+            back = Client(h, b.name, b.token, b.player_id)
+            await back.send({"type": "hello", "token": back.token})
+            await h.seat(back, tid)
+            await h.advance(1.0)
+            assert len(a.of_type("hand_start")) == 2 and back.of_type("hand_start")
+
+    asyncio.run(main())
+
+
+def test_a_room_table_restored_between_two_hands_deals_after_a_fresh_wait(
+    tmp_path: Path,
+) -> None:
+    """A restart between two hands of a room table: its wait starts again (a fresh one),
+    the end shown again says how long is left, and the next hand is dealt after it."""
+
+    async def main() -> None:
+        cfg = parse_config(NEXT_15)
+        async with running(tmp_path, **cfg) as h:
+            tid, a, b = await _room_hand_ended(h)
+        async with running(tmp_path, **cfg) as h:
+            await h.settle()
+            assert h.lobby.tables[tid].status == "between"
+            back = [Client(h, c.name, c.token, c.player_id) for c in (a, b)]
+            for c in back:
+                await c.send({"type": "hello", "token": c.token})
+                await h.seat(c, tid)
+            end = back[0].last("hand_end")
+            assert end is not None and end["again"] is True
+            assert 0 < end["next_hand_ms"] <= 15_000
+            await h.advance(10.0)
+            assert not back[0].of_type("hand_start")  # within the wait
+            await h.advance(6.0)
+            assert back[0].of_type("hand_start") and back[1].of_type("hand_start")
+
+    asyncio.run(main())

@@ -92,8 +92,10 @@ class Attendance:
         )
         fx.seats_changed = True
         fx.then.append(C.Pump(fresh=conn))
-        if t.auto_ready and seat is not None and t.status == "open":
-            fx.then.append(C.MaybeStart())  # a room table deals once everyone is here
+        if t.auto_ready and seat is not None and t.status in ("open", "between"):
+            # a room table deals once everyone is here (between two hands: once its wait
+            # is over too, which a seat back after it must not leave waiting for ever)
+            fx.then.append(C.MaybeStart())
         return fx
 
     def leave(self, conn: Conn) -> Effects:

@@ -308,7 +308,11 @@ class Lobby:
                 log.exception("table %s: cannot restore; closing it", t.id)
                 actor.submit(C.Close("could not be restored"))
                 continue
-            if all(s.bot for s in actor.seats) and actor.status in ("open", "between"):
+            if actor.status in ("open", "between") and (
+                all(s.bot for s in actor.seats) or (room is not None and actor.status == "between")
+            ):
+                # a table of bots plays on; a room table between two hands starts its wait
+                # for the next (table.py ``next_hand_due``)
                 actor.submit(C.MaybeStart())
             if room is not None and actor.status == "open":
                 # a quick-match table still waiting: its bots come after a fresh wait

@@ -564,7 +564,7 @@ class TableActor(Actor[TableCommand]):
                     self.presenter.send_state(fresh, last, held=False, window=False, force=True)
                     ended = {**msg, **await self.finisher.end_fields(last.id, "hand")}
                     ended["again"] = True  # shown before (the page shows it at once)
-                    if "next_hand_ms" in ended and self.next_hand_at is not None:
+                    if self.auto_ready and self.next_hand_at is not None:
                         # what is left of the room table's wait (docs/protocol.md)
                         left = self.next_hand_at - self.clock.now()
                         ended["next_hand_ms"] = max(0, round(1000 * left))
