@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from fujian_mahjong.cli import serve
 from fujian_mahjong.server import store as store_mod
 from fujian_mahjong.server.store import DatabaseInUse, Store
 from tests.conftest import fresh_pg_database
@@ -32,6 +33,9 @@ def test_a_second_server_alone_on_one_database_is_refused(
             await second.open()
             with pytest.raises(DatabaseInUse, match="in use by another fjmj serve"):
                 await second.hold_server_lock(shared=False)
+            # fjmj serve asks before it migrates anything (cli/serve.py)
+            with pytest.raises(DatabaseInUse):
+                await serve._pg_server_free(url, shared=False)
             # a cluster's node is refused beside a process alone
             with pytest.raises(DatabaseInUse, match="without --redis"):
                 await second.hold_server_lock(shared=True)

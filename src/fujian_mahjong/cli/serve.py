@@ -350,6 +350,20 @@ def run_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _pg_server_free(url: str, shared: bool) -> None:
+    """PostgreSQL: raise DatabaseInUse when another server holds the database (the lock is
+    taken and given back at once: the app takes it for its life, server/app.py)."""
+    from fujian_mahjong.server.store import Store
+
+    if not url.startswith("postgresql"):
+        return
+    store = Store(url)
+    try:
+        await store.hold_server_lock(shared)
+    finally:
+        await store.close()
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -409,6 +423,14 @@ def _serve(args: argparse.Namespace) -> int:
         raise StartError(str(e)) from None
     except OSError as e:
         raise StartError(f"database {_shown(st.database_url)}: {e.strerror or e}") from None
+    try:
+        # PostgreSQL: another server on the database refuses this one before anything is
+        # touched, the migrations included (the app's start-up takes the lock for good)
+        asyncio.run(_pg_server_free(st.database_url, shared=bool(st.redis_url)))
+    except DatabaseInUse as e:
+        raise StartError(str(e)) from None
+    except Exception as e:
+        raise StartError(_db_error(st.database_url, e)) from None
     try:
         # create / migrate the database first: a bad URL is one line here, not a traceback
         asyncio.run(upgrade(st.database_url))

@@ -209,13 +209,14 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        await store.open()
-        # PostgreSQL: one server per database, or the processes of one cluster
+        # PostgreSQL: one server per database, or the processes of one cluster — before
+        # anything is touched (the migrations included)
         try:
             await store.hold_server_lock(shared=cluster is not None)
         except BaseException:
             await store.close()
             raise
+        await store.open()
         if cluster is None:
             restored = await lobby.restore()
         else:

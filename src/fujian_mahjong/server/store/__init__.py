@@ -532,7 +532,7 @@ class Store:
         on SQLite."""
         if self.sqlite or self.dialect_name != "postgresql" or self._server_lock is not None:
             return
-        engine = make_engine(self.url)
+        engine = make_engine(self.url, self.command_timeout_s)
         fn = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
         query = text(
             f"SELECT {fn}(:k, (SELECT oid::int FROM pg_database"
@@ -568,13 +568,17 @@ class Store:
             )
         self._server_lock = (engine, conn)
 
-    async def close(self) -> None:
+    async def release_server_lock(self) -> None:
+        """Give the server's lock back (``hold_server_lock``), the store left open."""
         if self._server_lock is not None:
             engine, conn = self._server_lock
             self._server_lock = None
             with suppress(Exception):
                 await conn.close()
             await engine.dispose()
+
+    async def close(self) -> None:
+        await self.release_server_lock()
         if self._writer is not None:
             self._writer.cancel()
             with suppress(asyncio.CancelledError):
