@@ -118,6 +118,9 @@ def test_a_leave_moves_only_the_leavers_rating(db_url: str, tmp_path: Path) -> N
             assert (levels, profile) == (0, 0)  # 5 − 16, floored at 0
             assert skill[0] < rating.MU
             assert await _standing(h, b.player_id) == before_b
+            async with h.store.sessions() as s:
+                rows = await s.execute(select(SkillRow).where(SkillRow.player_id == b.player_id))
+                assert rows.first() is None  # not even a row made for it by another's leave
             await audit(h)
 
     asyncio.run(main())

@@ -167,25 +167,34 @@ async def rate_hand(
         return None
     if len(set(points)) <= 1:
         return None
-    await _ensure_rows(s, profile, humans)
+    # the rows that change are made and locked; with ``only``, the others are read as they
+    # are (a player never rated is at openskill's start, and gets no row from another's leave)
+    changed = humans if only is None else [only]
+    await _ensure_rows(s, profile, changed)
+    c = await s.connection()
     q = (
         select(SkillRow.player_id, SkillRow.mu, SkillRow.sigma, SkillRow.hands)
-        .where(SkillRow.profile == profile, SkillRow.player_id.in_(humans))
+        .where(SkillRow.profile == profile, SkillRow.player_id.in_(changed))
         .order_by(SkillRow.player_id)
     )
     if _dialect(s) != "sqlite":
         q = q.with_for_update()
-    stored = {
-        int(p): (float(mu), float(sg), int(n))
-        for p, mu, sg, n in await (await s.connection()).execute(q)
-    }
+    stored = {int(p): (float(mu), float(sg), int(n)) for p, mu, sg, n in await c.execute(q)}
+    others = [p for p in humans if p not in stored]
+    if others:
+        read = select(SkillRow.player_id, SkillRow.mu, SkillRow.sigma, SkillRow.hands).where(
+            SkillRow.profile == profile, SkillRow.player_id.in_(others)
+        )
+        stored.update(
+            {int(p): (float(mu), float(sg), int(n)) for p, mu, sg, n in await c.execute(read)}
+        )
     before: list[tuple[float, float]] = []
     for seat, pid in enumerate(seat_players):
         if pid is None:
             kind = bot_kinds[seat] if bot_kinds is not None and seat < len(bot_kinds) else None
             before.append(bot_rating(kind))
         else:
-            mu, sg, _n = stored[pid]
+            mu, sg, _n = stored.get(pid, (MU, SIGMA, 0))
             before.append((mu, sg))
     after = rate(before, points)
     out: list[dict[str, Any] | None] = []

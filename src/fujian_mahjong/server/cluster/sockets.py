@@ -216,10 +216,13 @@ class Sockets:
             # a table this process is taking over is not in its lobby before its restore
             # ends: a join for it (from a socket here or forwarded) waits for the restore
             await asyncio.wait(set(self._restoring), timeout=2 * self.lease_s + 10)
-        if self.let_go and '"join"' in text and self.let_go_join(text):
-            conn.error("unavailable", UNAVAILABLE, False)
-            return True
         if self.is_proxy(conn):
+            # a join another process routed here by a lease row read before this one let
+            # the table go: it joins again shortly (a socket here reads the row itself,
+            # ``_route``, and goes to the next owner as soon as the row names it)
+            if self.let_go and '"join"' in text and self.let_go_join(text):
+                conn.error("unavailable", UNAVAILABLE, False)
+                return True
             return False
         b = self.bound.get(conn.id)
         if b is None and '"join"' not in text:
