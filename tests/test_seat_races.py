@@ -149,3 +149,53 @@ def test_a_join_beside_an_escape_is_refused_below_the_minimum(
             await audit(h)
 
     asyncio.run(main())
+
+
+def test_a_guest_registered_while_its_seat_is_written_sits_as_the_account(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same race where the room's bounds let the new account sit (the novice room):
+    the seat read "a guest" before its transaction and the registration committed before
+    the seat; the seat is the account's, and the table counts it as one (its practice rule,
+    its silver) — not as the guest it was when read."""
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            g = (await h.http.post("/api/guests", json={"name": "quick"})).json()
+            hdr = {"Authorization": f"Bearer {g['token']}"}
+            read = threading.Event()
+            hasher = accounts.HASHER
+
+            class Held:
+                def hash(self, password: str) -> str:
+                    assert read.wait(timeout=60), "the seat never read the player"
+                    return hasher.hash(password)
+
+            monkeypatch.setattr(accounts, "HASHER", Held())
+            body = {"name": "quick", "password": "long enough"}
+            registering = asyncio.ensure_future(
+                h.http.post("/api/accounts", json=body, headers=hdr)
+            )
+            orig = fin.Finisher.has_account
+            held = [True]
+
+            async def has_account(self: fin.Finisher, player_id: int) -> bool:
+                found = await orig(self, player_id)  # read: still a guest
+                if held[0]:
+                    held[0] = False
+                    read.set()
+                    await registering  # the registration commits before the seat
+                return found
+
+            monkeypatch.setattr(fin.Finisher, "has_account", has_account)
+            qm = await h.http.post(
+                "/api/quickmatch", json={"room": "fuzhou-tcy:novice"}, headers=hdr
+            )
+            assert (await registering).status_code == 201
+            assert qm.status_code == 200, qm.text
+            await h.settle()
+            t = h.lobby.tables[qm.json()["table"]]
+            seat = next(s for s in t.seats if s.player_id == g["player_id"])
+            assert seat.account is True
+
+    asyncio.run(main())

@@ -18,6 +18,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from fujian_mahjong.engine import Action, Match
@@ -32,7 +33,7 @@ from fujian_mahjong.server.commands import TableCommand
 from fujian_mahjong.server.conn import Conn, send_all
 from fujian_mahjong.server.dealing import Dealing, hand_state
 from fujian_mahjong.server.deals import DealSource
-from fujian_mahjong.server.effects import Effects, Settled, Write
+from fujian_mahjong.server.effects import Effects, SetSeat, Settled, Write
 from fujian_mahjong.server.finisher import Finisher
 from fujian_mahjong.server.hints import Hints
 from fujian_mahjong.server.metrics import observe_decision
@@ -467,6 +468,8 @@ class TableActor(Actor[TableCommand]):
         commands that follow."""
         for w in fx.writes:
             await self._write(w)
+            if isinstance(w, SetSeat) and w.one_table and w.player_id is not None:
+                await self._seated_account(fx, w.seat, w.player_id)
         messages = [
             {**m.msg, **await self.finisher.end_fields(m.hand_id, m.kind)}
             if isinstance(m, Settled)
@@ -498,6 +501,17 @@ class TableActor(Actor[TableCommand]):
             self._close(fx.close)
         for cmd in fx.then:
             await self._dispatch(cmd)
+
+    async def _seated_account(self, fx: Effects, seat: int, player_id: int) -> None:
+        """Whether the player a seat was just written for has an account, read again now:
+        it was read before the seat's transaction, and a guest's registration may have
+        committed in between (it cannot any more: a seated guest may not register,
+        server/accounts.py). The table's practice rule counts the seat by it."""
+        account = await self.has_account(player_id)
+        fx.seats = [
+            (i, replace(st, account=account) if i == seat and st.account != account else st)
+            for i, st in fx.seats
+        ]
 
     async def _write(self, w: Write) -> None:
         """One of a decision's store writes (server/writes.py), committed when it returns."""
