@@ -31,6 +31,7 @@ from fujian_mahjong.server.cluster import bus as B
 from fujian_mahjong.server.cluster.sockets import CLOSE_MOVED, RESYNC, Binding, RemoteTransport
 from fujian_mahjong.server.table import TableError
 from tests.inproc import running
+from tests.test_cluster_joins import _Conn
 
 GUARD_S = 10.0  # the bound of every wait on a condition here
 
@@ -55,33 +56,12 @@ class _Bus:
 
 
 @dataclass
-class _Transport:
-    sent: list[str] = field(default_factory=list)
+class _Sock(_Conn):
+    """A socket of this process (the front's), as ``Binding`` holds it; its refusals kept."""
 
-    def send(self, text: str) -> bool:
-        self.sent.append(text)
-        return True
-
-
-@dataclass
-class _Sock:
-    """A socket of this process (the front's), as ``Binding`` holds it."""
-
-    id: int = 11
-    player_id: int | None = 5
-    token: str | None = "tok"
-    name: str = "five"
-    addr: str = "127.0.0.1"
-    table: Any = None
-    closed: bool = False
-    closed_with: tuple[str, int] | None = None
     errors: list[str] = field(default_factory=list)
-    transport: _Transport = field(default_factory=_Transport)
 
-    def close(self, reason: str, code: int = 1000) -> None:
-        self.closed, self.closed_with = True, (reason, code)
-
-    def error(self, code: str, _message: str, _bad: bool = True) -> bool:
+    def error(self, code: str, _message: str, _bad: bool = True) -> bool:  # type: ignore[override]
         self.errors.append(code)
         return False
 
@@ -208,19 +188,26 @@ ACT = json.dumps({"type": "act", "seq": 9, "action": {"type": "pass"}})
 # ---------------------------------------------------------------- an outage at the owner only
 
 
+async def _dropped_at_the_owner() -> tuple[Cluster, Cluster, _Sock]:
+    """A socket at the front (A) joined to a table at its owner (B), whose bus alone then
+    went down: the owner has dropped the forwarded connection."""
+    front, owner = _node("A"), _node("B")
+    sock = _Sock()
+    front.bound[sock.id] = Binding(sock, "B", table=7, seq=3)  # type: ignore[arg-type]
+    owner._on_message("A", B.FromSocket(sock.id, 5, "five", "?", JOIN))
+    d = owner.dispatcher
+    assert isinstance(d, _Dispatcher)
+    await _until(lambda: d.handled, "the owner runs the join")
+    owner._on_bus_change(False)
+    await _until(lambda: d.gone, "the owner's proxy connection is gone")
+    return front, owner, sock
+
+
 def test_an_outage_at_the_owner_alone_closes_the_forwarded_sockets_when_it_is_back() -> None:
     async def main() -> None:
-        front, owner = _node("A"), _node("B")
-        sock = _Sock()
-        front.bound[sock.id] = Binding(sock, "B", table=7, seq=3)  # type: ignore[arg-type]
-        owner._on_message("A", B.FromSocket(sock.id, 5, "five", "?", JOIN))
-        d = owner.dispatcher
-        assert isinstance(d, _Dispatcher)
-        await _until(lambda: d.handled, "the owner runs the join")
         # the owner's bus alone goes down: it drops the forwarded connection (the seat's
         # grace period runs, R11); the front saw no outage and keeps its socket
-        owner._on_bus_change(False)
-        await _until(lambda: d.gone, "the owner's proxy connection is gone")
+        front, owner, sock = await _dropped_at_the_owner()
         assert not owner.proxies and front.bound[sock.id].stale is False
         # its bus is back: the front is told to close that socket with 1012
         owner.bus.ok = True
@@ -236,20 +223,14 @@ def test_an_outage_at_the_owner_alone_closes_the_forwarded_sockets_when_it_is_ba
 
 def test_a_frame_from_a_dropped_connection_closes_its_socket() -> None:
     async def main() -> None:
-        front, owner = _node("A"), _node("B")
-        sock = _Sock()
-        front.bound[sock.id] = Binding(sock, "B", table=7, seq=3)  # type: ignore[arg-type]
-        owner._on_message("A", B.FromSocket(sock.id, 5, "five", "?", JOIN))
-        d = owner.dispatcher
-        assert isinstance(d, _Dispatcher)
-        await _until(lambda: d.handled, "the owner runs the join")
-        owner._on_bus_change(False)
-        await _until(lambda: d.gone, "the owner's proxy connection is gone")
+        front, owner, sock = await _dropped_at_the_owner()
         owner.bus.ok = True
         owner.bus.posted.clear()  # the close sent when the bus came back was lost
         # the player acts on what it was shown: no fresh connection answers not_joined,
         # the socket is closed and its client joins again
         owner._on_message("A", B.FromSocket(sock.id, 5, "five", "?", ACT))
+        d = owner.dispatcher
+        assert isinstance(d, _Dispatcher)
         assert not owner.proxies and d.handled == [(d.handled[0][0], JOIN)]
         _deliver(owner, front)
         assert sock.closed_with == (RESYNC, CLOSE_MOVED)

@@ -122,43 +122,6 @@ def test_quickmatch_seat_freed_after_the_fill_is_filled_again(tmp_path: Path) ->
     asyncio.run(main())
 
 
-def test_an_idle_stranger_does_not_hold_a_room_table_between_hands(tmp_path: Path) -> None:
-    """Between two hands at a room table, one stranger presses 下一局 and the other stays
-    connected and never does: ``next_hand_s`` after the hand's end the next hand is dealt to
-    both (docs/protocol.md, ``ready``), not an hour later, not never. Before the wait is
-    over it is not."""
-
-    async def main() -> None:
-        cfg = parse_config(CONFIG.replace("[server]\n", "[server]\nnext_hand_s = 15\n"))
-        async with running(tmp_path, **cfg) as h:
-            assert h.settings.next_hand_s == 15
-            a, b = await h.guest("ann"), await h.guest("ben")
-            tid = await quick(h, a)
-            assert await quick(h, b) == tid
-            await h.seat(a, tid)
-            await h.seat(b, tid)
-            await h.advance(8.5)  # the wait: bots fill, the hand starts
-            for c in (a, b):
-                await c.send({"type": "auto", "on": True})
-            for _ in range(600):
-                if a.of_type("hand_end"):
-                    break
-                await h.advance(0.5)
-            end = a.of_type("hand_end")[0]
-            assert not end["match_over"]
-            assert end["next_hand_ms"] == 15_000  # the page counts it down
-            await a.send({"type": "ready"})  # ann wants the next hand; ben is idle
-            await h.advance(10.0)
-            assert len(a.of_type("hand_start")) == 1  # within the wait: still waiting
-            await h.advance(5.5)
-            assert len(a.of_type("hand_start")) == 2 and len(b.of_type("hand_start")) == 2
-            t = (await h.http.get(f"/api/tables/{tid}")).json()
-            assert t["status"] == "playing" and t["hands_played"] == 1
-            assert a.errors() == [] and b.errors() == []
-
-    asyncio.run(main())
-
-
 async def _room_hand_ended(h: Harness) -> tuple[int, Client, Client]:
     """Two strangers at a room table, its first hand played by 托管 to its end."""
     a, b = await h.guest("ann"), await h.guest("ben")
@@ -178,6 +141,30 @@ async def _room_hand_ended(h: Harness) -> tuple[int, Client, Client]:
 
 
 NEXT_15 = CONFIG.replace("[server]\n", "[server]\nnext_hand_s = 15\n")
+
+
+def test_an_idle_stranger_does_not_hold_a_room_table_between_hands(tmp_path: Path) -> None:
+    """Between two hands at a room table, one stranger presses 下一局 and the other stays
+    connected and never does: ``next_hand_s`` after the hand's end the next hand is dealt to
+    both (docs/protocol.md, ``ready``), not an hour later, not never. Before the wait is
+    over it is not."""
+
+    async def main() -> None:
+        async with running(tmp_path, **parse_config(NEXT_15)) as h:
+            assert h.settings.next_hand_s == 15
+            tid, a, b = await _room_hand_ended(h)
+            end = a.of_type("hand_end")[0]
+            assert end["next_hand_ms"] == 15_000  # the page counts it down
+            await a.send({"type": "ready"})  # ann wants the next hand; ben is idle
+            await h.advance(10.0)
+            assert len(a.of_type("hand_start")) == 1  # within the wait: still waiting
+            await h.advance(5.5)
+            assert len(a.of_type("hand_start")) == 2 and len(b.of_type("hand_start")) == 2
+            t = (await h.http.get(f"/api/tables/{tid}")).json()
+            assert t["status"] == "playing" and t["hands_played"] == 1
+            assert a.errors() == [] and b.errors() == []
+
+    asyncio.run(main())
 
 
 def test_a_stranger_back_after_the_wait_is_dealt_the_next_hand(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from fujian_mahjong.server import accounts, economy
 from fujian_mahjong.server import finisher as fin
-from tests.inproc import Client, running
+from tests.inproc import Client, Harness, running
 from tests.test_house_economy import account, audit, bearer, silver
 
 
@@ -39,6 +39,24 @@ def _hold_can_sit(
     monkeypatch.setattr(fin.Finisher, "can_sit", can_sit)
 
 
+def _registration_held(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, hdr: dict[str, str]
+) -> tuple[asyncio.Future[Any], threading.Event]:
+    """A guest's registration under way, held before its transaction until ``read`` is set
+    (its password is hashed in a thread, which waits for it)."""
+    read = threading.Event()
+    hasher = accounts.HASHER
+
+    class Held:
+        def hash(self, password: str) -> str:
+            assert read.wait(timeout=60), "the other request never read"
+            return hasher.hash(password)
+
+    monkeypatch.setattr(accounts, "HASHER", Held())
+    body = {"name": name, "password": "long enough"}
+    return asyncio.ensure_future(h.http.post("/api/accounts", json=body, headers=hdr)), read
+
+
 def test_a_guest_registering_while_quick_matching_is_refused_the_room(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,20 +71,8 @@ def test_a_guest_registering_while_quick_matching_is_refused_the_room(
             g = (await h.http.post("/api/guests", json={"name": "sneaky"})).json()
             hdr = {"Authorization": f"Bearer {g['token']}"}
             # the registration waits, before its transaction, for the quick match's read of
-            # the balance (a guest's: no minimum); its password is hashed in a thread
-            read = threading.Event()
-            hasher = accounts.HASHER
-
-            class Held:
-                def hash(self, password: str) -> str:
-                    assert read.wait(timeout=60), "the quick match never read the balance"
-                    return hasher.hash(password)
-
-            monkeypatch.setattr(accounts, "HASHER", Held())
-            body = {"name": "sneaky", "password": "long enough"}
-            registering = asyncio.ensure_future(
-                h.http.post("/api/accounts", json=body, headers=hdr)
-            )
+            # the balance (a guest's: no minimum)
+            registering, read = _registration_held(h, monkeypatch, "sneaky", hdr)
 
             async def registered() -> None:
                 read.set()
@@ -163,19 +169,7 @@ def test_a_guest_registered_while_its_seat_is_written_sits_as_the_account(
         async with running(tmp_path) as h:
             g = (await h.http.post("/api/guests", json={"name": "quick"})).json()
             hdr = {"Authorization": f"Bearer {g['token']}"}
-            read = threading.Event()
-            hasher = accounts.HASHER
-
-            class Held:
-                def hash(self, password: str) -> str:
-                    assert read.wait(timeout=60), "the seat never read the player"
-                    return hasher.hash(password)
-
-            monkeypatch.setattr(accounts, "HASHER", Held())
-            body = {"name": "quick", "password": "long enough"}
-            registering = asyncio.ensure_future(
-                h.http.post("/api/accounts", json=body, headers=hdr)
-            )
+            registering, read = _registration_held(h, monkeypatch, "quick", hdr)
             orig = fin.Finisher.has_account
             held = [True]
 

@@ -135,6 +135,18 @@ class Binding:
     join_by: float | None = None  # a join forwarded and not answered yet: its deadline
 
 
+def _table_id(ref: Any, codes: dict[str, int]) -> int | None:
+    """A table reference as a client gives it (an id, its digits, or a code looked up in
+    ``codes``) as a table id; None when it names none."""
+    if isinstance(ref, int) and not isinstance(ref, bool):
+        return ref
+    if isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
+        return int(ref.strip()) if len(ref.strip()) <= 18 else None
+    if isinstance(ref, str):
+        return codes.get(ref.strip().upper())
+    return None
+
+
 class Sockets:
     """``Cluster``'s socket forwarding (a mixin: the state is the cluster's)."""
 
@@ -183,13 +195,7 @@ class Sockets:
 
     def remote_table(self, ref: Any, addr: str) -> RemoteTable | None:
         """A table another process runs (from the shared list), for REST calls."""
-        tid: int | None = None
-        if isinstance(ref, int) and not isinstance(ref, bool):
-            tid = ref
-        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
-            tid = int(ref.strip()) if len(ref.strip()) <= 18 else None
-        elif isinstance(ref, str):
-            tid = self.remote_codes.get(ref.strip().upper())
+        tid = _table_id(ref, self.remote_codes)
         node = self.remote_owner.get(tid) if tid is not None else None
         if node is None:
             return None
@@ -272,14 +278,7 @@ class Sockets:
             return False
         if not isinstance(data, dict) or data.get("type") != "join":
             return False
-        ref = data.get("table")
-        tid: int | None = None
-        if isinstance(ref, int) and not isinstance(ref, bool):
-            tid = ref
-        elif isinstance(ref, str) and ref.strip().isascii() and ref.strip().isdigit():
-            tid = int(ref.strip()) if len(ref.strip()) <= 18 else None
-        elif isinstance(ref, str):
-            tid = self.let_go_codes.get(ref.strip().upper())
+        tid = _table_id(data.get("table"), self.let_go_codes)
         if tid is None or tid in self.lobby.tables:
             return False
         until = self.let_go.get(tid)
