@@ -63,6 +63,7 @@ class _Front(Sockets):
     def __init__(self) -> None:
         self.node, self.lease_s, self.draining = "front", 5.0, False
         self.bound, self.proxies, self._restoring = {}, {}, set()
+        self.let_go, self.let_go_codes = {}, {}
         self.bus = _Bus()  # type: ignore[assignment]
         self.lobby = type("L", (), {"tables": {}, "codes": {}, "code_like": lambda _s, _r: False})()  # type: ignore[assignment]
 

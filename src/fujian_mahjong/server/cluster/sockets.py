@@ -150,12 +150,10 @@ def _table_id(ref: Any, codes: dict[str, int]) -> int | None:
 class Sockets:
     """``Cluster``'s socket forwarding (a mixin: the state is the cluster's)."""
 
-    # the tables this process let go whose lease row may still name it (``let_go_join``;
-    # the cluster keeps its own, ``Cluster.__init__``: these empty ones are never written)
-    let_go: dict[int, float] = {}  # noqa: RUF012
-    let_go_codes: dict[str, int] = {}  # noqa: RUF012
-
     if TYPE_CHECKING:
+        # the tables this process let go whose lease row may still name it (``let_go_join``)
+        let_go: dict[int, float]
+        let_go_codes: dict[str, int]
         settings: Settings
         store: Store
         lobby: Lobby
