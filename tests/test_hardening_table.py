@@ -330,6 +330,41 @@ def test_fixed_claim_window_has_one_law_asked_or_not() -> None:
     assert _ks(asked, unasked) > 0.5
 
 
+def test_a_seat_that_marks_its_own_answer_times_cannot_find_them_in_the_unasked_pauses() -> None:
+    """R12, ``fixed``: seat A always answers its own claim prompts at 3.80 s (a time the
+    others never take), so it knows which answer times it put in the table's pool. Were an
+    unasked pause one draw from the pool and an asked window its own answer time, a pause
+    of 3.80-4.00 s when A was not asked would say "nobody was asked" almost surely (a
+    likelihood ratio of about 280 measured). Each pause being the larger of a draw and the
+    window's own answer time (or a second draw), A's values show as often where another
+    seat was asked: the ratio stays under 2."""
+    import random
+
+    rng = random.Random(11)
+    pace = ClaimPace("fixed", PAUSE, ClaimPace.key_for("marker", 1))
+    seen: dict[str, list[float]] = {"nobody": [], "other": []}
+    for _ in range(20_000):
+        r = rng.random()
+        who = "nobody" if r < 0.6 else "bot" if r < 0.75 else "B" if r < 0.875 else "A"
+        hold, drawn = pace.begin(who != "nobody")
+        if drawn is None:
+            seen["nobody"].append(hold)
+            continue
+        answer = {"bot": 0.0, "A": 3.8}.get(who)
+        if answer is None:
+            answer = min(4.0, max(0.2, rng.lognormvariate(0.0, 0.6)))
+        length = pace.end(answer, drawn)
+        if who != "A":
+            seen["other"].append(length)
+
+    def band(xs: list[float]) -> float:
+        return sum(1 for x in xs if 3.8 <= x <= 3.8 + ClaimPace.JITTER_S) / len(xs)
+
+    nobody, other = band(seen["nobody"]), band(seen["other"])
+    assert nobody > 0.2  # A's slowness does set the table's pace ...
+    assert nobody / other < 2.0  # ... but says nothing about who was asked
+
+
 def test_claim_window_setting() -> None:
     assert claim_window_mode("auto", 2) == "fixed"
     assert claim_window_mode("auto", 1) == "fast"

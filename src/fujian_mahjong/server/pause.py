@@ -2,8 +2,8 @@
 lasts"): when it starts (after each action that opens a claim window, and after the deal,
 at a table with humans), who was asked in it, how long it holds (``fast`` or ``fixed``:
 scheduler.ClaimPace, one per match, its draws keyed by the match seed) and when it ends —
-from the moment its notice goes out, a fixed window's lasting max(pause, the answers) +
-jitter. It reads the table's configuration and changes only the hand's pause fields."""
+from the moment its notice goes out, a fixed window's lasting the larger of a drawn answer
+time and max(pause, the answers), plus jitter. It reads the table's configuration and changes only the hand's pause fields."""
 
 from __future__ import annotations
 
@@ -71,9 +71,9 @@ class Pause:
             h.hold_from_send = False
             h.pause_start = now
             pace = self._pace(match, humans)
-            hold, h.pause_jitter = pace.begin(window and bool(h.window_asked))
+            hold, h.pause_drawn = pace.begin(window and bool(h.window_asked))
             h.hold_until = now + hold
-        if h.pause_jitter is not None and not window:
+        if h.pause_drawn is not None and not window:
             pace = self._pace(match, humans)
-            h.hold_until = h.pause_start + pace.end(now - h.pause_start, h.pause_jitter)
-            h.pause_jitter = None
+            h.hold_until = h.pause_start + pace.end(now - h.pause_start, h.pause_drawn)
+            h.pause_drawn = None

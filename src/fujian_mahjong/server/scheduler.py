@@ -448,12 +448,19 @@ class ClaimPace:
     answer. A human who deliberates longer than the pause shows everyone that someone was
     asked.
 
-    ``fixed``: every pause lasts ``W + E``, drawn from one law whether or not anyone was
-    asked. An asked window's ``W`` is ``max(pause, the last answer)``; a pause where nobody
-    was asked draws ``W`` from this table's recent asked windows (the last ``POOL``, each
-    capped at ``CAP_S``; each real one replaces a value of a fixed prior until the prior is
-    gone), so both kinds of pause follow the law of the real windows. ``E`` is uniform in
-    [0, ``JITTER_S``] in both, so a drawn ``W`` never repeats a past pause to the
+    ``fixed``: every pause lasts ``max(D, X) + E``, drawn from one law whether or not
+    anyone was asked. ``D`` is drawn from this table's recent answer times: the last
+    ``POOL`` asked windows' ``max(pause, the last answer)``, each capped at ``CAP_S`` (each
+    real one replaces a value of a fixed prior until the prior is gone). ``X`` is the
+    window's own ``max(pause, the last answer)`` when someone was asked, and a second draw
+    from the same pool when nobody was: both kinds of pause are the larger of two answer
+    times of this table. One draw alone (``W`` from the pool for an unasked pause, the
+    answer itself for an asked one) has the same law at a table of like players, but a seat
+    whose own answers stand out (one that always answers at 3.8 s) would know its own values
+    among the unasked pauses, and every other seat's windows would not look like them: with
+    a draw from the pool on both sides, its own values are as likely in a pause where
+    another seat was asked as in one where nobody was (docs/architecture.md). ``E`` is
+    uniform in [0, ``JITTER_S``] in both, so a drawn pause never repeats a past one to the
     millisecond. The draws are HMAC-SHA256 under a key derived from the match seed (which
     is never published; only its hands' seeds are), never the ``random`` module: the same
     deal plays the same way in tests, and nobody can predict them.
@@ -489,26 +496,33 @@ class ClaimPace:
         d = hmac.new(self._key, self._n.to_bytes(8, "big"), hashlib.sha256).digest()
         return int.from_bytes(d[:7], "big") / float(1 << 56)
 
-    def begin(self, asked: bool) -> tuple[float, float | None]:
+    def _draw(self) -> float:
+        """One of the pool's answer times, uniformly."""
+        return self.pool[min(len(self.pool) - 1, int(self.uniform() * len(self.pool)))]
+
+    def begin(self, asked: bool) -> tuple[float, tuple[float, float] | None]:
         """A pause starts: how long it holds from now, and — for a window someone was asked
-        in, at a ``fixed`` table — the jitter to add when the window closes (``end``)."""
+        in, at a ``fixed`` table — its drawn ``(D, E)``, settled when the window closes
+        (``end``)."""
         if self.mode == "fast":
             return self.pause_s, None
         jitter = self.uniform() * self.JITTER_S
+        d = self._draw()
         if asked:
-            return self.pause_s, jitter  # at least the pause; settled when the window closes
-        w = self.pool[min(len(self.pool) - 1, int(self.uniform() * len(self.pool)))]
-        return w + jitter, None
+            return self.pause_s, (d, jitter)  # at least the pause; settled when it closes
+        return max(d, self._draw()) + jitter, None
 
-    def end(self, elapsed: float, jitter: float) -> float:
+    def end(self, elapsed: float, drawn: tuple[float, float]) -> float:
         """An asked window closed ``elapsed`` seconds into its pause: the pause's whole
-        length from its start (its ``W`` joins the pool the unasked pauses draw from)."""
+        length from its start, ``max(D, W) + E`` (its ``W = max(pause, elapsed)`` joins the
+        pool the draws come from)."""
         w = max(self.pause_s, elapsed)
         if self._prior_left:
             self._prior_left -= 1
             self.pool.popleft()
         self.pool.append(min(self.CAP_S, w))
-        return w + jitter
+        d, jitter = drawn
+        return max(d, w) + jitter
 
 
 # ---------------------------------------------------------------------- bot-only tables' turns

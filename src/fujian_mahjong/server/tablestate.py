@@ -93,9 +93,9 @@ class HandState:
     # stored as the notice goes out; what follows (the next draw, the answers) at its end
     notice_upto: int = 0
     pause_start: float = 0.0  # when the current pause began (its notice went out)
-    # a fixed claim window someone was asked in: its jitter, until the window closes and
-    # the pause's length is known (ClaimPace.end); None otherwise
-    pause_jitter: float | None = None
+    # a fixed claim window someone was asked in: its drawn (D, jitter), until the window
+    # closes and the pause's length is known (ClaimPace.end); None otherwise
+    pause_drawn: tuple[float, float] | None = None
     window_key: int = -1  # len(events) when the current window opened
     window_asked: frozenset[int] = frozenset()
     notices: list[dict[str, Any]] = field(default_factory=list)  # of the current pause
