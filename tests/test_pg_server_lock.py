@@ -93,3 +93,85 @@ def test_the_app_does_not_start_beside_another_server(
                 pass  # the first has stopped: the second starts
 
         asyncio.run(main())
+
+
+async def _terminate(url: str, pid: int) -> None:
+    """End one PostgreSQL session, as a restart or an operator's pg_terminate_backend does."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://", 1))
+    try:
+        assert await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await conn.close()
+
+
+def test_a_lost_lock_session_is_taken_again_when_postgresql_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lock lives as long as its session: once its backend is gone (PostgreSQL restarted,
+    the session terminated), the server takes it again on a new connection, so a second
+    server alone is still refused afterwards."""
+    monkeypatch.setattr(store_mod, "SERVER_LOCK_WAIT_S", 0.3)
+    monkeypatch.setattr(store_mod, "SERVER_LOCK_CHECK_S", 0.05)
+    with fresh_pg_database() as url:
+
+        async def main() -> None:
+            first, second = Store(url), Store(url)
+            await first.open()
+            await first.hold_server_lock(shared=False)
+            assert first._lock_backend is not None
+            old = first._lock_backend[0]
+            await _terminate(url, old)
+            for _ in range(200):  # the keeper's next checks (every 0.05 s here)
+                if first._lock_backend[0] != old:
+                    break
+                await asyncio.sleep(0.05)
+            assert first._lock_backend[0] != old and not first.server_lock_lost
+            await second.open()
+            with pytest.raises(DatabaseInUse):
+                await second.hold_server_lock(shared=False)
+            await second.close()
+            await first.close()
+
+        asyncio.run(main())
+
+
+def test_a_server_whose_lock_another_took_meanwhile_writes_nothing_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another server alone started while this one's lock session was gone and took the
+    lock: this one must not go on writing the tables beside it. Its writes are refused
+    (``ServerLockLost``, a store fault: its tables say the server is in trouble) and
+    /readyz answers 503 ``server_lock_lost``."""
+    from types import SimpleNamespace
+
+    from fujian_mahjong.server.routes.health import unready_reasons
+    from fujian_mahjong.server.store import ServerLockLost
+
+    monkeypatch.setattr(store_mod, "SERVER_LOCK_WAIT_S", 2.0)
+    monkeypatch.setattr(store_mod, "SERVER_LOCK_CHECK_S", 0.0)
+    with fresh_pg_database() as url:
+
+        async def main() -> None:
+            first, second = Store(url), Store(url)
+            await first.open()
+            await first.hold_server_lock(shared=False)
+            keeper = first._lock_keeper
+            assert keeper is not None and first._lock_backend is not None
+            keeper.cancel()  # its next check is run below, after the other took the lock
+            await asyncio.gather(keeper, return_exceptions=True)
+            await _terminate(url, first._lock_backend[0])
+            await second.open()
+            await second.hold_server_lock(shared=False)  # waits for the session's end
+            await asyncio.wait_for(first._keep_server_lock(shared=False), 30)
+            assert first.server_lock_lost
+            with pytest.raises(ServerLockLost):
+                async with first.write():
+                    pass
+            assert unready_reasons(SimpleNamespace(store=first))[0] == "server_lock_lost"
+            assert unready_reasons(SimpleNamespace(store=second)) == []
+            await first.close()
+            await second.close()
+
+        asyncio.run(main())

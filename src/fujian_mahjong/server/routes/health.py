@@ -101,6 +101,8 @@ class ReadyOut(BaseModel):
 # first that holds; its ``detail`` names every one)
 UNREADY = {
     "draining": "draining (stopping: it takes no new tables)",
+    "server_lock_lost": "another fjmj serve took this database while this one's connection "
+    "was lost: it writes nothing more; stop it",
     "store_failing": "the database cannot write",
     "bus_down": "the cluster's Redis bus is down",
     "leases_failing": "the cluster cannot renew its table leases (the database is unreachable)",
@@ -121,6 +123,8 @@ def unready_reasons(state: Any) -> list[str]:
     reasons = []
     if getattr(state, "draining", False):
         reasons.append("draining")
+    if getattr(state.store, "server_lock_lost", False):
+        reasons.append("server_lock_lost")
     if state.store.failing:
         reasons.append("store_failing")
     cluster = getattr(state, "cluster", None)
@@ -139,7 +143,8 @@ def unready_reasons(state: Any) -> list[str]:
         503: {
             "model": ErrorOut,
             "description": "Not accepting tables; ``code`` is the first reason that holds: "
-            "``draining``, ``store_failing`` (the database cannot write), ``bus_down`` "
+            "``draining``, ``server_lock_lost`` (another server took the database), "
+            "``store_failing`` (the database cannot write), ``bus_down`` "
             "(the cluster's Redis bus) or ``leases_failing`` (the cluster's lease renewals "
             "fail), ``detail`` names every one",
         }
@@ -147,8 +152,9 @@ def unready_reasons(state: Any) -> list[str]:
 )
 async def readyz(request: Request) -> Any:
     """Readiness: 200 ``{"ok": true, "status": "ready"}`` while this process accepts
-    tables; 503 ``{"detail", "code"}`` while it drains (``draining``), while its store
-    cannot write (``store_failing``), while the cluster's Redis is down (``bus_down``) or
+    tables; 503 ``{"detail", "code"}`` while it drains (``draining``), once another server
+    has taken its PostgreSQL database (``server_lock_lost``), while its store cannot write
+    (``store_failing``), while the cluster's Redis is down (``bus_down``) or
     while its lease renewals fail for a whole lease (``leases_failing``)."""
     reasons = unready_reasons(request.app.state)
     if not reasons:

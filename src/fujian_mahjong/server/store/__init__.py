@@ -247,6 +247,10 @@ SERVER_LOCK_CLASS = 0x666A6D6A
 # a crashed server's session may outlive it a moment (PostgreSQL notices the closed socket
 # at its next read): its successor waits this long for the lock before it is refused
 SERVER_LOCK_WAIT_S = 5.0
+# how often a server asks that its lock's connection is still there: a PostgreSQL restart,
+# or its backend terminated, ends the session and its lock with it, and the lock is taken
+# again once PostgreSQL answers (``Store._keep_server_lock``)
+SERVER_LOCK_CHECK_S = 5.0
 
 
 # the lock files this process holds (open for its whole life: the OS lets go at its end)
@@ -307,6 +311,11 @@ class StoreUnavailable(Exception):
     """The database cannot take a write now (what fault injection raises)."""
 
 
+class ServerLockLost(StoreUnavailable):
+    """PostgreSQL: while this server's connection to the database was lost, another
+    ``fjmj serve`` took the database's server lock: this one writes nothing more."""
+
+
 class LeaseLost(StoreUnavailable):
     """Several processes (server/cluster/): this process no longer holds the table's lease,
     so the write was refused (fencing) and nothing of it was stored."""
@@ -334,6 +343,10 @@ STORE_FAULTS: tuple[type[BaseException], ...] = (
     PoolTimeout,  # no connection free in the pool within its wait
     StoreUnavailable,
 )
+
+
+# what the server lock's connection raises once PostgreSQL or the session is gone
+_LOCK_FAULTS: tuple[type[BaseException], ...] = (*STORE_FAULTS, DBAPIError)
 
 
 class Settlement(Protocol):
@@ -437,6 +450,13 @@ class Store:
         self.engine = make_engine(url, command_timeout_s)
         # PostgreSQL: the server's lock on its database (``hold_server_lock``)
         self._server_lock: tuple[AsyncEngine, AsyncConnection] | None = None
+        self._lock_keeper: asyncio.Task[None] | None = None
+        # the PostgreSQL backend that holds it: its pid and when it started (a pid alone may
+        # be another session's after a restart)
+        self._lock_backend: tuple[int, Any] | None = None
+        # another server took the lock while this one's connection was lost: it writes
+        # nothing more (``ServerLockLost``), /readyz says so (``server_lock_lost``)
+        self.server_lock_lost = False
         self.sqlite = self.engine.dialect.name == "sqlite"
         # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
         # and a thread of its own (store/sqlite_events.py); None: through the engine
@@ -533,18 +553,12 @@ class Store:
         if self.sqlite or self.dialect_name != "postgresql" or self._server_lock is not None:
             return
         engine = make_engine(self.url, self.command_timeout_s)
-        fn = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
-        query = text(
-            f"SELECT {fn}(:k, (SELECT oid::int FROM pg_database"
-            " WHERE datname = current_database()))"
-        )
         loop = asyncio.get_running_loop()
         end = loop.time() + (SERVER_LOCK_WAIT_S if wait_s is None else wait_s)
         conn = await engine.connect()
         try:
             while True:
-                got = bool((await conn.execute(query, {"k": SERVER_LOCK_CLASS})).scalar())
-                await conn.commit()  # a session lock: it outlives the transaction
+                got = await self._try_server_lock(conn, shared)
                 if got or loop.time() >= end:
                     break
                 await asyncio.sleep(0.2)
@@ -567,9 +581,101 @@ class Store:
                 "on one database: --redis)"
             )
         self._server_lock = (engine, conn)
+        self._lock_keeper = loop.create_task(self._keep_server_lock(shared))
+
+    async def _try_server_lock(self, conn: AsyncConnection, shared: bool) -> bool:
+        fn = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        row = (
+            await conn.execute(
+                text(
+                    f"SELECT {fn}(:k, (SELECT oid::int FROM pg_database"
+                    " WHERE datname = current_database())), pg_backend_pid(),"
+                    " (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())"
+                ),
+                {"k": SERVER_LOCK_CLASS},
+            )
+        ).one()
+        await conn.commit()  # a session lock: it outlives the transaction
+        if row[0]:
+            self._lock_backend = (int(row[1]), row[2])
+        return bool(row[0])
+
+    async def _keep_server_lock(self, shared: bool) -> None:
+        """The lock lives as long as its session: a PostgreSQL restart or a terminated
+        backend ends both. Every ``SERVER_LOCK_CHECK_S`` the connection is asked; once it
+        is gone, the lock is taken again on a new one as soon as PostgreSQL answers. When
+        another server has taken it meanwhile, this one writes nothing more
+        (``server_lock_lost``): the database is the other's now."""
+        while self._server_lock is not None and not self.server_lock_lost:
+            await asyncio.sleep(SERVER_LOCK_CHECK_S)
+            if self._server_lock is None:
+                return
+            engine, conn = self._server_lock
+            try:
+                await conn.execute(text("SELECT 1"))
+                await conn.commit()
+                continue
+            except _LOCK_FAULTS:
+                pass
+            log.warning("the server lock's connection to PostgreSQL was lost; taking it again")
+            with suppress(Exception):
+                await conn.invalidate()
+            await self._retake_server_lock(engine, shared)
+
+    async def _retake_server_lock(self, engine: AsyncEngine, shared: bool) -> None:
+        old = self._lock_backend
+        while self._server_lock is not None:
+            try:
+                conn = await engine.connect()
+            except _LOCK_FAULTS:
+                await asyncio.sleep(SERVER_LOCK_CHECK_S)  # PostgreSQL is not back yet
+                continue
+            try:
+                got = await self._try_server_lock(conn, shared)
+                if not got and old is not None:
+                    # the old session may still be there (a connection cut between the two,
+                    # not yet noticed by PostgreSQL): it is this server's, so end it
+                    holders = await conn.execute(
+                        text(
+                            "SELECT l.pid, a.backend_start FROM pg_locks l JOIN"
+                            " pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'"
+                            " AND l.granted AND l.classid = :k AND l.database = (SELECT oid"
+                            " FROM pg_database WHERE datname = current_database())"
+                        ),
+                        {"k": SERVER_LOCK_CLASS},
+                    )
+                    if old in {(int(r[0]), r[1]) for r in holders}:
+                        await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": old[0]})
+                        await conn.commit()
+                        old = None
+                        await asyncio.sleep(0.2)
+                        got = await self._try_server_lock(conn, shared)
+            except _LOCK_FAULTS:
+                with suppress(Exception):
+                    await conn.close()
+                await asyncio.sleep(SERVER_LOCK_CHECK_S)
+                continue
+            if got:
+                self._server_lock = (engine, conn)
+                log.warning("the server lock on %s is held again", self.description)
+                return
+            with suppress(Exception):
+                await conn.close()
+            self.server_lock_lost = True
+            log.error(
+                "another fjmj serve took the database %s while this server's connection "
+                "was lost: this one writes nothing more; stop it",
+                self.description,
+            )
+            return
 
     async def release_server_lock(self) -> None:
         """Give the server's lock back (``hold_server_lock``), the store left open."""
+        if self._lock_keeper is not None:
+            self._lock_keeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._lock_keeper
+            self._lock_keeper = None
         if self._server_lock is not None:
             engine, conn = self._server_lock
             self._server_lock = None
@@ -604,6 +710,8 @@ class Store:
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A session in one transaction, committed at the end (serialised on SQLite)."""
         async with self._counted():
+            if self.server_lock_lost:
+                raise ServerLockLost("another fjmj serve holds this database now")
             if self.sqlite:
                 async with self._lock, self.sessions() as s, s.begin():
                     yield s
