@@ -948,3 +948,181 @@ def test_a_hand_over_at_its_opening_shows_its_table_first(
         assert "三金倒" in (marks["outcome"] or ""), marks  # the win, named on the table
         expect(pg.locator(HAND_END)).to_contain_text("三金倒")
         w.close()
+
+
+@pytest.fixture(scope="module")
+def main_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """MAIN_WALL (tests/test_web.py: seat 0 deals, holds two of the gold, 4m, and its first
+    discard, 4s, is claimed by nobody) with a short opening, for the journeys below."""
+    with serving(
+        tmp_path_factory.mktemp("websquaremain"), [MAIN_WALL], opening_ms=SHORT_OPENING_MS
+    ) as s:
+        yield s
+
+
+def a_table_for_silver(
+    srv: Server,
+    br: Browser,
+    names: tuple[str, str],
+    locale: str,
+    size: tuple[int, int],
+    phrases: bool = True,
+) -> tuple[Watched, Watched]:
+    """Two new accounts at a new table for silver (每分 50 · 服务费 20: the escape penalty
+    420) with two bots, both ready: (the first's page, seat 0 and the dealer, a
+    desktop in Chinese; the second's, seat 1, a phone held sideways at ``size`` in
+    ``locale``; ``phrases``: whether its server offers 快捷语's phrases)."""
+    a, b = (
+        srv.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
+        for n in names
+    )
+    tid = srv.table(a, bots=2, hands=2, stake=50, fee=20)
+    wa, wb = Watched(br, "zh-CN"), Watched(br, locale, *size, mobile=True)
+    if not phrases:
+        wb.page.route("**/api/phrases", lambda r: r.fulfill(json=[]))
+    wa.page.goto(f"{srv.base}/?token={a}&table={tid}")
+    wa.page.locator("[data-role=waiting-room]").wait_for()
+    wb.page.goto(f"{srv.base}/?token={b}&table={tid}")
+    for p in (wb.page, wa.page):
+        p.locator("[data-role=waiting-room] [data-action=ready]").click()
+    return wa, wb
+
+
+def test_a_long_dealers_name_leaves_the_rivers_in_front_of_their_seats(
+    main_server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Held sideways in English, the centre says "Dealer Left (prev) WidePlayerOfFuzhou" (上家
+    deals): the centre stays within the room between the side rivers (its lines wrap), and
+    上家's river, a discard in it, stays in front of its panel, as 下家's does, at 740×360,
+    667×375 and 844×390. The centre grew with that line, and pushed both rivers under their
+    panels (by 30 px at 740×360)."""
+    wa, wb = a_table_for_silver(
+        main_server, browser, ("WidePlayerOfFuzhou", "Lin"), "en-US", (740, 360)
+    )
+    pa, pb = wa.page, wb.page
+    expect(pa.locator("[data-action=discard]")).to_be_visible()
+    discard_rightmost(pa)  # MAIN_WALL: 4s, which nobody claims
+    # our turn: 上家's river holds its discard
+    expect(pb.locator("[data-action=discard]")).to_be_visible()
+    left = pb.locator("section.seat[data-rel=left]")
+    expect(left.locator("[data-role=river] [data-tile]")).to_have_count(1)
+    expect(left.locator(".badge.dealer")).to_have_count(1)
+    expect(pb.locator("[data-role=dealer]")).to_have_text("Dealer Left (prev) WidePlayerOfFuzhou")
+    for width, height in ((740, 360), (667, 375), (844, 390)):
+        pb.set_viewport_size({"width": width, "height": height})
+        g = pb.evaluate(GEOMETRY)
+        at = f"{width}×{height}"
+        for rel in ("left", "right"):
+            s = g["seats"][rel]
+            assert overlap(s["panel"], s["river"]) <= 16, (at, rel, s)
+            assert overlap(g["center"], s["river"]) <= 16, (at, rel, g["center"], s["river"])
+        hand = g["hand"]
+        assert hand["y"] + hand["h"] <= height - 4, (at, "the hand is on the screen's edge", hand)
+        assert g["scroll"] == [width, height], (at, g["scroll"])
+    wa.close()
+    wb.close()
+
+
+def test_the_stakes_note_shows_the_escape_penalty_without_buttons_under_it(
+    main_server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """A table for silver (每分 50 银子 · 服务费 20 · 逃跑扣 420) held sideways in Chinese at
+    740×360 and 667×375, from a server that offers no 快捷语 phrases (nothing under the note
+    in its corner): the note keeps each term whole, in three lines at most, the escape
+    penalty read, and the hand on the screen. The note took the width of the buttons under
+    it, none: a term to a line or less ("每分 50" / "银子"), the penalty cut off after the
+    third."""
+    wa, wb = a_table_for_silver(
+        main_server, browser, ("甲甲甲", "乙乙乙"), "zh-CN", (740, 360), phrases=False
+    )
+    pb = wb.page
+    pb.locator("[data-role=hand] [data-tile]").first.wait_for()
+    stakes = pb.locator("[data-role=table-stakes]")
+    expect(stakes).to_contain_text("逃跑扣 420")
+    assert pb.locator("[data-action=chat]").count() == 0
+    for width, height in ((740, 360), (667, 375)):
+        pb.set_viewport_size({"width": width, "height": height})
+        g = pb.evaluate(
+            """() => { const s = document.querySelector('[data-role=table-stakes]');
+            const b = s.getBoundingClientRect(), lh = parseFloat(getComputedStyle(s).lineHeight);
+            const terms = [...s.querySelectorAll('.term')].map(t => {
+              const r = document.createRange(); r.selectNodeContents(t);
+              return {lines: r.getClientRects().length, bottom: t.getBoundingClientRect().bottom}; });
+            const tiles = [...document.querySelectorAll('[data-role=hand] [data-tile]')];
+            return {bottom: b.bottom, lines: b.height / lh, terms,
+              hand: Math.max(...tiles.map(t => t.getBoundingClientRect().bottom))}; }"""
+        )
+        at = f"{width}×{height}: {g}"
+        assert all(t["lines"] == 1 for t in g["terms"]), at
+        assert g["terms"][-1]["bottom"] <= g["bottom"] + 0.5, at  # the penalty, not clipped
+        assert g["lines"] <= 3.05, at
+        assert g["hand"] <= height - 4, at
+    wa.close()
+    wb.close()
+
+
+def test_a_hand_over_after_a_gold_discarded_keeps_your_hand_and_standings_whole(
+    main_server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """At 844×390 we (WidePlayerFromFuzhou, the dealer) discard a gold (4m, MAIN_WALL), so the
+    status says 你打过金 and our panel 打过金, and hand the rest to 托管: the finished table,
+    held before the result (END_HOLD_MS; the page's clock stopped, so it stays), shows our
+    hand whole above the screen's foot — the scores shown at the end put ours on a third
+    line of our panel, and the hand's foot went 3 px under the screen. Then the one-hand
+    match's standings at 667×375: each entry on one line inside its column and its card
+    (the name cut with …, the points whole); "WidePlayerFromFuzhou：0" ran past both."""
+    tok = main_server.guest("WidePlayerFromFuzhou")
+    tid = main_server.table(tok)
+    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    pg.clock.install()
+    pg.goto(f"{main_server.base}/?token={tok}&table={tid}")
+    pg.locator("[data-action=ready]").tap()
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    expect(pg.locator("[data-role=opening]")).to_have_count(0)
+    # the page's time stops a moment after its table came into view: the end's hold (2.5 s
+    # from then) never runs out until it goes on (the waits below poll from outside)
+    pg.clock.pause_at((pg.evaluate("Date.now()") + 50) / 1000)
+    gold = pg.locator("[data-role=hand] [data-tile='4m']").first
+    gold.tap()
+    expect(pg.locator("[data-role=hand] .selected")).to_have_count(1)
+    gold.tap()
+    expect(pg.locator("[data-role=status]")).to_contain_text("你打过金")
+    pg.click("[data-role=tuoguan] input")
+    expect(pg.locator("[data-role=table]")).to_have_attribute("data-phase", "over")
+    expect(pg.locator("[data-role=seat-total]")).to_have_count(4)  # the scores are in
+    g = pg.evaluate(
+        """() => { const tiles = [...document.querySelectorAll('[data-role=hand] [data-tile]')];
+        const grid = document.querySelector('#app > .table-grid');
+        return {hand: Math.max(...tiles.map(t => t.getBoundingClientRect().bottom)),
+          grid: [grid.scrollHeight, grid.clientHeight], status: document.querySelector('[data-role=status]').textContent}; }"""
+    )
+    assert "你打过金" in g["status"], g
+    assert g["hand"] <= 390 - 4, f"the finished table cuts your hand's foot: {g}"
+    assert g["grid"][0] <= g["grid"][1] + 1, g
+    pg.clock.resume()
+    end = pg.locator(HAND_END)
+    end.locator("[data-role=match-end] li").first.wait_for()
+    pg.locator("[data-role=hand-end][data-closed]").wait_for()
+    pg.set_viewport_size({"width": 667, "height": 375})
+    entries = pg.evaluate(
+        """() => { const card = document.querySelector('[data-role=hand-end]').getBoundingClientRect();
+        return [...document.querySelectorAll('[data-role=match-end] li')].map(li => {
+          const b = li.getBoundingClientRect(), em = parseFloat(getComputedStyle(li).fontSize);
+          return {text: li.textContent, lines: b.height / em, over: li.scrollWidth - li.clientWidth,
+            left: b.left, right: b.right, top: b.top, card: card.right,
+            // where its number ("2.") begins, left of it
+            marker: b.left - 1.2 * em}; }); }"""
+    )
+    assert len(entries) == 4, entries
+    for e in entries:
+        # one line (a line is about 1.4 of the type's size), inside its column and the card
+        assert e["lines"] < 1.8 and e["over"] <= 0 and e["right"] <= e["card"] + 0.5, entries
+        # clear of the number of the entry beside it, in the next column
+        for f in entries:
+            if f["left"] > e["right"] and abs(f["top"] - e["top"]) < 2:
+                assert e["right"] <= f["marker"], (e, f)
+    w.close()

@@ -214,8 +214,9 @@ export function renderHandEnd(st, conn, rerender) {
         h(
           "ol",
           {},
-          // ties share a rank (helpers.standings)
-          rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, `${seatName(st, r.seat)}${colon()}${r.points}`)),
+          // ties share a rank (helpers.standings); the name in a box of its own, cut with …
+          // where a column is narrow, the points never (style.css)
+          rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, h("span", { class: "st-entry" }, h("span", { class: "name" }, seatName(st, r.seat)), `${colon()}${r.points}`))),
         ),
         // seats whose silver fell below the table's minimum between hands ended the match
         // (docs/economy.md, "Between hands")
