@@ -633,3 +633,28 @@ def test_a_guest_may_not_take_an_accounts_name(tmp_path: Path) -> None:
             assert (await h.http.post("/api/guests", json={})).status_code == 200
 
     asyncio.run(main())
+
+
+def test_a_private_tables_hand_moves_no_totals_a_stranger_sees(tmp_path: Path) -> None:
+    """docs/protocol.md, "Private tables' hands": a private table's hands are listed to the
+    player only, and the totals a stranger reads (a profile's hands, wins and mean points,
+    the leaderboard's hands) do not count them either — polled, they said when a private
+    hand ended and what it was worth. The player themselves sees it counted."""
+    from tests.test_table_support import guest, play, table
+
+    async def main() -> None:
+        async with running(tmp_path) as h:
+            a, b, stranger = [await guest(h, n) for n in ("alice", "bob", "stranger")]
+            tid = await table(h, a, bots=2, turn_seconds=30, private=True)
+            code = (await h.http.get(f"/api/tables/{tid}", headers=_bearer(a))).json()["code"]
+            await h.seat(a, tid)
+            await b.send({"type": "join", "table": code, "as": "player"})
+            await h.ready(a, b)
+            await play(h, [a, b], until=lambda: bool(a.of_type("hand_end")))
+            url = f"/api/players/{a.player_id}"
+            theirs = (await h.http.get(url, headers=_bearer(stranger))).json()
+            assert theirs["hands"] == 0 and theirs["profiles"] == [] and theirs["recent"] == []
+            mine = (await h.http.get(url, headers=_bearer(a))).json()
+            assert mine["hands"] == 1 and len(mine["recent"]) == 1
+
+    asyncio.run(main())

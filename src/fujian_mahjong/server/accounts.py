@@ -340,6 +340,16 @@ def _listed(query: Any, own: bool) -> Any:
     return query.join(TableRow, TableRow.id == HandRow.table_id).where(TableRow.private.is_(False))
 
 
+def _counted(query: Any, own: bool) -> Any:
+    """A count of a player's hand results as this viewer may see it: ``_listed``'s rule (a
+    private table's hands only for the player themselves), so that the totals a stranger
+    polls do not move when a private table's hand ends (they said when it ended and how many
+    points it was worth)."""
+    if own:
+        return query
+    return _listed(query.join(HandRow, HandRow.id == HandResultRow.hand_id), own)
+
+
 @router.get(
     "/api/players/{player_id}", responses=errors(404, 422, 503), openapi_extra=OPTIONAL_AUTH
 )
@@ -361,13 +371,15 @@ async def player_profile(player_id: DbId, request: Request, _doc: BearerDoc) -> 
         acc = await economy.account_of(s, player_id)
         per = (
             await s.execute(
-                select(
-                    HandResultRow.profile,
-                    func.count(),
-                    func.sum(case((HandResultRow.won, 1), else_=0)),
-                    func.sum(HandResultRow.points),
+                _counted(
+                    select(
+                        HandResultRow.profile,
+                        func.count(),
+                        func.sum(case((HandResultRow.won, 1), else_=0)),
+                        func.sum(HandResultRow.points),
+                    ).where(HandResultRow.player_id == player_id),
+                    own,
                 )
-                .where(HandResultRow.player_id == player_id)
                 .group_by(HandResultRow.profile)
                 .order_by(HandResultRow.profile)
             )
@@ -653,8 +665,11 @@ async def leaderboard(
             }
         hands: dict[int, int] = {}
         if ids:
-            hq = select(HandResultRow.player_id, func.count()).where(
-                HandResultRow.player_id.in_(ids)
+            hq = _counted(
+                select(HandResultRow.player_id, func.count()).where(
+                    HandResultRow.player_id.in_(ids)
+                ),
+                False,
             )
             if profile is not None:
                 hq = hq.where(HandResultRow.profile == profile)
