@@ -111,8 +111,11 @@ class Finisher:
 
     async def short_of_silver(self) -> list[int]:
         """The seats whose account is now below the table's minimum balance (docs/economy.md,
-        "Between hands"; none at a table of bots, where nothing is read; guests never)."""
-        ids = [s.player_id for s in self.t.seats if s.human and s.player_id is not None]
+        "Between hands"; none at a table of bots or guests, where nothing is read: a guest
+        holds no silver, and a seated guest may not register, so ``account`` is current)."""
+        ids = [
+            s.player_id for s in self.t.seats if s.human and s.account and s.player_id is not None
+        ]
         if not ids:
             return []
         async with self.t.store.sessions() as db:
