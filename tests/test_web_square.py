@@ -1126,3 +1126,68 @@ def test_a_hand_over_after_a_gold_discarded_keeps_your_hand_and_standings_whole(
             if f["left"] > e["right"] and abs(f["top"] - e["top"]) < 2:
                 assert e["right"] <= f["marker"], (e, f)
     w.close()
+
+
+def test_a_private_tables_corner_leaves_your_hand_and_the_stakes_note_whole(
+    main_server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """A private table for silver (每分 50 银子 · 服务费 20 · 逃跑扣 420: 快捷语 and 解散 in
+    the top-right corner under the stakes note), 上家 the dealer with a long name, held
+    sideways at 740×360 and 844×390, in Chinese and then, by the 中文/English button, in
+    English: your hand's foot is on the screen, the page does not scroll, and the note shows
+    its last term (the escape penalty). 快捷语 and 解散 stood one above the other there, the
+    top rows grew, and the hand went under the foot of the screen (at 740×360 wholly); at
+    844×390 the note lost its penalty. The language switch redraws the note at once: it
+    stayed in Chinese until the next message."""
+    a, b = (
+        main_server.http("POST", "/api/accounts", {"name": n, "password": "long enough"})["token"]
+        for n in ("WidePlayerOfQuanzhou", "Chen")
+    )
+    tid = main_server.table(a, bots=2, private=True, hands=2, stake=50, fee=20)
+    code = main_server.http("GET", f"/api/tables/{tid}", token=a)["code"]
+    wa, wb = Watched(browser, "zh-CN"), Watched(browser, "zh-CN", 740, 360, mobile=True)
+    pa, pb = wa.page, wb.page
+    pa.goto(f"{main_server.base}/?token={a}&table={tid}")
+    pa.locator("[data-role=waiting-room]").wait_for()
+    pb.goto(f"{main_server.base}/?token={b}&table={code}")
+    for p in (pb, pa):
+        p.locator("[data-role=waiting-room] [data-action=ready]").click()
+    expect(pa.locator("[data-action=discard]")).to_be_visible()
+    discard_rightmost(pa)  # MAIN_WALL: 4s, which nobody claims
+    # our turn (nothing more comes from the server until we discard)
+    expect(pb.locator("[data-action=discard]")).to_be_visible()
+    expect(pb.locator("[data-role=dealer]")).to_contain_text("WidePlayerOfQuanzhou")
+    for action in ("chat", "dissolve"):
+        expect(pb.locator(f".social-wrap [data-action={action}]")).to_be_visible()
+    stakes = pb.locator("[data-role=table-stakes]")
+    expect(stakes).to_contain_text("逃跑扣 420")
+    for lang, last in (("zh", "逃跑扣 420"), ("en", "leaving costs 420")):
+        if lang == "en":
+            pb.set_viewport_size({"width": 740, "height": 360})
+            pb.locator("#app .bar [data-role=lang]").click()
+            # at once, not at the next message (none comes while we think)
+            assert last in (stakes.text_content() or ""), stakes.text_content()
+            assert (pb.locator(".social-wrap [data-action=dissolve]").text_content() or "") != "解散"
+        for width, height in ((740, 360), (844, 390)):
+            pb.set_viewport_size({"width": width, "height": height})
+            g = pb.evaluate(
+                """() => { const s = document.querySelector('[data-role=table-stakes]');
+                const b = s.getBoundingClientRect();
+                const terms = [...s.querySelectorAll('.term')];
+                const tiles = [...document.querySelectorAll('[data-role=hand] [data-tile]')];
+                return {note: [b.top, b.bottom], fill: [s.scrollHeight, s.clientHeight],
+                  last: terms[terms.length - 1].getBoundingClientRect().bottom,
+                  lastText: terms[terms.length - 1].textContent,
+                  hand: Math.max(document.querySelector('[data-role=hand]').getBoundingClientRect().bottom,
+                    ...tiles.map(t => t.getBoundingClientRect().bottom)),
+                  scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight]}; }"""
+            )
+            at = f"{lang} {width}×{height}: {g}"
+            assert g["lastText"] == last.split(" · ")[-1], at
+            assert g["hand"] <= height, at  # your hand's foot on the screen
+            assert g["scroll"] == [width, height], at
+            assert g["fill"][0] <= g["fill"][1] + 1, at  # the note is not cut
+            assert g["last"] <= g["note"][1] + 0.5, at  # its escape penalty read
+    wa.close()
+    wb.close()

@@ -418,6 +418,11 @@ export function mountSocial(container, ctx) {
   }, 300);
 
   return {
+    /** Draw again in the UI language just chosen (the stakes note, 快捷语, 解散): the panel
+     * is drawn only here, and a language switch sends no message. */
+    relabel() {
+      render();
+    },
     onMessage(msg) {
       if (!alive || !msg || typeof msg !== "object") return;
       switch (msg.type) {

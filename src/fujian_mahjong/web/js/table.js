@@ -929,7 +929,7 @@ export async function showTable(root, tableRef, as) {
       h("span", { class: "tinfo" }, st.hand ? h("span", { class: "t-hand", dataset: { role: "hand-no" } }, handNo(st)) : null, h("span", { class: "t-table" }, t("table_no", { id: st.table })), st.view ? h("span", { class: "t-profile" }, t(`profile.${st.view.profile}`)) : null),
       h("span", { class: "grow" }),
       h("button", { class: "icon secondary", dataset: { action: "mute" }, "aria-pressed": isMuted() ? "true" : "false", title: isMuted() ? t("web.unmute") : t("web.mute"), onclick: () => { setMuted(!isMuted()); render(); } }, muteIcon(isMuted())),
-      h("button", { class: "lang", dataset: { role: "lang" }, title: getLang() === "zh" ? "Switch to English" : "切换到中文", onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); endCache.key = null; render(); } }, t("lang_switch")),
+      h("button", { class: "lang", dataset: { role: "lang" }, title: getLang() === "zh" ? "Switch to English" : "切换到中文", onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); endCache.key = null; render(); if (social) social.relabel(); } }, t("lang_switch")),
       st.seat !== null ? h("button", { class: "secondary", dataset: { role: "leave" }, onclick: leave }, t("leave")) : null,
     );
     const parts = [header];
