@@ -1,23 +1,43 @@
 """A masked random agent on the PettingZoo AEC environment (every seat random).
 
+    make venv    # once: .venv with the rl extra (pettingzoo, gymnasium); or, in a venv of
+                 # your own, pip install 'fujian-mahjong[rl]'
     .venv/bin/python examples/random_agent.py --profile fuzhou-doudou --hands 20
 
 Each step reads the acting agent's observation, picks uniformly among the actions its
 ``action_mask`` allows, and steps; the rewards at the end of each hand are the R10 points.
+Errors are one line on standard error: exit 2 for bad input (``--players 5``), 1 when the
+rl extra is missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-import numpy as np
+from fujian_mahjong.errors import MahjongError
 
-from fujian_mahjong.rl import ACTION_NAMES, raw_env
-from fujian_mahjong.rules import BUILTIN
+NEEDS = "needs the rl extra: make venv, or pip install 'fujian-mahjong[rl]'"
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    try:
+        return _main(argv)
+    except ImportError as e:
+        print(f"random_agent.py: error: {NEEDS} ({e.name or e} is missing)", file=sys.stderr)
+        return 1
+    except MahjongError as e:
+        print(f"random_agent.py: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
+    import numpy as np
+
+    from fujian_mahjong.rl import ACTION_NAMES, raw_env
+    from fujian_mahjong.rules import BUILTIN
+
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--profile", default="fuzhou-tcy", choices=BUILTIN)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--hands", type=int, default=10)

@@ -1,5 +1,7 @@
 """Masked-policy REINFORCE in plain numpy: one learning seat against random bots.
 
+    make venv    # once: .venv with the rl extra (pettingzoo, gymnasium) and matplotlib; or,
+                 # in a venv of your own, pip install 'fujian-mahjong[rl]' matplotlib
     .venv/bin/python examples/train_masked.py            # 10-35 s on one CPU core
 
 The policy scores each *legal* action (the ``action_mask``) with a linear function of a
@@ -13,21 +15,36 @@ close to ready, to take wins and to stop passing on claims.
 The learning curve (points per hand and win rate, moving averages) is saved as a PNG
 (docs/rl-learning-curve.png by default) with the level of a masked random agent. For a
 neural policy, feed the full ``observation`` vector instead (docs/rl.md lists its slices).
+Errors are one line on standard error: exit 2 for bad input (an unknown ``--profile``), 1
+when the rl extra or matplotlib is missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
-import gymnasium
-import numpy as np
+NEEDS = (
+    "needs the rl extra and matplotlib: make venv, or pip install 'fujian-mahjong[rl]' matplotlib"
+)
 
-import fujian_mahjong.rl  # noqa: F401  (registers FujianMahjong-v0)
-from fujian_mahjong.analysis import shanten
-from fujian_mahjong.rl import encoding as E
-from fujian_mahjong.rules import get_profile
+try:
+    import gymnasium
+    import matplotlib
+    import numpy as np
+
+    import fujian_mahjong.rl  # noqa: F401  (registers FujianMahjong-v0)
+    from fujian_mahjong.analysis import shanten
+    from fujian_mahjong.errors import MahjongError
+    from fujian_mahjong.rl import encoding as E
+    from fujian_mahjong.rules import get_profile
+except ImportError as _e:
+    if __name__ != "__main__":
+        raise
+    print(f"train_masked.py: error: {NEEDS} ({_e.name or _e} is missing)", file=sys.stderr)
+    raise SystemExit(1) from None
 
 # action type of every index (the blocks of the action table in docs/rl.md)
 BLOCKS = [
@@ -103,7 +120,18 @@ def moving(x: list[float], w: int) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    try:
+        return _main(argv)
+    except ImportError as e:
+        print(f"train_masked.py: error: {NEEDS} ({e.name or e} is missing)", file=sys.stderr)
+        return 1
+    except MahjongError as e:
+        print(f"train_masked.py: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--profile", default="fuzhou-tcy")
     ap.add_argument("--opponents", default="random", choices=("random", "heuristic"))
     ap.add_argument("--hands", type=int, default=3000, help="training hands")
@@ -154,8 +182,6 @@ def main(argv: list[str] | None = None) -> int:
         f" last {w} {np.mean(wins[-w:]):.1%}"
     )
     print("weights: " + ", ".join(f"{n} {v:+.2f}" for n, v in zip(FEATURES, theta, strict=True)))
-
-    import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

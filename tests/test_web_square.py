@@ -1168,7 +1168,9 @@ def test_a_private_tables_corner_leaves_your_hand_and_the_stakes_note_whole(
             pb.locator("#app .bar [data-role=lang]").click()
             # at once, not at the next message (none comes while we think)
             assert last in (stakes.text_content() or ""), stakes.text_content()
-            assert (pb.locator(".social-wrap [data-action=dissolve]").text_content() or "") != "解散"
+            assert (
+                pb.locator(".social-wrap [data-action=dissolve]").text_content() or ""
+            ) != "解散"
         for width, height in ((740, 360), (844, 390)):
             pb.set_viewport_size({"width": width, "height": height})
             g = pb.evaluate(

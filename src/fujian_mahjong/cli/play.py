@@ -30,7 +30,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--players", default=None, help="players at the table (sanming: 2-4; default: 4)"
     )
-    p.add_argument("--log-dir", help="save each finished hand's event log (JSONL) here")
+    p.add_argument(
+        "--log-dir",
+        help="save each finished hand's event log (JSONL) here: a new or empty folder (one "
+        "that holds an earlier match's hand-*.jsonl is refused)",
+    )
     p.set_defaults(func=run)
 
 
@@ -57,7 +61,13 @@ def seat_kinds(text: str, players: int) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fujian_mahjong.cli.simulate import check_log_dir, check_profile, text_arg, whole_number
+    from fujian_mahjong.cli.simulate import (
+        check_log_dir,
+        check_profile,
+        refuse_used_log_dir,
+        text_arg,
+        whole_number,
+    )
 
     prof = check_profile(args.profile)
     players = (
@@ -66,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
         else max(prof.players_min, min(4, prof.players_max))
     )
     if not prof.players_min <= players <= prof.players_max:
-        raise CliError(
-            f"--players: {prof.name} plays with {prof.players_min}-{prof.players_max} players"
-        )
+        raise CliError(f"--players: {prof.name} plays with {prof.players_text}, got {players}")
     kinds = seat_kinds(text_arg("--bots", args.bots, 200), players)
     hands = whole_number("--hands", args.hands, 0, 10_000)
     seed = text_arg("--seed", args.seed, 200) if args.seed is not None else None
+    if args.log_dir:
+        refuse_used_log_dir(args.log_dir)  # an earlier match's logs are never overwritten
     if not (sys.stdin and sys.stdout and sys.stdin.isatty() and sys.stdout.isatty()):
         # before the log directory is made: a refused play leaves nothing behind
         raise CliError("play needs an interactive terminal (standard input and output)")

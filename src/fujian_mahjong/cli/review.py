@@ -46,6 +46,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(func=run)
 
 
+# a decision without a claimed or drawn tile, named by the hand's phase (engine/events.py
+# Phase) in words: (中文, English)
+PHASE_WORDS: dict[str, tuple[str, str]] = {
+    "turn": ("轮到你", "your turn"),
+    "window_a": ("开局 (天胡, 三金倒)", "the opening (heavenly win, three golds)"),
+    "claims": ("别家打牌", "a discard to answer"),
+    "last_group": ("最后一组", "the last group"),
+}
+
+
+def _phase(phase: str, zh: bool) -> str:
+    """A decision's phase in words (an unknown one as it is written)."""
+    words = PHASE_WORDS.get(phase)
+    return phase if words is None else words[0 if zh else 1]
+
+
 def _action(a: dict[str, Any], lang: str) -> str:
     """An action in words, e.g. 打 5饼 / discard 5p."""
     from fujian_mahjong.engine import Action
@@ -98,7 +114,7 @@ def render(rv: dict[str, Any], lang: str) -> str:
         elif d["drawn"]:
             ctx = ("摸 " if zh else "drew ") + name(parse_kind(d["drawn"]), lang)
         else:
-            ctx = d["phase"]
+            ctx = _phase(str(d["phase"]), zh)
         out.append(f"{mark} {where}  {ctx}  ({_measure(d['before'], zh)})")
         played = _action(d["played"], lang)
         out.append(

@@ -47,7 +47,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "[relief] (救济金), [tables] (private tables' stake bounds); docs/economy.md. "
         "Options given on the command line win over the file",
     )
-    p.add_argument("--host", default=None, help="default 127.0.0.1")
+    p.add_argument(
+        "--host",
+        default=None,
+        help="the address to listen on (default 127.0.0.1; 0.0.0.0: every interface)",
+    )
     p.add_argument(
         "--port", type=_port, default=None, help="default 8000; 0: any free port (printed)"
     )
@@ -95,8 +99,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--operator-token-file",
         metavar="FILE",
         default=None,
-        help="a file holding the operator's token: GET /api/metrics then answers to "
-        "'Authorization: Bearer TOKEN' (without it /api/metrics is 404)",
+        help="a file holding the operator's token: GET /api/metrics and GET /metrics "
+        "(Prometheus) then answer to 'Authorization: Bearer TOKEN' (without it both are 404)",
     )
     p.add_argument(
         "--guests-per-address",
@@ -168,7 +172,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default="auto",
         help="the event loop: uvloop when installed (auto, the default), or asyncio's own",
     )
-    p.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("debug", "info", "warning", "error"),
+        help="the least severe server log messages written to standard error (default warning)",
+    )
     p.set_defaults(func=run_serve)
 
     d = sub.add_parser("db", help="database maintenance for the server")
@@ -255,6 +264,11 @@ def _settings(args: argparse.Namespace) -> object:
     db_url_cfg = extra.pop("db_url", "")
     data_dir = Path(args.data_dir).expanduser() if args.data_dir else data_dir_cfg
     db_url = args.db or db_url_cfg
+    # where each value came from, as an error names it: the option, else the --config file
+    in_config = f"--config {getattr(args, 'config', None)}: [server]"
+    db_where = "--db" if args.db else f"{in_config} db_url"
+    dir_where = "--data-dir" if args.data_dir else f"{in_config} data_dir"
+    redis_where = "--redis" if getattr(args, "redis", None) else f"{in_config} redis_url"
     for name in (
         "host",
         "port",
@@ -282,7 +296,14 @@ def _settings(args: argparse.Namespace) -> object:
         # the default rooms must respect the fee ratio too
         _check_default_rooms(float(extra["max_fee_ratio"]))
     if db_url:
-        _check_db_url(db_url)
+        _check_db_url(db_url, db_where)
+    if data_dir is not None:
+        check_data_dir(data_dir, dir_where)
+    elif not db_url:
+        env = "$FJMJ_DATA_DIR" if os.environ.get("FJMJ_DATA_DIR") else "the data directory"
+        check_data_dir(default_data_dir(), env)
+    if extra.get("redis_url"):
+        _check_redis_url(str(extra["redis_url"]), redis_where)
     return Settings(data_dir=data_dir or default_data_dir(), db_url=db_url, **extra)
 
 
@@ -291,15 +312,32 @@ DB_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
 
 def refuse_empty_db_options(args: argparse.Namespace) -> None:
-    """``--db ""`` or ``--data-dir ""``: refused (OptionError), never the default database
-    (an unset shell variable in an operator's script)."""
-    for flag, value in (("--db", args.db), ("--data-dir", args.data_dir)):
+    """``--db ""``, ``--data-dir ""``, ``--host ""`` or ``--redis ""``: refused
+    (OptionError), never the default database, every interface or one process without
+    Redis (an unset shell variable in an operator's script)."""
+    for flag, name in (("--db", "db"), ("--data-dir", "data_dir"), ("--host", "host")):
+        value = getattr(args, name, None)
         if value is not None and not str(value).strip():
             raise OptionError(f"{flag}: empty")
+    redis = getattr(args, "redis", None)
+    if redis is not None and not str(redis).strip():
+        raise OptionError("--redis: empty (leave the option out to run one process)")
 
 
-def _check_db_url(url: str) -> None:
-    """A ``--db`` URL the server can use, or OptionError (bad input: exit 2)."""
+def check_data_dir(path: Path, where: str = "--data-dir") -> None:
+    """A data directory, or a path where one can be made: OptionError (exit 2) when it, or
+    the nearest part of it that exists, is not a directory (a plain file)."""
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                tail = "" if part == path else f" ({part} is not a directory)"
+                raise OptionError(f"{where} {path}: not a directory{tail}")
+            return
+
+
+def _check_db_url(url: str, where: str = "--db") -> None:
+    """A ``--db`` URL the server can use, or OptionError (bad input: exit 2). ``where``
+    names where the URL was given (the option, or the ``--config`` file's key)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -307,17 +345,56 @@ def _check_db_url(url: str) -> None:
         u = make_url(url)
     except (ArgumentError, ValueError):
         raise OptionError(
-            "--db: not a database URL (sqlite+aiosqlite:///PATH or "
+            f"{where}: not a database URL (sqlite+aiosqlite:///PATH or "
             "postgresql+asyncpg://USER@HOST/DB)"
         ) from None
     backend, driver = u.get_backend_name(), u.get_driver_name()
     want = DB_DRIVERS.get(backend)
     if want is None:
-        raise OptionError(f"--db {_shown(url)}: only SQLite and PostgreSQL are supported")
+        raise OptionError(f"{where} {_shown(url)}: only SQLite and PostgreSQL are supported")
     if driver != want:
         raise OptionError(
-            f"--db {_shown(url)}: use the {want} driver ({backend}+{want}://…), not {driver}"
+            f"{where} {_shown(url)}: use the {want} driver ({backend}+{want}://…), not {driver}"
         )
+
+
+def _check_redis_url(url: str, where: str = "--redis") -> None:
+    """A Redis URL in a form Redis's client takes, or OptionError (bad input: exit 2)."""
+    from redis.connection import parse_url
+
+    from fujian_mahjong.server.cluster import shown_url
+
+    try:
+        parse_url(url)  # type: ignore[no-untyped-call]
+    except ValueError as e:
+        why = " ".join(str(e).split()).rstrip(".")
+        raise OptionError(
+            f"{where} {shown_url(url)}: not a Redis URL: {why} (e.g. redis://HOST:6379/0)"
+        ) from None
+
+
+async def _ping_redis(url: str) -> None:
+    """One PING to the Redis at ``url`` (at most a few seconds): raises when it fails."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+    try:
+        await client.ping()
+    finally:
+        await client.aclose()
+
+
+def _redis_reachable(url: str) -> None:
+    """StartError (exit 1, one line) when the Redis at ``url`` does not answer."""
+    from fujian_mahjong.server.cluster import shown_url
+
+    try:
+        asyncio.run(_ping_redis(url))
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise StartError(
+            _one_line(f"--redis {shown_url(url)}: cannot reach Redis: {first}")
+        ) from None
 
 
 def _check_default_rooms(ratio: float) -> None:
@@ -416,6 +493,9 @@ def _serve(args: argparse.Namespace) -> int:
     reuse = bool(getattr(args, "reuse_port", False))
     # the port before anything else: a taken port is one line, and nothing was migrated
     sockets = _listen(st.host, st.port, reuse) if workers == 1 else []
+    if st.redis_url:
+        # a Redis that does not answer is one line before any database is touched
+        _redis_reachable(st.redis_url)
     # one server per SQLite database, held until this process ends (server/store/)
     try:
         lock_sqlite_writer(st.database_url)

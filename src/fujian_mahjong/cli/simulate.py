@@ -36,31 +36,49 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--profile",
         default="fuzhou-tcy",
-        help="fuzhou-tcy, fuzhou-bianfeng, fuzhou-doudou, sanming or a .toml file",
+        help="fuzhou-tcy (the default), fuzhou-bianfeng, fuzhou-doudou, sanming or a .toml file",
     )
     p.add_argument(
-        "--hands", default="1000", help=f"hands to play (--duplicate: deals; 1 to {MAX_HANDS:.0e})"
+        "--hands",
+        default="1000",
+        help=f"hands to play (--duplicate: deals; 1 to {MAX_HANDS:.0e}; default 1000)",
     )
-    p.add_argument("--seed", default="0")
+    p.add_argument(
+        "--seed",
+        default="0",
+        help="the match seed, any text (default 0): the same seed plays the same hands",
+    )
     p.add_argument(
         "--players",
         default="heuristic,heuristic,random,random",
         help="bot kind per seat, comma-separated (random, greedy, heuristic, neural, strong, "
-        "heuristic-v1); seats rotate",
+        "heuristic-v1); seats rotate (default heuristic,heuristic,random,random)",
     )
     p.add_argument(
         "--duplicate",
         action="store_true",
         help="play each deal in every seating of the kinds (luck cancels); --hands counts deals",
     )
-    p.add_argument("--workers", default="1", help="worker processes (ray: tasks at once)")
+    p.add_argument(
+        "--workers",
+        default="1",
+        help=f"worker processes (ray: tasks at once; 1 to {MAX_WORKERS}, default 1)",
+    )
     p.add_argument(
         "--backend", choices=("local", "ray"), default="local", help="local processes or Ray"
     )
     p.add_argument("--address", help="ray: join a cluster (auto or HOST:PORT); default local")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--log-dir", help="write each hand's event log (JSONL) here")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument(
+        "--log-dir",
+        help="write each hand's event log (JSONL) here: a new or empty folder (one that "
+        "holds an earlier run's hand-*.jsonl is refused)",
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar on standard error (it is shown only on a terminal)",
+    )
     p.set_defaults(func=run)
 
 
@@ -102,10 +120,10 @@ def text_arg(option: str, text: str, limit: int) -> str:
     return text
 
 
-def check_log_dir(path: str) -> str:
-    """A directory we can write hand logs into (created if missing); CliError if not."""
-    import os
-    import tempfile
+def refuse_used_log_dir(path: str) -> None:
+    """CliError when ``path`` already holds hand logs (``hand-*.jsonl``): a second run would
+    overwrite the first's logs one by one, and a shorter one would leave a folder mixing two
+    runs (README, docs/terminal.md). Reads only: nothing is made."""
     from pathlib import Path
 
     path = text_arg("--log-dir", path, 1000)
@@ -113,6 +131,28 @@ def check_log_dir(path: str) -> str:
     shown = excerpt(path, 120)
     if p.exists() and not p.is_dir():
         raise CliError(f"--log-dir {shown}: exists and is not a directory")
+    try:
+        used = p.is_dir() and next(p.glob("hand-*.jsonl"), None) is not None
+    except OSError as e:
+        raise CliError(f"--log-dir {shown}: cannot read it: {e.strerror or e}") from None
+    if used:
+        raise CliError(
+            f"--log-dir {shown}: already holds hand logs (hand-*.jsonl) of an earlier run; "
+            "give a new or empty folder"
+        )
+
+
+def check_log_dir(path: str) -> str:
+    """A directory we can write hand logs into (created if missing) that holds no earlier
+    run's hand logs; CliError if not."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    refuse_used_log_dir(path)
+    path = text_arg("--log-dir", path, 1000)
+    p = Path(path)
+    shown = excerpt(path, 120)
     try:
         p.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=p, prefix=".probe-")
@@ -130,9 +170,9 @@ def check_profile(name: str) -> Any:
     from fujian_mahjong.rules import get_profile
 
     name = text_arg("--profile", name, 1000)
-    if name.endswith(".toml"):
-        decode(read_bytes(name, 1024 * 1024), name)  # refuses FIFOs, huge and binary files
     try:
+        if name.endswith(".toml"):
+            decode(read_bytes(name, 1024 * 1024), name)  # refuses FIFOs, huge and binary files
         return get_profile(name)
     except MahjongError as e:
         raise CliError(f"--profile: {excerpt(e, 200)}") from None
@@ -212,12 +252,11 @@ def run(args: argparse.Namespace) -> int:
                 f"--players: unknown bot kind {excerpt(k, 30)!r} (expected {', '.join(BOT_KINDS)})"
             )
     if not prof.players_min <= len(kinds) <= prof.players_max:
-        raise CliError(
-            f"--players: {prof.name} plays with {prof.players_min}-{prof.players_max} players, got {len(kinds)}"
-        )
+        raise CliError(f"--players: {prof.name} plays with {prof.players_text}, got {len(kinds)}")
     hands = whole_number("--hands", args.hands, 1, MAX_HANDS)
     workers = whole_number("--workers", args.workers, 1, MAX_WORKERS)
     seed = text_arg("--seed", str(args.seed), MAX_SEED_CHARS)
+    _check_backend(args)  # before the log directory is made: a refusal leaves nothing
     log_dir = check_log_dir(args.log_dir) if getattr(args, "log_dir", None) else None
     profile = prof.name if args.profile in BUILTIN else args.profile
     old = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -284,8 +323,6 @@ def _simulate(
     from fujian_mahjong.sim.simulate import LogWriteError, WorkerDied, seatings_per_deal
 
     address = getattr(args, "address", None)
-    if address is not None and getattr(args, "backend", "local") != "ray":
-        raise CliError("--address needs --backend ray")
     duplicate = bool(getattr(args, "duplicate", False))
     if getattr(args, "backend", "local") == "ray":  # same summary, Ray tasks (docs/rl.md)
         from fujian_mahjong.sim.ray_backend import simulate_ray
@@ -331,6 +368,25 @@ def _simulate(
         raise _Exit(f"simulate: engine error: {excerpt(e, 300)}") from None
     except (WorkerDied, LogWriteError, RayBackendError) as e:
         raise _Exit(f"simulate: {excerpt(e, 300)}") from None
+
+
+def _check_backend(args: argparse.Namespace) -> None:
+    """``--address``: only with ``--backend ray``, and ``auto`` or ``HOST:PORT`` (bad input,
+    exit 2); whether Ray answers there is found out later (exit 1)."""
+    address = getattr(args, "address", None)
+    if address is None:
+        return
+    if getattr(args, "backend", "local") != "ray":
+        raise CliError("--address needs --backend ray")
+    address = text_arg("--address", address, 300)
+    if address == "auto":
+        return
+    host, sep, port = address.rpartition(":")
+    digits = port.isascii() and port.isdigit() and len(port) <= 5
+    if not sep or not host.strip("[]") or not digits or not 0 < int(port) < 65536:
+        raise CliError(
+            f"--address: expected auto or HOST:PORT (a port 1-65535), got {excerpt(address, 60)!r}"
+        )
 
 
 class _Exit(Exception):

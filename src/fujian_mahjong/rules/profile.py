@@ -89,6 +89,13 @@ class Profile:
         """R1: 27 suited kinds, or 34 with playable honours (kind ids 0..n-1)."""
         return 34 if self.honours == "playable" else 27
 
+    @property
+    def players_text(self) -> str:
+        """R2: how many players the profile seats, in words: "4 players", "2-4 players"."""
+        if self.players_min == self.players_max:
+            return f"{self.players_min} players"
+        return f"{self.players_min}-{self.players_max} players"
+
     def reserve(self, exposed_kongs: int, concealed_kongs: int, sets: int) -> int:
         """R5: the number of tiles at the end of the wall never drawn from the head."""
         return (
