@@ -494,7 +494,9 @@ def test_relief_profile_and_leaderboards(server: Server, browser: Browser) -> No
     expect(prof.locator("[data-role=skill]")).to_contain_text(f"{me['skill']['rating']:,} ±")
     hand = str(end["log_url"]).split("/hands/")[1].split("/")[0]
     link = pg.locator(f"[data-role=recent-hands] [data-role=replay-link][data-hand='{hand}']")
-    expect(link).to_have_attribute("href", f"./?replay={hand}")
+    # the review opens on the player's own seat in that hand (the API's watch_url), not 0
+    seat = next(r["seat"] for r in me["recent"] if str(r["hand"]) == hand)
+    expect(link).to_have_attribute("href", f"./?replay={hand}&seat={seat}")
     expect(pg.locator("[data-role=profile-stats] tr[data-profile=fuzhou-tcy]")).to_have_count(1)
 
     # someone else's profile: no silver
@@ -974,4 +976,181 @@ def test_the_end_screen_shows_the_silver_the_server_settled(
         assert g["right"] <= width + 0.5, g
         middle = abs(g["above"] - g["below"]) <= 2 or max(g["above"], g["below"]) <= 12
         assert middle, f"the end is not in the middle of the felt ({where}: {g})"
+    w.close()
+
+
+# --------------------------------------------------------------------------- the pages
+
+
+def hand_of(end: dict[str, Any]) -> str:
+    """The hand id of a ``hand_end`` (its log_url)."""
+    return str(end["log_url"]).split("/hands/")[1].split("/")[0]
+
+
+def test_the_replay_keeps_its_place_and_says_what_the_narration_says(
+    server: Server, browser: Browser
+) -> None:
+    """The replay keeps its step and seat in the address (a reload opens it where it was
+    left); a win on one's own turn reads 自摸 in the board's centre as in the narration (R7);
+    the hands at the end are on the board as tiles, not listed again as words (亮牌: 一万 …);
+    the review's verdict reads "Same as the bot" / "Differs" in English."""
+    acc = server.account("回放位置")
+    hid = hand_of(server.play_auto(acc["token"], server.table(acc["token"])))
+    data = server.http("GET", f"/api/hands/{hid}/replay")
+    frames = data["frames"]
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?replay={hid}&seat=1")
+    replay = pg.locator("[data-role=replay]")
+    expect(replay).to_have_attribute("data-frame", "0")
+    pg.click("[data-role=replay-next]")
+    pg.click("[data-role=replay-next]")
+    expect(replay).to_have_attribute("data-frame", "2")
+    assert "step=2" in pg.url and "seat=1" in pg.url, pg.url
+    pg.select_option("[data-role=review-seat]", "2")
+    expect(pg.locator("[data-role=review-seat]")).to_have_value("2")
+    assert "seat=2" in pg.url and "step=2" in pg.url, pg.url
+    pg.reload()
+    expect(pg.locator("[data-role=replay]")).to_have_attribute("data-frame", "2")
+    expect(pg.locator("[data-role=review-seat]")).to_have_value("2")
+    # the last step: the winning move in the centre as the narration says it
+    pg.click("[data-role=replay-last]")
+    last = len(frames) - 1
+    expect(replay).to_have_attribute("data-frame", str(last))
+    assert "step=" + str(last) in pg.url
+    expect(pg.locator("[data-role=narration] li[data-kind=end]")).to_have_count(0)
+    expect(pg.locator("[data-role=narration] li")).not_to_have_count(0)
+    for i, f in enumerate(frames):
+        if i and (f["action"] or {}).get("type") == "win":
+            pg.goto(f"{server.base}/?replay={hid}&seat={f['actor']}&step={i}")
+            line = pg.locator("[data-role=turn-line]")
+            own_turn = frames[i - 1]["state"]["phase"] == "turn"
+            expect(line).to_have_text(re.compile("：自摸$" if own_turn else "：胡$"))
+    # the review in English: its verdict a label that reads on its own
+    w.close()
+    w = Watched(browser, "en-US")
+    pg = w.page
+    review = server.http("GET", f"/api/hands/{hid}/review?seat=0")
+    target = review["decisions"][0]["frame"]
+    pg.goto(f"{server.base}/?replay={hid}&seat=0&step={target}")
+    verdict = pg.locator("[data-role=decision] .verdict")
+    expect(verdict).to_have_text(re.compile(r"^(Same as the bot|Differs)$"))
+    w.close()
+
+
+def test_a_full_table_not_yet_dealt_is_full_not_in_play(server: Server, browser: Browser) -> None:
+    """A table whose seats are all taken but which has not dealt (its host not ready) is
+    满员 in the table list and in the join-by-code dialog, not 已经开局; the list's stakes
+    name the escape penalty as the room cards do; a finished hand in the lobby's 我的牌局
+    opens the replay at the player's own seat."""
+    host = server.guest_json("满员桌主")
+    tid = server.table(host["token"], bots=3)
+    hw = Watched(browser)  # the host sits down and is not ready: nothing is dealt
+    hw.page.goto(f"{server.base}/?token={host['token']}&table={tid}")
+    hw.page.locator("[data-role=waiting-room] [data-action=ready]").wait_for()
+    info = server.http("GET", f"/api/tables/{tid}")
+    assert info["status"] == "open" and info["seats_taken"] == 4, info
+    server.table(host["token"], bots=2, stake=5, fee=2)  # a table for silver, a seat free
+    acc = server.account("Full Seeker")
+    end = server.play_auto(acc["token"], server.table(acc["token"]))
+    hid = hand_of(end)
+    seat = next(
+        r["seat"]
+        for r in server.http("GET", f"/api/players/{acc['player_id']}")["recent"]
+        if str(r["hand"]) == hid
+    )
+    for locale, full in (("zh-CN", "满员，可以观战"), ("en-US", "Table is full: you can watch")):
+        w = Watched(browser, locale)
+        pg = w.page
+        pg.goto(f"{server.base}/?token={acc['token']}")
+        row = pg.locator(f"[data-role=tables] .table-row[data-table='{tid}']")
+        expect(row.locator("[data-role=table-state]")).to_have_attribute("data-state", "full")
+        expect(row.locator("[data-action=join-table]")).to_have_count(0)
+        pg.fill("input[name=code]", str(info["code"]))
+        pg.click("[data-action=join-code]")
+        dialog = pg.locator("[data-role=sit-confirm]")
+        expect(dialog).to_contain_text(full)
+        expect(dialog).not_to_contain_text("已经开局")
+        expect(dialog).not_to_contain_text("already playing")
+        dialog.locator("[data-action=cancel]").click()
+        if locale == "en-US":
+            stakes = pg.locator("[data-role=tables] [data-role=stakes]").filter(
+                has_text="silver/point"
+            )
+            expect(stakes.first).to_contain_text("escape penalty")
+            expect(pg.locator("[data-role=tables]")).not_to_contain_text("leaving costs")
+        link = pg.locator("[data-role=history-hand]").filter(has_text=f"#{hid}")
+        expect(link).to_have_attribute("href", f"./?replay={hid}&seat={seat}")
+        w.close()
+    hw.close()
+
+
+# every element a finger taps on these pages, with its height
+TAPS = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null)
+  .map(e => [e.textContent.trim().slice(0, 20), e.getBoundingClientRect().height])"""
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_leaderboard_and_profile_on_a_phone_upright_fit_and_have_finger_sized_links(
+    server: Server, browser: Browser, locale: str
+) -> None:
+    """At 390×844 the skill leaderboard fits its card with a long name (the skill "14 ± 7.7"
+    and the hands were cut, a sideways scroll nothing pointed to); its headings stay whole
+    (积/分 broke a character a line); the header's links, the leaderboard's names, the
+    profile's rules links and 回放 chips, the lobby's 我的牌局 chips, the private-table box
+    and the replay's way back are 36 px high or more (19-24 px before); on a desktop the
+    header's links keep their size. The profile's skill names its rules without nested
+    brackets, and its own-profile badge is capitalised."""
+    acc = server.account(f"Lin_the_Longnamed_{locale[:2]}")
+    server.play_auto(acc["token"], server.table(acc["token"]))
+    w = Watched(browser, locale, 390, 844)
+    pg = w.page
+    # the lobby: 我的牌局's chips, the private-table box
+    pg.goto(f"{server.base}/?token={acc['token']}")
+    pg.locator("[data-role=history-hand]").first.wait_for()
+    sel = "header.bar a.home, [data-role=history-hand], .field.check"
+    short = [x for x in pg.evaluate(TAPS, sel) if x[1] < 36]
+    assert not short, f"tap targets under 36 px in the lobby: {short}"
+    pg.goto(f"{server.base}/?leaderboard=fuzhou-tcy&by=skill")
+    board = pg.locator("[data-role=leaderboard]")
+    expect(board.locator(f"[data-role=leader][data-player='{acc['player_id']}']")).to_have_count(1)
+    fit = pg.evaluate(
+        """() => { const s = document.querySelector('.lb-scroll');
+        const card = s.closest('section.card').getBoundingClientRect();
+        const cells = [...document.querySelectorAll('[data-role=leader] td')]
+          .map(td => td.getBoundingClientRect().right);
+        const heads = [...document.querySelectorAll('[data-role=leaderboard] th')]
+          .filter(e => e.offsetParent !== null).map(e => [e.textContent, e.getBoundingClientRect().height]);
+        return {over: s.scrollWidth - s.clientWidth, right: Math.max(...cells), card: card.right, heads}; }"""
+    )
+    assert fit["over"] <= 0, f"the leaderboard scrolls sideways: {fit}"
+    assert fit["right"] <= fit["card"], fit
+    one = min(hh for _, hh in fit["heads"])
+    assert all(hh < one * 1.5 for _, hh in fit["heads"]), f"a heading wraps: {fit['heads']}"
+    short = [x for x in pg.evaluate(TAPS, "header.bar a.home, [data-role=leader] a") if x[1] < 36]
+    assert not short, f"tap targets under 36 px on the leaderboard: {short}"
+    # the profile: its rules links, its 回放 chips
+    pg.goto(f"{server.base}/?player={acc['player_id']}")
+    pg.locator("[data-role=recent-hands] [data-role=replay-link]").first.wait_for()
+    sel = "header.bar a.home, [data-role=profile-stats] a, [data-role=replay-link]"
+    short = [x for x in pg.evaluate(TAPS, sel) if x[1] < 36]
+    assert not short, f"tap targets under 36 px on the profile: {short}"
+    prof = pg.locator("[data-role=profile]")
+    expect(prof.locator("[data-role=skill]")).not_to_contain_text("((")
+    expect(prof.locator("[data-role=skill]")).not_to_contain_text("（(")
+    if locale == "en-US":
+        expect(prof.locator(".badge-l")).to_have_text("Me")
+    # the replay's page for a hand that is not there: its way back
+    pg.goto(f"{server.base}/?replay=999999")
+    pg.locator("[data-role=back-to-lobby]").wait_for()
+    short = [x for x in pg.evaluate(TAPS, "[data-role=back-to-lobby]") if x[1] < 36]
+    assert not short, short
+    assert all("404" in e for e in w.errors), w.errors  # the hand's own 404, as expected
+    w.errors.clear()
+    # a desktop keeps the header's links as they were (a mouse, a wide window)
+    pg.set_viewport_size({"width": 1280, "height": 800})
+    pg.goto(f"{server.base}/")
+    pg.locator("[data-role=history-hand]").first.wait_for()
+    tall = [x for x in pg.evaluate(TAPS, "header.bar a.home") if x[1] >= 36]
+    assert not tall, tall
     w.close()

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { setLang } from "../../src/fujian_mahjong/web/js/i18n.js";
-import { STAKES, allowedStakes, defaultStake, levelNames } from "../../src/fujian_mahjong/web/js/lobbyhelpers.js";
+import { STAKES, allowedStakes, defaultStake, levelNames, replayHref, tableState } from "../../src/fujian_mahjong/web/js/lobbyhelpers.js";
 
 const ROOT = new URL("../../src/fujian_mahjong/", import.meta.url);
 const SEED = [...readFileSync(new URL("scoring/settlement.py", ROOT), "utf8").matchAll(/\((\d+), "([^"]+)", "([^"]+)", \d+\)/g)].map((m) => ({
@@ -62,4 +62,24 @@ test("defaultStake: 1 silver when allowed, else the least", () => {
   assert.equal(defaultStake(allowedStakes({ min: 0, max: 100 })), 1);
   assert.equal(defaultStake(allowedStakes({ min: 3, max: 30 })), 3);
   assert.equal(defaultStake(allowedStakes({ min: 0, max: 0 })), 0);
+});
+
+test("a replay link from the profile or the lobby keeps the player's seat", () => {
+  // as the server's watch_url: /?replay=H&seat=S (the review of that seat, not seat 0's)
+  assert.equal(replayHref(41, 2), "./?replay=41&seat=2");
+  assert.equal(replayHref("41", 0), "./?replay=41&seat=0");
+  assert.equal(replayHref(41, null), "./?replay=41");
+  assert.equal(replayHref(41, undefined), "./?replay=41");
+});
+
+test("a full table that has not dealt is told from one in play", () => {
+  // GET /api/tables/{id}: status open|playing|between|closed, seats_taken of players
+  assert.equal(tableState({ status: "open", players: 4, seats_taken: 2 }), "open");
+  assert.equal(tableState({ status: "open", players: 4, seats_taken: 4 }), "full");
+  assert.equal(tableState({ status: "open", players: 3, seats: [{ name: "a" }, { bot: true }, { name: "c" }] }), "full");
+  assert.equal(tableState({ status: "open", players: 3, seats: [{ name: "a" }, {}, { name: "c" }] }), "open");
+  assert.equal(tableState({ status: "playing", players: 4, seats_taken: 4 }), "playing");
+  assert.equal(tableState({ status: "between", players: 4, seats_taken: 4 }), "playing");
+  assert.equal(tableState({ status: "closed", players: 4, seats_taken: 4 }), "closed");
+  assert.equal(tableState({}), "open");
 });

@@ -2,7 +2,7 @@
 // and local ones in, the table state, the action log, bubbles, the opening and sounds out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { OPENING_PACE, initState, openingGoldShown, openingLive, openingLog, openingStepMs, openingSteps, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
+import { OPENING_PACE, initState, openingGoldShown, openingLive, openingLog, openingStepMs, openingSteps, handInProgress, reduce } from "../../src/fujian_mahjong/web/js/reducer.js";
 
 function view(over = {}) {
   return {
@@ -397,4 +397,25 @@ test("the last hand's bubbles (its 胡) go when the next hand is dealt", () => {
   let s = { ...initState({ table: 7 }), bubbles: [{ seat: 1, kind: "win", tile: "5p", at: 100 }] };
   s = reduce(s, { type: "hand_start", table: 7, hand: 6, seq: 3 }, 200);
   assert.deepEqual(s.bubbles, []);
+});
+
+test("a spectator who comes in a claim window sees a hand in progress, not a waiting room", () => {
+  // R12: no board while the window is open; the page must not offer 准备 or an invite
+  let s = { ...initState({ table: 7, as: "spectator" }) };
+  assert.equal(handInProgress(s), false); // nothing known yet: the waiting room
+  s = reduce(s, { type: "seated", table: 7, seat: null }, 0);
+  assert.equal(handInProgress(s), false);
+  // the table's summary says it plays
+  assert.equal(handInProgress(reduce(s, { type: "@info", info: { status: "playing", players: 4, seats: [] } }, 1)), true);
+  assert.equal(handInProgress(reduce(s, { type: "@info", info: { status: "open", players: 4, seats: [] } }, 1)), false);
+  // a public notice of a discard, or of an added kong, before any board
+  const d = reduce(s, { type: "discard", table: 7, hand: 3, seat: 1, tile: "5p" }, 2);
+  assert.equal(d.view, null);
+  assert.equal(handInProgress(d), true);
+  assert.equal(handInProgress(reduce(s, { type: "added_kong", table: 7, hand: 3, seat: 1, tile: "5p" }, 2)), true);
+  // the board arrives: the table is drawn as usual
+  const v = reduce(d, { type: "state", table: 7, hand: 3, view: view(), deadline_ms: null, seq: 1 }, 3);
+  assert.equal(handInProgress(v), false);
+  // a hand being dealt says so itself (开局中)
+  assert.equal(handInProgress({ ...d, dealing: 3 }), false);
 });

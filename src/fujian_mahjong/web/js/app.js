@@ -2,8 +2,8 @@
 //   /                                        lobby
 //   /?table=ID[&token=T]                     that table as that player (invite links, tests: docs/web.md)
 //   /?table=ID&as=spectator                  watch a table
-//   /?replay=HAND[&seat=S][&code=CODE]       replay and review a finished hand (a private
-//                                            table's: by its code for one not at it)
+//   /?replay=HAND[&seat=S][&step=N][&code=CODE]  replay and review a finished hand at step N
+//                                            (a private table's: by its code for one not at it)
 //   /?player=ID                              a player's profile (js/profile.js)
 //   /?leaderboard=PROFILE[&by=skill|level][&page=N]   a leaderboard ("all": every profile, by level)
 // An invite or spectator link opened without a token asks for a name first, then opens
@@ -28,7 +28,7 @@ function main() {
   document.title = t("lobby.title");
   const root = document.getElementById("app");
   const as = q.get("as") === "spectator" ? "spectator" : "player";
-  if (q.get("replay")) showReplay(root, q.get("replay"), q.get("seat"), q.get("code"));
+  if (q.get("replay")) showReplay(root, q.get("replay"), q.get("seat"), q.get("code"), q.get("step"));
   else if (q.get("player")) showProfile(root, q.get("player"));
   else if (q.has("leaderboard")) showLeaderboard(root, q.get("leaderboard") || "all", q.get("by") || "skill", Number(q.get("page") || 1));
   else if (q.get("table") && !token()) {

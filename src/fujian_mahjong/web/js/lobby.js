@@ -5,7 +5,7 @@
 // stake, fee and escape penalty (docs/economy.md). Strings: locale/<lang>/lobby.json.
 import { colon, getLang, has, setLang, t } from "./i18n.js";
 import { api, hasPath, load, save, serverPaths, token } from "./net.js";
-import { allowedStakes, defaultStake, levelNames } from "./lobbyhelpers.js";
+import { allowedStakes, defaultStake, levelNames, replayHref, tableState } from "./lobbyhelpers.js";
 import { num } from "./helpers.js";
 import { go, h, toast } from "./ui.js";
 
@@ -144,15 +144,17 @@ export async function sitAt(ref) {
     toast(errText(e), "error");
     return;
   }
-  if (info.status && info.status !== "open") {
-    if (info.status === "closed") {
+  const state = tableState(info);
+  if (state !== "open") {
+    if (state === "closed") {
       toast(t("lobby.table_closed"), "error");
       return;
     }
     const watch = await modal({
       role: "sit-confirm",
       title: t("lobby.table_n", { id: info.id }),
-      body: h("p", {}, t("lobby.already_playing")),
+      // a full table that has not dealt yet is not "already playing"
+      body: h("p", { dataset: { role: "cannot-sit", state } }, t(state === "full" ? "lobby.table_full" : "lobby.already_playing")),
       buttons: [
         { label: t("lobby.cancel"), action: "cancel", value: false },
         { label: t("lobby.spectate"), action: "spectate", value: true, primary: true },
@@ -240,11 +242,12 @@ async function followInvite(root) {
   } catch (_e) {
     info = null; // a private table by id answers only its players: let the table say
   }
-  if (info && info.status && info.status !== "open" && info.status !== "closed") {
+  const state = info ? tableState(info) : "open";
+  if (state === "playing" || state === "full") {
     const watch = await modal({
       role: "sit-confirm",
       title: t("lobby.table_n", { id: info.id }),
-      body: h("p", {}, t("lobby.already_playing")),
+      body: h("p", { dataset: { role: "cannot-sit", state } }, t(state === "full" ? "lobby.table_full" : "lobby.already_playing")),
       buttons: [
         { label: t("lobby.back_to_lobby"), action: "cancel", value: false },
         { label: t("lobby.spectate"), action: "spectate", value: true, primary: true },
@@ -267,7 +270,8 @@ function inviteCard(next) {
   call("GET", `api/tables/${encodeURIComponent(next.table)}`)
     .then((info) => {
       if (next.as !== "spectator") {
-        if (info.status && info.status !== "open" && info.status !== "closed") card.append(h("p", { dataset: { role: "already-playing" } }, t("lobby.already_playing")));
+        const state = tableState(info);
+        if (state === "playing" || state === "full") card.append(h("p", { dataset: { role: "already-playing", state } }, t(state === "full" ? "lobby.table_full" : "lobby.already_playing")));
         card.append(stakesFacts(info.stakes, info.escape_penalty));
       }
     })
@@ -548,7 +552,7 @@ function createCard(bounds) {
     let terms;
     if (practice) terms = h("span", { class: "lb-practice", dataset: { role: "summary-practice" } }, t("lobby.practice_facts"));
     else if (!st) terms = h("span", {}, t("lobby.points_only"));
-    else terms = h("span", { dataset: { role: "summary-stakes" } }, t("lobby.table_terms", { stake: num(st), fee: num(0), penalty: num(8 * st) }), b ? ` · ${t("lobby.summary_humans_only")}` : "");
+    else terms = h("span", { dataset: { role: "summary-stakes" } }, t("lobby.list_terms", { stake: num(st), fee: num(0), penalty: num(8 * st) }), b ? ` · ${t("lobby.summary_humans_only")}` : "");
     summary.replaceChildren(
       h("div", { class: "row lb-summary-bots" }, h("b", {}, `${t("lobby.summary")}${colon()}`), b ? [h("span", {}, `${t("lobby.summary_bots")} `), ...levels] : h("span", { class: "muted" }, t("lobby.summary_no_bots"))),
       h("div", { class: "muted small" }, terms),
@@ -640,7 +644,8 @@ function tablesCard() {
     for (const r of rows) {
       const n = r.players ?? 4;
       const taken = r.seats_taken ?? r.taken ?? (Array.isArray(r.seats) ? r.seats.filter((s) => s && (s.name || s.bot)).length : "?");
-      const open = !r.status || r.status === "open";
+      const state = tableState(r);
+      const open = state === "open";
       list.append(
         h(
           "div",
@@ -654,8 +659,8 @@ function tablesCard() {
             h("span", { class: "muted" }, t("lobby.seats_taken", { n: taken, m: n }), r.bots ? ` · ${t("lobby.bots")} ${r.bots}` : ""),
             // 练习 only where nobody can sit down any more: a joiner would be a second
             // human, for whom the table's stakes apply (docs/economy.md)
-            h("span", { class: "muted small lb-terms", dataset: { role: "stakes", practice: r.practice && taken >= n ? "1" : undefined } }, r.practice && taken >= n ? t("lobby.practice") : r.stakes ? termsText(t("lobby.table_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) })) : t("lobby.points_only_short")),
-            open ? null : h("span", { class: "badge-l" }, t("lobby.in_play")),
+            h("span", { class: "muted small lb-terms", dataset: { role: "stakes", practice: r.practice && taken >= n ? "1" : undefined } }, r.practice && taken >= n ? t("lobby.practice") : r.stakes ? termsText(t("lobby.list_terms", { stake: num(r.stakes.stake), fee: num(r.stakes.fee), penalty: num(r.escape_penalty) })) : t("lobby.points_only_short")),
+            open ? null : h("span", { class: "badge-l", dataset: { role: "table-state", state } }, t(state === "full" ? "lobby.full_badge" : "lobby.in_play")),
           ),
           open ? h("button", { dataset: { action: "join-table" }, onclick: () => sitAt(String(r.id)) }, t("lobby.join")) : null,
           h("button", { class: "secondary", dataset: { action: "spectate" }, onclick: () => go({ table: r.id, as: "spectator" }) }, t("lobby.spectate")),
@@ -680,8 +685,8 @@ function historyCard(serverHands) {
     hands = [];
   }
   const rows = serverHands
-    ? serverHands.map((x) => ({ id: String(x.hand), label: `#${x.hand} · ${t(`lobby.profile.${x.profile}`)} · ${x.points > 0 ? "+" : ""}${x.points ?? ""}` }))
-    : hands.slice(-12).reverse().map((id) => ({ id, label: `#${id}` }));
+    ? serverHands.map((x) => ({ id: String(x.hand), seat: x.seat, label: `#${x.hand} · ${t(`lobby.profile.${x.profile}`)} · ${x.points > 0 ? "+" : ""}${x.points ?? ""}` }))
+    : hands.slice(-12).reverse().map((id) => ({ id, seat: handSeats()[id], label: `#${id}` }));
   if (!rows.length) return null;
   return h(
     "section",
@@ -690,13 +695,23 @@ function historyCard(serverHands) {
     h(
       "div",
       { class: "row wrap" },
-      rows.map((r) => h("a", { href: `./?replay=${encodeURIComponent(r.id)}`, class: "chip", dataset: { role: "history-hand" } }, `${t("lobby.replay")} ${r.label}`)),
+      rows.map((r) => h("a", { href: replayHref(r.id, r.seat), class: "chip", dataset: { role: "history-hand" } }, `${t("lobby.replay")} ${r.label}`)),
     ),
   );
 }
 
-/** Remember a finished hand for the lobby's history. */
-export function rememberHand(id) {
+// the seat this browser played in each remembered hand ({hand: seat}), for its replay link
+function handSeats() {
+  try {
+    const m = JSON.parse(load("hand_seats") || "{}");
+    return m && typeof m === "object" ? m : {};
+  } catch (_e) {
+    return {};
+  }
+}
+
+/** Remember a finished hand for the lobby's history (and the seat played in it, if any). */
+export function rememberHand(id, seat = null) {
   let hands = [];
   try {
     hands = JSON.parse(load("hands") || "[]");
@@ -704,7 +719,13 @@ export function rememberHand(id) {
     hands = [];
   }
   if (!hands.includes(id)) hands.push(id);
-  save("hands", JSON.stringify(hands.slice(-50)));
+  const kept = hands.slice(-50);
+  save("hands", JSON.stringify(kept));
+  if (Number.isInteger(seat)) {
+    const seats = handSeats();
+    seats[id] = seat;
+    save("hand_seats", JSON.stringify(Object.fromEntries(kept.filter((x) => x in seats).map((x) => [x, seats[x]]))));
+  }
 }
 
 /** Follow an invite or spectator link once a name is known (app.js remembers the link). */

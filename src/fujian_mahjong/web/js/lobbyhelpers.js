@@ -34,3 +34,23 @@ export function allowedStakes(bounds, usual = STAKES) {
 export function defaultStake(stakes) {
   return stakes.includes(1) ? 1 : stakes[0];
 }
+
+/** The address of a finished hand's replay, seen from `seat` (app.js: `/?replay=HAND&seat=S`):
+ * the review a player opens from their profile or the lobby's history is of their own seat,
+ * as the server's `watch_url` has it (not seat 0's). A seat that is not a number is left out. */
+export function replayHref(hand, seat) {
+  const at = Number.isInteger(seat) && seat >= 0 ? `&seat=${seat}` : "";
+  return `./?replay=${encodeURIComponent(hand)}${at}`;
+}
+
+/** What a table's summary (`GET /api/tables/{id}`) says to one who would sit there:
+ * "closed", "playing" (a hand dealt, or between two hands of its match), "full" (every
+ * seat taken, not dealt yet: nobody can sit, anyone can watch) or "open" (a seat is free). */
+export function tableState(info) {
+  const status = (info && info.status) || "open";
+  if (status === "closed") return "closed";
+  if (status !== "open") return "playing";
+  const n = info.players ?? (Array.isArray(info.seats) ? info.seats.length : null);
+  const taken = info.seats_taken ?? (Array.isArray(info.seats) ? info.seats.filter((s) => s && (s.name || s.bot)).length : null);
+  return n !== null && taken !== null && taken >= n ? "full" : "open";
+}

@@ -7,6 +7,7 @@ import { t } from "./i18n.js";
 import { load, token } from "./net.js";
 import { PROFILES, call, errText, header, levelNames, levelText, num, skillText } from "./lobby.js";
 import { go, h } from "./ui.js";
+import { replayHref } from "./lobbyhelpers.js";
 
 function pct(x) {
   return `${Math.round(Number(x || 0) * 1000) / 10}%`;
@@ -120,7 +121,7 @@ function recentHands(p) {
             h("td", {}, t(`lobby.profile.${r.profile}`)),
             h("td", { class: "num" }, signed(r.points)),
             p.silver !== undefined ? h("td", { class: "num" }, r.silver === null || r.silver === undefined ? "—" : signed(r.silver)) : null,
-            h("td", {}, h("a", { class: "chip", href: `./?replay=${encodeURIComponent(r.hand)}`, dataset: { role: "replay-link", hand: String(r.hand) } }, t("lobby.replay"))),
+            h("td", {}, h("a", { class: "chip", href: replayHref(r.hand, r.seat), dataset: { role: "replay-link", hand: String(r.hand) } }, t("lobby.replay"))),
           ),
         ),
       ),
@@ -153,7 +154,7 @@ export async function showProfile(root, playerId) {
       { class: "lb-facts lb-summary" },
       p.silver !== undefined && p.silver !== null ? [h("dt", {}, t("lobby.silver_col")), h("dd", { dataset: { role: "silver" } }, num(p.silver))] : null,
       h("dt", {}, t("lobby.skill")),
-      h("dd", { dataset: { role: "skill" } }, skillText(p.skill), skillProfile ? h("span", { class: "muted small" }, ` (${skillProfile})`) : null),
+      h("dd", { dataset: { role: "skill" } }, skillText(p.skill), skillProfile ? h("span", { class: "muted small", dataset: { role: "skill-profile" } }, ` · ${skillProfile}`) : null),
       h("dt", {}, t("lobby.hands")),
       h("dd", { dataset: { role: "hands" } }, num(p.hands)),
       h("dt", {}, t("lobby.win_rate")),
@@ -206,7 +207,9 @@ export async function showLeaderboard(root, profile, by, page) {
     ? scroller(h(
         "table",
         { class: "lb-table lb-board", dataset: { role: "leaderboard", by } },
-        h("thead", {}, h("tr", {}, [t("lobby.rank"), t("lobby.name"), t("lobby.level_col"), t("lobby.rating_col"), t("lobby.skill"), t("lobby.hands")].map((x) => h("th", {}, x)))),
+        // a phone upright has the level under the name (css/lobby.css): the level column
+        // and its own heading fold away there, so that the skill and the hands fit 390 px
+        h("thead", {}, h("tr", {}, [t("lobby.rank"), t("lobby.name"), t("lobby.level_col"), t("lobby.rating_col"), t("lobby.skill"), t("lobby.hands")].map((x, i) => h("th", i === 2 ? { class: "lb-level-col" } : {}, x)))),
         h(
           "tbody",
           {},
@@ -215,8 +218,8 @@ export async function showLeaderboard(root, profile, by, page) {
               "tr",
               { class: String(r.player_id) === me ? "me" : "", dataset: { role: "leader", player: String(r.player_id) } },
               h("td", { class: "num lb-rank" }, String(r.rank)),
-              h("td", {}, h("a", { href: `./?player=${encodeURIComponent(r.player_id)}` }, r.name)),
-              h("td", {}, levelCell(r.level)),
+              h("td", { class: "lb-who" }, h("a", { href: `./?player=${encodeURIComponent(r.player_id)}` }, r.name), h("span", { class: "lb-sub", dataset: { role: "leader-level" } }, levelCell(r.level))),
+              h("td", { class: "lb-level-col" }, levelCell(r.level)),
               h("td", { class: "num" }, num(r.rating)),
               h("td", { class: "num" }, r.skill ? skillText(r.skill) : "—"),
               h("td", { class: "num" }, num(r.hands)),

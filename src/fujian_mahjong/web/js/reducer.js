@@ -56,6 +56,7 @@ export function initState({ table = null, as = "player", autoPass = false } = {}
     autoWant: undefined, // 托管 as this player last asked, until the seat list agrees
     readySent: false,
     readyFor: null,
+    inPlay: false, // a public notice of a hand in play came before any board (R12)
     online: true,
     opening: null,
     asked: false, // the latest state asks this seat to act (shown once the opening is over)
@@ -479,6 +480,16 @@ function discardMessage(state, msg, now) {
   return s;
 }
 
+/** Whether a page with no board yet belongs to a hand being played: the server shows nothing
+ * to a newcomer while a claim window is open or the claim pause lasts (R12), so a spectator
+ * can come in between a discard and the next state. Told by the table's summary
+ * (`status: "playing"`), a public notice (`discard`, `added_kong`) or a hand number. Such a
+ * page is not a waiting room: nobody is to get ready or be invited. */
+export function handInProgress(st) {
+  if (st.view || st.dealing || st.closed || st.matchEnd) return false;
+  return Boolean(st.inPlay || st.hand !== null || (st.info && st.info.status === "playing"));
+}
+
 export function reduce(state, msg, now = 0) {
   const s = reduceMessage(state, msg, now);
   return s === state ? s : withPrompt(s);
@@ -501,8 +512,14 @@ function reduceMessage(state, msg, now) {
     case "state":
       return stateMessage(state, msg, now);
     case "discard":
+      // a public notice with no board yet (a spectator who came in a claim window: R12)
+      // still tells that the hand is being played
+      if (!state.view) return state.inPlay ? state : { ...state, inPlay: true };
       return discardMessage(state, msg, now);
     case "added_kong":
+      if (!state.view) return state.inPlay ? state : { ...state, inPlay: true };
+      if (state.view.phase !== "over") return { ...state, view: { ...state.view, legal_actions: [] }, asked: false, deadlineAt: null };
+      return state;
     case "left":
       if (state.view && state.view.phase !== "over") return { ...state, view: { ...state.view, legal_actions: [] }, asked: false, deadlineAt: null };
       return state;

@@ -14,12 +14,14 @@ import { h, patch } from "./vdom.js";
 
 const SPEEDS = [0.5, 1, 2, 4];
 
-function actionText(a) {
+/** A decision in words; `phase`: the phase it was taken in (the state before it), so that
+ * a win on one's own turn says 自摸 as the narration does, not 胡 (R7). */
+export function actionText(a, phase = null) {
   if (!a) return "";
   const tile = a.tile ? tileName(a.tile, getLang()) : "";
   if (a.type === "discard") return t("act.discard", { tile });
   if (a.type === "chow") return t("act.chow", { tile: "", pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
-  if (a.type === "win") return t("act.win");
+  if (a.type === "win") return phase === "turn" ? t("act.win_self") : t("act.win");
   if (a.type === "rob_gold") return a.tile ? t("act.rob_gold_tile", { tile }) : t("act.rob_gold");
   return t(`act.${a.type}`, { tile });
 }
@@ -46,7 +48,7 @@ function seatLabel(data, s) {
   return (data.names && data.names[s]) || `#${s}`;
 }
 
-function boardV(data, frame, viewer, verdict = null) {
+function boardV(data, frame, viewer, verdict = null, phaseBefore = null) {
   const s0 = frame.state;
   const n = data.players;
   const seats = [];
@@ -106,13 +108,13 @@ function boardV(data, frame, viewer, verdict = null) {
       { key: "center", class: "center" },
       h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
-      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line" }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action)}`) : null,
+      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line", dataset: { role: "turn-line" } }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action, phaseBefore)}`) : null,
       verdict,
     ),
   );
 }
 
-export async function showReplay(root, handId, seatParam, code = null) {
+export async function showReplay(root, handId, seatParam, code = null, stepParam = null) {
   // a private table's hand opens to one not at the table by the table's code, as its
   // spectators came in (docs/protocol.md, "Private tables' hands")
   const withCode = code ? `code=${encodeURIComponent(code)}` : "";
@@ -120,12 +122,13 @@ export async function showReplay(root, handId, seatParam, code = null) {
   try {
     data = await api("GET", `api/hands/${encodeURIComponent(handId)}/replay${withCode ? `?${withCode}` : ""}`);
   } catch (_e) {
-    patch(root, h("main", { class: "lobby" }, h("section", { class: "card" }, h("p", {}, t("not_found")), h("a", { href: "./" }, t("back_to_lobby")))));
+    patch(root, h("main", { class: "lobby" }, h("section", { class: "card" }, h("p", {}, t("not_found")), h("a", { href: "./", class: "chip", dataset: { role: "back-to-lobby" } }, t("back_to_lobby")))));
     return;
   }
   let seat = seatParam !== null && seatParam !== undefined && seatParam !== "" ? Number(seatParam) : 0;
   let review = null;
-  let i = 0;
+  // the step from the address (a reload or a shared link opens where it was left)
+  let i = Math.max(0, Math.min(data.frames.length - 1, Number.parseInt(stepParam ?? "0", 10) || 0));
   let playing = null; // the timer while playing
   let speed = 1;
   const loadReview = async () => {
@@ -137,9 +140,18 @@ export async function showReplay(root, handId, seatParam, code = null) {
   };
   await loadReview();
 
+  // the step and the seat in the address, so that a reload (or the link, shared) opens the
+  // replay where it was left (docs/web.md): replaced, not pushed, as the table's address is
+  const keepPlace = () => {
+    const q = new URLSearchParams(window.location.search);
+    q.set("seat", String(seat));
+    q.set("step", String(i));
+    window.history.replaceState(window.history.state, "", `?${q.toString()}`);
+  };
   const go = (k) => {
     i = Math.max(0, Math.min(data.frames.length - 1, k));
     if (i === data.frames.length - 1) stop();
+    keepPlace();
     render();
   };
   const stop = () => {
@@ -158,6 +170,8 @@ export async function showReplay(root, handId, seatParam, code = null) {
     const last = frames.length - 1;
     document.title = `${t("title")} · ${t("replay_title", { id: handId })}`;
     const decision = review && review.decisions ? review.decisions.find((d) => d.frame === i) : null;
+    // the phase the step's decision was taken in (the frame before it)
+    const phaseBefore = i > 0 && frames[i - 1].state ? frames[i - 1].state.phase : null;
     const agree = decision && sameAction(decision.played, decision.bot);
     const reviewBox = h(
       "div",
@@ -172,6 +186,7 @@ export async function showReplay(root, handId, seatParam, code = null) {
             dataset: { role: "review-seat" },
             onchange: async (e) => {
               seat = Number(e.target.value);
+              keepPlace();
               await loadReview();
               render();
             },
@@ -184,8 +199,8 @@ export async function showReplay(root, handId, seatParam, code = null) {
         ? h(
             "div",
             { class: `decision ${agree ? "agree" : "differ"}`, dataset: { role: "decision", agree: agree ? "1" : "0" } },
-            h("div", {}, t("played", { action: actionText(decision.played) })),
-            h("div", {}, t("bot_choice", { action: actionText(decision.bot) }), " — ", hintReason(getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason)),
+            h("div", {}, t("played", { action: actionText(decision.played, phaseBefore) })),
+            h("div", {}, t("bot_choice", { action: actionText(decision.bot, phaseBefore) }), " — ", hintReason(getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason)),
             h("div", { class: "verdict" }, agree ? t("agree") : t("differ")),
           )
         : h("div", { class: "muted" }, t("review_none")),
@@ -194,13 +209,15 @@ export async function showReplay(root, handId, seatParam, code = null) {
     // below the board, out of the first screen (the stylesheet shows it there only)
     // where they differ the bot's choice comes first: cut short on a narrow phone, it is
     // the part worth keeping
-    const played = decision ? t("played", { action: actionText(decision.played) }) : "";
-    const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${t("bot_choice", { action: actionText(decision.bot) })} · ${played}`) : "";
+    const played = decision ? t("played", { action: actionText(decision.played, phaseBefore) }) : "";
+    const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${t("bot_choice", { action: actionText(decision.bot, phaseBefore) })} · ${played}`) : "";
     const verdict = decision ? h("div", { class: `verdict-line ${agree ? "agree" : "differ"}`, title: verdictText, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } }, verdictText) : null;
     const narr = h(
       "ol",
       { key: "narr", class: "narration", dataset: { role: "narration" } },
-      (frame.text || []).map((x) =>
+      // the hands at the end ("亮牌: 一万 二万 …") are on the board, face up, as tiles: not
+      // said again as words
+      (frame.text || []).filter((x) => x.kind !== "end").map((x) =>
         h("li", { class: x.lost ? "lost" : "", dataset: { kind: x.lost ? "claim-lost" : x.kind, seat: x.seat !== undefined && x.seat !== null ? String(x.seat) : undefined } }, x.lost ? h("b", {}, t("web.replay.lost")) : null, pick(x)),
       ),
     );
@@ -257,7 +274,7 @@ export async function showReplay(root, handId, seatParam, code = null) {
         h("span", { class: "grow" }),
         h("button", { class: "lang", dataset: { role: "lang" }, onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); render(); } }, t("lang_switch")),
       ),
-      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, verdict), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
+      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, verdict, phaseBefore), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
     ]);
   };
   document.addEventListener("keydown", (e) => {

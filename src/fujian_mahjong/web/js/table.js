@@ -17,7 +17,7 @@ import { BACK_GLYPH, glyph, parseTiles, tileName } from "./tiles.js";
 import { nextHandText, renderHandEnd } from "./handend.js";
 import { h, patch } from "./vdom.js";
 import { chowRun, goldHeldBack, handLayout, hintReason, relation, riverRows, seatName, sortActions, tileKeys, waitCounts } from "./helpers.js";
-import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, reduce } from "./reducer.js";
+import { BUBBLE_MS, FLOWER_TILE_MS, autoOn, initState, openingGoldShown, openingLive, openingLog, openingStepMs, handInProgress, reduce } from "./reducer.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { confirmLeave, mountSocial } from "./social.js";
 
@@ -947,6 +947,10 @@ export async function showTable(root, tableRef, as) {
     if (notFound) {
       // a table that does not exist (or is gone): the error and the way back, nothing else
       parts.push(h("main", { key: "gone", class: "lobby" }, h("section", { class: "card", dataset: { role: "table-gone" } }, h("p", {}, notFound), h("a", { class: "button primary", href: "./", dataset: { action: "back-to-lobby" } }, t("back_to_lobby")))));
+    } else if (!st.view && handInProgress(st)) {
+      // the hand is being played and the server shows us nothing until its claim window
+      // closes (R12): a placeholder, never the waiting room and its invite
+      parts.push(h("main", { key: "lobby", class: "lobby" }, h("section", { key: "in-play", class: "card waiting in-play", dataset: { role: "hand-in-progress" } }, h("h2", {}, t("web.hand_in_progress"))), h("div", { class: "social-wrap" }, socialBox)));
     } else if (!st.view) {
       parts.push(h("main", { key: "lobby", class: "lobby" }, waitingRoomV(st, conn, dispatch, botCall), h("div", { class: "social-wrap" }, socialBox)));
     } else {
@@ -1090,7 +1094,7 @@ export async function showTable(root, tableRef, as) {
         break;
       case "hand_end": {
         const id = handId(msg);
-        if (id !== null) rememberHand(id);
+        if (id !== null) rememberHand(id, st.seat);
         st = { ...st, handEnd: { ...st.handEnd, id: id ?? String(msg.hand) } };
         break;
       }
