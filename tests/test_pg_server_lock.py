@@ -118,12 +118,29 @@ def test_a_lost_lock_session_is_taken_again_when_postgresql_answers(
 
         async def main() -> None:
             first, second = Store(url), Store(url)
+            gate = asyncio.Event()  # the retake waits for it: the gap is the test's to see
+            retake = first._retake_server_lock
+
+            async def gated(engine: object, shared: bool) -> None:
+                await gate.wait()
+                await retake(engine, shared)  # type: ignore[arg-type]
+
+            first._retake_server_lock = gated  # type: ignore[method-assign]
             await first.open()
             await first.hold_server_lock(shared=False)
             assert first._lock_backend is not None
             old = first._lock_backend[0]
             await _terminate(url, old)
-            for _ in range(200):  # the keeper's next checks (every 0.05 s here)
+            for _ in range(200):  # the keeper finds the session gone (every 0.05 s here)
+                if not first._lock_held:
+                    break
+                await asyncio.sleep(0.05)
+            # until the lock is held again, nothing is written (a store fault, retried)
+            with pytest.raises(store_mod.StoreUnavailable):
+                async with first.write():
+                    pass
+            gate.set()
+            for _ in range(200):  # ... and takes it again
                 if first._lock_backend[0] != old:
                     break
                 await asyncio.sleep(0.05)

@@ -247,10 +247,11 @@ SERVER_LOCK_CLASS = 0x666A6D6A
 # a crashed server's session may outlive it a moment (PostgreSQL notices the closed socket
 # at its next read): its successor waits this long for the lock before it is refused
 SERVER_LOCK_WAIT_S = 5.0
-# how often a server asks that its lock's connection is still there: a PostgreSQL restart,
-# or its backend terminated, ends the session and its lock with it, and the lock is taken
-# again once PostgreSQL answers (``Store._keep_server_lock``)
-SERVER_LOCK_CHECK_S = 5.0
+# how often a server asks that its lock's connection is still there (a round trip a second):
+# a PostgreSQL restart, or its backend terminated, ends the session and its lock with it,
+# and the lock is taken again once PostgreSQL answers (``Store._keep_server_lock``)
+SERVER_LOCK_CHECK_S = 1.0
+SERVER_LOCK_RETRY_S = 0.5  # while PostgreSQL does not answer
 
 
 # the lock files this process holds (open for its whole life: the OS lets go at its end)
@@ -457,6 +458,9 @@ class Store:
         # another server took the lock while this one's connection was lost: it writes
         # nothing more (``ServerLockLost``), /readyz says so (``server_lock_lost``)
         self.server_lock_lost = False
+        # False from the moment the lock's session is found gone until it is taken again:
+        # meanwhile nothing is written (another server may be taking the database)
+        self._lock_held = True
         self.sqlite = self.engine.dialect.name == "sqlite"
         # SQLite on a file: the events' group commit goes below SQLAlchemy, on a connection
         # and a thread of its own (store/sqlite_events.py); None: through the engine
@@ -603,8 +607,9 @@ class Store:
     async def _keep_server_lock(self, shared: bool) -> None:
         """The lock lives as long as its session: a PostgreSQL restart or a terminated
         backend ends both. Every ``SERVER_LOCK_CHECK_S`` the connection is asked; once it
-        is gone, the lock is taken again on a new one as soon as PostgreSQL answers. When
-        another server has taken it meanwhile, this one writes nothing more
+        is gone, this server writes nothing (``write`` refuses: a store fault its tables
+        retry) until the lock is taken again on a new connection, as soon as PostgreSQL
+        answers. When another server has taken it meanwhile, this one writes nothing more
         (``server_lock_lost``): the database is the other's now."""
         while self._server_lock is not None and not self.server_lock_lost:
             await asyncio.sleep(SERVER_LOCK_CHECK_S)
@@ -617,6 +622,7 @@ class Store:
                 continue
             except _LOCK_FAULTS:
                 pass
+            self._lock_held = False
             log.warning("the server lock's connection to PostgreSQL was lost; taking it again")
             with suppress(Exception):
                 await conn.invalidate()
@@ -624,39 +630,29 @@ class Store:
 
     async def _retake_server_lock(self, engine: AsyncEngine, shared: bool) -> None:
         old = self._lock_backend
+        failures = 0
         while self._server_lock is not None:
+            conn: AsyncConnection | None = None
             try:
                 conn = await engine.connect()
-            except _LOCK_FAULTS:
-                await asyncio.sleep(SERVER_LOCK_CHECK_S)  # PostgreSQL is not back yet
+                got = await self._retake_on(conn, shared, old)
+            except _LOCK_FAULTS as e:
+                if conn is not None:
+                    with suppress(Exception):
+                        await conn.close()
+                failures += 1
+                if failures == 1 or failures % 60 == 0:
+                    log.warning("the server lock cannot be taken again yet: %s", e)
+                await asyncio.sleep(SERVER_LOCK_RETRY_S)  # PostgreSQL is not back yet
                 continue
-            try:
-                got = await self._try_server_lock(conn, shared)
-                if not got and old is not None:
-                    # the old session may still be there (a connection cut between the two,
-                    # not yet noticed by PostgreSQL): it is this server's, so end it
-                    holders = await conn.execute(
-                        text(
-                            "SELECT l.pid, a.backend_start FROM pg_locks l JOIN"
-                            " pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'"
-                            " AND l.granted AND l.classid = :k AND l.database = (SELECT oid"
-                            " FROM pg_database WHERE datname = current_database())"
-                        ),
-                        {"k": SERVER_LOCK_CLASS},
-                    )
-                    if old in {(int(r[0]), r[1]) for r in holders}:
-                        await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": old[0]})
-                        await conn.commit()
-                        old = None
-                        await asyncio.sleep(0.2)
-                        got = await self._try_server_lock(conn, shared)
-            except _LOCK_FAULTS:
-                with suppress(Exception):
-                    await conn.close()
-                await asyncio.sleep(SERVER_LOCK_CHECK_S)
-                continue
+            except BaseException:
+                if conn is not None:
+                    with suppress(Exception):
+                        await conn.close()
+                raise
             if got:
                 self._server_lock = (engine, conn)
+                self._lock_held = True
                 log.warning("the server lock on %s is held again", self.description)
                 return
             with suppress(Exception):
@@ -669,12 +665,55 @@ class Store:
             )
             return
 
+    async def _retake_on(
+        self, conn: AsyncConnection, shared: bool, old: tuple[int, Any] | None
+    ) -> bool:
+        """Take the lock on this new connection: True once it is held; False when another
+        server holds it. This server's own old session (a connection cut between the two
+        that PostgreSQL has not noticed yet) is ended first, and it is waited for up to
+        ``SERVER_LOCK_WAIT_S``, as a starting server waits for a dead one's."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + SERVER_LOCK_WAIT_S
+        while True:
+            if await self._try_server_lock(conn, shared):
+                return True
+            holders = {
+                (int(r[0]), r[1])
+                for r in await conn.execute(
+                    text(
+                        "SELECT l.pid, a.backend_start FROM pg_locks l JOIN"
+                        " pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'"
+                        " AND l.granted AND l.classid = :k AND l.objsubid = 2 AND l.database"
+                        " = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                    ),
+                    {"k": SERVER_LOCK_CLASS},
+                )
+            }
+            if old is not None and old in holders:
+                # the pid and its start together: after a restart a pid may be another's
+                await conn.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        " WHERE pid = :p AND backend_start = :s"
+                    ),
+                    {"p": old[0], "s": old[1]},
+                )
+            await conn.commit()
+            others = holders - {old} if old is not None else holders
+            if others and loop.time() >= end:
+                return False  # held by another server, not by this one's old session
+            await asyncio.sleep(0.2)
+
     async def release_server_lock(self) -> None:
         """Give the server's lock back (``hold_server_lock``), the store left open."""
         if self._lock_keeper is not None:
             self._lock_keeper.cancel()
-            with suppress(asyncio.CancelledError):
+            try:
                 await self._lock_keeper
+            except asyncio.CancelledError:
+                pass
+            except Exception:
+                log.exception("the server lock's keeper had failed")
             self._lock_keeper = None
         if self._server_lock is not None:
             engine, conn = self._server_lock
@@ -712,6 +751,8 @@ class Store:
         async with self._counted():
             if self.server_lock_lost:
                 raise ServerLockLost("another fjmj serve holds this database now")
+            if not self._lock_held:
+                raise StoreUnavailable("the server lock is being taken again")
             if self.sqlite:
                 async with self._lock, self.sessions() as s, s.begin():
                     yield s
