@@ -458,8 +458,10 @@ class ClaimPace:
     answer itself for an asked one) has the same law at a table of like players, but a seat
     whose own answers stand out (one that always answers at 3.8 s) would know its own values
     among the unasked pauses, and every other seat's windows would not look like them: with
-    a draw from the pool on both sides, its own values are as likely in a pause where
-    another seat was asked as in one where nobody was (docs/architecture.md). ``E`` is
+    a draw from the pool on both sides, its values longer than the others' answers end a
+    pause where another seat was asked about as often as one where nobody was. Values
+    shorter than every other seat's answers still show only where nobody was asked (a
+    window is never shorter than its answer): docs/architecture.md. ``E`` is
     uniform in [0, ``JITTER_S``] in both, so a drawn pause never repeats a past one to the
     millisecond. The draws are HMAC-SHA256 under a key derived from the match seed (which
     is never published; only its hands' seeds are), never the ``random`` module: the same
