@@ -80,6 +80,12 @@ test("a full table that has not dealt is told from one in play", () => {
   assert.equal(tableState({ status: "open", players: 3, seats: [{ name: "a" }, {}, { name: "c" }] }), "open");
   assert.equal(tableState({ status: "playing", players: 4, seats_taken: 4 }), "playing");
   assert.equal(tableState({ status: "between", players: 4, seats_taken: 4 }), "playing");
+  // a player seated there goes back to their seat, full or in play
+  const seats = [{ name: "a", player_id: 7 }, { bot: true }, { name: "c", player_id: 9 }];
+  assert.equal(tableState({ status: "open", players: 3, seats }, 7), "open");
+  assert.equal(tableState({ status: "playing", players: 3, seats }, "9"), "open");
+  assert.equal(tableState({ status: "playing", players: 3, seats }, 8), "playing");
+  assert.equal(tableState({ status: "closed", players: 3, seats }, 7), "closed");
   assert.equal(tableState({ status: "closed", players: 4, seats_taken: 4 }), "closed");
   assert.equal(tableState({}), "open");
 });

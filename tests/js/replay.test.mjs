@@ -10,6 +10,7 @@ test("a win on one's own turn reads 自摸, a win on a discard 胡", () => {
   assert.equal(actionText({ type: "win" }, "turn"), "自摸");
   assert.equal(actionText({ type: "win" }, "claims"), "胡");
   assert.equal(actionText({ type: "win" }), "胡");
+  assert.equal(actionText({ type: "win" }, "last_group"), "自摸"); // the last group's draws
   setLang("en");
   assert.equal(actionText({ type: "win" }, "turn"), "Win (self-draw)");
   assert.equal(actionText({ type: "win" }, "claims"), "Win");

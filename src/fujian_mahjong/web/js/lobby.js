@@ -144,7 +144,7 @@ export async function sitAt(ref) {
     toast(errText(e), "error");
     return;
   }
-  const state = tableState(info);
+  const state = tableState(info, load("player_id"));
   if (state !== "open") {
     if (state === "closed") {
       toast(t("lobby.table_closed"), "error");
@@ -242,7 +242,7 @@ async function followInvite(root) {
   } catch (_e) {
     info = null; // a private table by id answers only its players: let the table say
   }
-  const state = info ? tableState(info) : "open";
+  const state = info ? tableState(info, load("player_id")) : "open";
   if (state === "playing" || state === "full") {
     const watch = await modal({
       role: "sit-confirm",
@@ -270,7 +270,7 @@ function inviteCard(next) {
   call("GET", `api/tables/${encodeURIComponent(next.table)}`)
     .then((info) => {
       if (next.as !== "spectator") {
-        const state = tableState(info);
+        const state = tableState(info, load("player_id"));
         if (state === "playing" || state === "full") card.append(h("p", { dataset: { role: "already-playing", state } }, t(state === "full" ? "lobby.table_full" : "lobby.already_playing")));
         card.append(stakesFacts(info.stakes, info.escape_penalty));
       }
@@ -644,7 +644,7 @@ function tablesCard() {
     for (const r of rows) {
       const n = r.players ?? 4;
       const taken = r.seats_taken ?? r.taken ?? (Array.isArray(r.seats) ? r.seats.filter((s) => s && (s.name || s.bot)).length : "?");
-      const state = tableState(r);
+      const state = tableState(r, load("player_id"));
       const open = state === "open";
       list.append(
         h(

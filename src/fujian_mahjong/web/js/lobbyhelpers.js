@@ -46,9 +46,11 @@ export function replayHref(hand, seat) {
 /** What a table's summary (`GET /api/tables/{id}`) says to one who would sit there:
  * "closed", "playing" (a hand dealt, or between two hands of its match), "full" (every
  * seat taken, not dealt yet: nobody can sit, anyone can watch) or "open" (a seat is free). */
-export function tableState(info) {
+export function tableState(info, me = null) {
   const status = (info && info.status) || "open";
   if (status === "closed") return "closed";
+  // a table where this player holds a seat is theirs to go back to, full or in play
+  if (me !== null && me !== undefined && Array.isArray(info.seats) && info.seats.some((s) => s && !s.bot && s.player_id !== undefined && String(s.player_id) === String(me))) return "open";
   if (status !== "open") return "playing";
   const n = info.players ?? (Array.isArray(info.seats) ? info.seats.length : null);
   const taken = info.seats_taken ?? (Array.isArray(info.seats) ? info.seats.filter((s) => s && (s.name || s.bot)).length : null);

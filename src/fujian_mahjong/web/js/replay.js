@@ -21,7 +21,8 @@ export function actionText(a, phase = null) {
   const tile = a.tile ? tileName(a.tile, getLang()) : "";
   if (a.type === "discard") return t("act.discard", { tile });
   if (a.type === "chow") return t("act.chow", { tile: "", pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
-  if (a.type === "win") return phase === "turn" ? t("act.win_self") : t("act.win");
+  // a win on its own draw: its turn, or the last group (R5: each draws, and wins on it)
+  if (a.type === "win") return phase === "turn" || phase === "last_group" ? t("act.win_self") : t("act.win");
   if (a.type === "rob_gold") return a.tile ? t("act.rob_gold_tile", { tile }) : t("act.rob_gold");
   return t(`act.${a.type}`, { tile });
 }
@@ -142,17 +143,34 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
 
   // the step and the seat in the address, so that a reload (or the link, shared) opens the
   // replay where it was left (docs/web.md): replaced, not pushed, as the table's address is
-  const keepPlace = () => {
+  // Browsers limit how often an address may be replaced (Safari: 100 times in 30 s) and
+  // throw past it: while the steps play, at most once a second (and when they stop); a
+  // step or a seat chosen by hand at once; a refusal never stops the board
+  let placeTimer = null;
+  const writePlace = () => {
+    placeTimer = null;
     const q = new URLSearchParams(window.location.search);
     q.set("seat", String(seat));
     q.set("step", String(i));
-    window.history.replaceState(window.history.state, "", `?${q.toString()}`);
+    try {
+      window.history.replaceState(window.history.state, "", `?${q.toString()}`);
+    } catch (_e) {
+      // the place is not kept this time; the replay goes on
+    }
+  };
+  const keepPlace = (now = false) => {
+    if (now) {
+      if (placeTimer !== null) clearTimeout(placeTimer);
+      writePlace();
+    } else if (placeTimer === null) {
+      placeTimer = setTimeout(writePlace, 1000);
+    }
   };
   const go = (k) => {
     i = Math.max(0, Math.min(data.frames.length - 1, k));
     if (i === data.frames.length - 1) stop();
-    keepPlace();
     render();
+    keepPlace(!playing);
   };
   const stop = () => {
     if (playing) clearInterval(playing);
@@ -186,7 +204,7 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
             dataset: { role: "review-seat" },
             onchange: async (e) => {
               seat = Number(e.target.value);
-              keepPlace();
+              keepPlace(true);
               await loadReview();
               render();
             },
