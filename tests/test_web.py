@@ -527,6 +527,8 @@ def test_newcomer_plays_a_hand_against_three_bots(server: Server, browser: Brows
     else:
         expect(winner).to_contain_text(table.name(result["winner"], {0: "新手"}))
         assert end.locator("[data-role=breakdown] tr").count() >= 3
+        # measured once laid out: a CI run under load once read every row at (0, 0)
+        expect(end.locator("[data-role=breakdown] tr").last).to_be_visible()
         # in two columns the formula reads down the first, then down the second (R10's
         # order): across the rows, the left column alone read 花, 明杠, 金, 底, 小计×2
         boxes = end.locator("[data-role=breakdown] tr").evaluate_all(
