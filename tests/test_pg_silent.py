@@ -14,6 +14,9 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
+from fujian_mahjong.server import store as store_mod
 from tests.conftest import fresh_pg_database
 from tests.inproc import running
 
@@ -59,7 +62,14 @@ class Relay:
             self.server.close()
 
 
-def test_a_silent_database_is_a_store_fault(tmp_path: Path) -> None:
+def test_a_silent_database_is_a_store_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the server lock's keeper asks PostgreSQL on the real clock, and a silent database
+    # makes it take the lock again (tests/test_pg_server_lock.py): here the tables' own
+    # retries on the fake clock are under test, so it does not ask within the test
+    monkeypatch.setattr(store_mod, "SERVER_LOCK_CHECK_S", 3600.0)
+
     async def main(url: str) -> None:
         relay = Relay()
         port = await relay.start()
