@@ -741,9 +741,18 @@ def two_accounts_ready(
     tid = srv.table(a, bots=2, private=True, hands=2, **table)
     code = srv.http("GET", f"/api/tables/{tid}", token=a)["code"]
     wa, wb = Watched(br, locale, 844, 390, mobile=True), Watched(br, "en-US")
-    wa.page.goto(f"{srv.base}/?token={a}&table={tid}")
+    return both_ready(srv, (wa, a, str(tid)), (wb, b, code))
+
+
+def both_ready(
+    srv: Server, first: tuple[Watched, str, str], second: tuple[Watched, str, str]
+) -> tuple[Watched, Watched]:
+    """Each page (its token, the table's id or code) at the table, the first seated first;
+    both press 准备: (the two pages)."""
+    (wa, a, ref_a), (wb, b, ref_b) = first, second
+    wa.page.goto(f"{srv.base}/?token={a}&table={ref_a}")
     wa.page.locator("[data-role=waiting-room]").wait_for()
-    wb.page.goto(f"{srv.base}/?token={b}&table={code}")
+    wb.page.goto(f"{srv.base}/?token={b}&table={ref_b}")
     for p in (wb.page, wa.page):
         p.locator("[data-role=waiting-room] [data-action=ready]").click()
     return wa, wb
@@ -980,12 +989,7 @@ def a_table_for_silver(
     wa, wb = Watched(br, "zh-CN"), Watched(br, locale, *size, mobile=True)
     if not phrases:
         wb.page.route("**/api/phrases", lambda r: r.fulfill(json=[]))
-    wa.page.goto(f"{srv.base}/?token={a}&table={tid}")
-    wa.page.locator("[data-role=waiting-room]").wait_for()
-    wb.page.goto(f"{srv.base}/?token={b}&table={tid}")
-    for p in (wb.page, wa.page):
-        p.locator("[data-role=waiting-room] [data-action=ready]").click()
-    return wa, wb
+    return both_ready(srv, (wa, a, str(tid)), (wb, b, str(tid)))
 
 
 def test_a_long_dealers_name_leaves_the_rivers_in_front_of_their_seats(
