@@ -291,6 +291,7 @@ def test_a_tables_claim_window_survives_a_restart(tmp_path: Path) -> None:
     import asyncio
 
     from fujian_mahjong.server.deals import FixedDeals
+    from fujian_mahjong.server.scheduler import ClaimPace
     from tests.inproc import running
 
     async def main() -> None:
@@ -303,9 +304,22 @@ def test_a_tables_claim_window_survives_a_restart(tmp_path: Path) -> None:
                     await h.seat(c, tid)
                 await h.ready(a, b)
                 assert h.lobby.tables[tid].claim_window == chosen
+                t = h.lobby.tables[tid]
+                before = t.pause._pace(t.match, t.humans)
+                # the draws from the match's start, as its first pauses drew them
+                first = ClaimPace(before.mode, before.pause_s, before._key)
+                first_draws = [first.uniform() for _ in range(8)]
             async with running(data, deals=FixedDeals("cw"), claim_window=server) as h:
                 await h.settle()
                 assert h.lobby.tables[tid].claim_window == chosen, (chosen, server)
+                # the restored match's pauses draw afresh: had they started again from the
+                # draws the players saw from the match's start, an unasked pause would
+                # repeat one of those to the millisecond, and a repeat says "nobody asked"
+                t = h.lobby.tables[tid]
+                after = t.pause._pace(t.match, t.humans)
+                assert after.mode == before.mode
+                assert after._key != before._key
+                assert [after.uniform() for _ in range(8)] != first_draws
 
     asyncio.run(main())
 

@@ -31,6 +31,14 @@ class Pause:
         self.settings = settings
         self.pace: ClaimPace | None = None  # the match's (made at its first pause)
         self._match: Match | None = None
+        self._restored = ""  # the moment this table was restored, if it was (restarted)
+
+    def restarted(self, now: float) -> None:
+        """The table was restored at ``now`` (its match taken on after a restart): the
+        pace's draws start over under a key of their own, never the ones its pauses drew
+        from the match's start. The pool of answer times starts again from the prior."""
+        self._restored = repr(now)
+        self.pace = None
 
     def mode(self, match: Match | None, humans: int) -> str:
         """``fast`` or ``fixed``: the table's ``claim_window`` (default: the server's;
@@ -47,7 +55,8 @@ class Pause:
             seed = match.seed if match is not None else f"table:{self.cfg.id}"
             mode = self.mode(match, humans)
             pause_s = self.settings.claim_pause_ms / 1000.0
-            self.pace = ClaimPace(mode, pause_s, ClaimPace.key_for(seed, self.cfg.id))
+            key = ClaimPace.key_for(seed, self.cfg.id, self._restored)
+            self.pace = ClaimPace(mode, pause_s, key)
             self._match = match
         return self.pace
 

@@ -487,10 +487,12 @@ class ClaimPace:
         self._prior_left = len(self.pool)  # each real window replaces one prior value first
 
     @staticmethod
-    def key_for(match_seed: str, table_id: int) -> bytes:
-        return hmac.new(
-            str(match_seed).encode("utf-8"), f"claim-window:{table_id}".encode(), hashlib.sha256
-        ).digest()
+    def key_for(match_seed: str, table_id: int, restored: str = "") -> bytes:
+        """The draws' key: the match seed's, and for a match taken on after a restart the
+        moment of that restore too (``restored``), so its draws never repeat the ones its
+        pauses drew from the match's start (which the players saw)."""
+        label = f"claim-window:{table_id}" + (f":restored:{restored}" if restored else "")
+        return hmac.new(str(match_seed).encode("utf-8"), label.encode(), hashlib.sha256).digest()
 
     def uniform(self) -> float:
         """The next draw in [0, 1) (HMAC-SHA256 of a counter under the table's key)."""

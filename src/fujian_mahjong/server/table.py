@@ -694,6 +694,7 @@ class TableActor(Actor[TableCommand]):
     async def restore(self, rows: dict[str, Any]) -> None:
         """Take on the table its rows describe after a restart (server/restore.py)."""
         r = restored(rows, self.cfg, self.deals, self.clock.now(), self.settings.grace_s)
+        self.pause.restarted(self.clock.now())
         for i, s in r.seats:
             self.seats[i] = s
         self.status, self.match_id, self.match, self.hand = r.status, r.match_id, r.match, r.hand
