@@ -167,12 +167,19 @@ def test_a_join_for_a_table_its_owner_let_go_is_unavailable_then_seated(
         tid = await _table_at(owner)
         co, cf = owner.app.state.cluster, front.app.state.cluster
         # the owner stops its table as when its renewals fail (``Cluster._watch``); the
-        # lease row still names it, live
+        # lease row still names it, live, until the owner's next renewal gives it back. That
+        # moment is held here for as long as the join takes (the lease stays in ``held``, so
+        # the renewals keep the row live): under load the join came after the renewal and a
+        # takeover, and was seated
+        epoch = co.leases.held[tid]
         co.drop(tid, "its lease was not renewed in time")
+        co.leases.held[tid] = epoch
         row = await cf.leases.owner_of(tid)
         assert row is not None and row[1] == co.node and row[2], row
         me = await _guest(front, "me")
         assert await _join(me, tid) == "unavailable"  # made again by the client
+        assert tid not in co.lobby.tables and tid not in cf.lobby.tables
+        del co.leases.held[tid]
         # the owner's renewal gives the row back (it no longer holds the table), and a
         # process takes the table over (its crash restore); the join made again seats
         # the player there, whichever it is

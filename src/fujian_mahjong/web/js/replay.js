@@ -49,7 +49,7 @@ function seatLabel(data, s) {
   return (data.names && data.names[s]) || `#${s}`;
 }
 
-function boardV(data, frame, viewer, verdict = null, phaseBefore = null) {
+function boardV(data, frame, viewer, phaseBefore = null) {
   const s0 = frame.state;
   const n = data.players;
   const seats = [];
@@ -110,7 +110,6 @@ function boardV(data, frame, viewer, verdict = null, phaseBefore = null) {
       h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
       frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line", dataset: { role: "turn-line" } }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action, phaseBefore)}`) : null,
-      verdict,
     ),
   );
 }
@@ -223,13 +222,23 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
           )
         : h("div", { class: "muted" }, t("review_none")),
     );
-    // the step's verdict in the board's centre too: a phone held sideways has the review
-    // below the board, out of the first screen (the stylesheet shows it there only)
-    // where they differ the bot's choice comes first: cut short on a narrow phone, it is
-    // the part worth keeping
+    // the step's verdict in the header too: a phone held sideways has the review below the
+    // board, out of the first screen (the stylesheet shows it there only). It stood in the
+    // board's centre, as narrow as the gold's box, and was cut with … (by 20 px in Chinese
+    // and up to 95 px in English at 667×375); the header has the width for it whole, the
+    // hand's title giving way. Where they differ the bot's choice comes first, each part
+    // whole on its line where the header has to wrap it
     const played = decision ? t("played", { action: actionText(decision.played, phaseBefore) }) : "";
-    const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${t("bot_choice", { action: actionText(decision.bot, phaseBefore) })} · ${played}`) : "";
-    const verdict = decision ? h("div", { class: `verdict-line ${agree ? "agree" : "differ"}`, title: verdictText, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } }, verdictText) : null;
+    const botSaid = decision && !agree ? t("bot_choice", { action: actionText(decision.bot, phaseBefore) }) : "";
+    const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${botSaid} · ${played}`) : "";
+    const part = (text, key) => h("span", { key, class: "vpart" }, text);
+    const verdict = decision
+      ? h(
+          "div",
+          { class: `verdict-line ${agree ? "agree" : "differ"}`, title: verdictText, dataset: { role: "decision-verdict", agree: agree ? "1" : "0" } },
+          agree ? [part(`✓ ${played}`, "p")] : [part(`✗ ${botSaid}`, "b"), h("span", { key: "dot", class: "vsep" }, " · "), part(played, "p")],
+        )
+      : null;
     const narr = h(
       "ol",
       { key: "narr", class: "narration", dataset: { role: "narration" } },
@@ -286,13 +295,14 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
     patch(root, [
       h(
         "header",
-        { key: "bar", class: "bar" },
+        { key: "bar", class: "bar replay-bar" },
         h("a", { href: "./", class: "home" }, t("lobby")),
         h("span", { class: "tinfo" }, t("replay_title", { id: handId }), ` · ${t(`profile.${data.profile}`)}`),
+        verdict,
         h("span", { class: "grow" }),
         h("button", { class: "lang", dataset: { role: "lang" }, onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); render(); } }, t("lang_switch")),
       ),
-      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, verdict, phaseBefore), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
+      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, phaseBefore), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
     ]);
   };
   document.addEventListener("keydown", (e) => {
