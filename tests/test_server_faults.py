@@ -303,3 +303,47 @@ def test_a_player_who_drops_while_the_store_fails_is_not_made_the_leaver(
             assert not back.errors() and back.state is not None
 
     asyncio.run(main())
+
+
+def test_a_rejoin_that_meets_a_database_fault_is_answered_unavailable(tmp_path: Path) -> None:
+    """A reconnect's ``join`` whose token check meets a database blip is answered
+    ``unavailable``, which the client makes again after its back-off (web/js/net.js), and
+    the join made again takes the seat back. It was answered ``store_unavailable``, which
+    no client makes again: the socket stayed open at no table until the grace period made
+    its player the leaver of a hand the server had failed (R11)."""
+    from sqlalchemy.exc import OperationalError
+
+    async def main() -> None:
+        async with running(tmp_path, grace_s=30.0) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=4)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await h.advance(2)
+            t = h.lobby.tables[tid]
+            await me.disconnect()
+            again = Client(h, "me", me.token, me.player_id)
+            await again.send({"type": "hello", "token": me.token})
+            real = h.store.player_for_token
+            calls = 0
+
+            async def blip(token: str) -> Any:
+                nonlocal calls
+                calls += 1
+                if calls == 1:
+                    raise OperationalError("SELECT", None, Exception("connection lost"))
+                return await real(token)
+
+            h.store.player_for_token = blip  # type: ignore[method-assign]
+            n = len(again.messages)
+            await again.send({"type": "join", "table": tid, "as": "player"})
+            answers = [(m["type"], m.get("code")) for m in again.messages[n:]]
+            assert answers == [("error", "unavailable")], answers
+            # the client's join made again: seated, the hand going on
+            await again.send({"type": "join", "table": tid, "as": "player"})
+            assert any(m["type"] == "seated" for m in again.messages[n:])
+            await h.advance(31)
+            assert t.status == "playing" and t.seats[0].conn is not None
+            assert not any(m["type"] in ("match_end", "hand_void") for m in again.messages)
+
+    asyncio.run(main())

@@ -31,6 +31,21 @@ CLOSE_LOGGED_OUT = 4001
 HINTS_PER_PLAYER = 1
 
 
+# the answer to a join the database could not answer now (docs/protocol.md, ``error``)
+JOIN_STORE_FAULT = "the server cannot reach its database now; join again shortly"
+
+
+def _is_join(text: str) -> bool:
+    """Whether a client's frame is a ``join`` (read again only after a store fault)."""
+    if '"join"' not in text:
+        return False
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("type") == "join"
+
+
 class SocketCluster(Protocol):
     """What the dispatcher asks of the cluster (server/cluster/'s ``Cluster``, which sits
     above it: docs/architecture.md, "Layers")."""
@@ -159,6 +174,13 @@ class Dispatcher:
         except (P.ProtocolError, TableError) as e:
             conn.error(e.code, e.message, getattr(e, "bad", True))
         except STORE_FAULTS:
+            if actor_of(conn) is None and _is_join(text):
+                # a join (a reconnect taking its seat back) the database could not answer:
+                # ``unavailable``, which the client makes again after its back-off. Answered
+                # ``store_unavailable`` it was never made again: the socket stayed open at
+                # no table until the seat's grace period made its player the leaver (R11)
+                conn.error("unavailable", JOIN_STORE_FAULT, False)
+                return
             # the database cannot take the write now: nothing changed, the client may retry
             conn.send(
                 {
