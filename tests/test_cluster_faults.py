@@ -10,6 +10,8 @@ fake table clocks), ``front`` holding the player's socket and ``owner`` running 
   names it: a join routed there is answered ``unavailable`` (the client joins again, never
   ``no_table``), and the join made again once a process has taken the table over seats
   the player there.
+- A process that dropped a table and takes it back at its next sweep fences the new epoch
+  only once the dropped actor has stopped (its queued writes would pass the new fence).
 
 PostgreSQL (127.0.0.1:5432) and Redis (FJMJ_TEST_REDIS) as the machine provides them:
 missing, these tests fail under ``FJMJ_REQUIRE_PG=1`` (CI) and skip otherwise."""
@@ -195,5 +197,44 @@ def test_a_join_for_a_table_its_owner_let_go_is_unavailable_then_seated(
             ),
             "at the seat",
         )
+
+    _run(tmp_path, body)
+
+
+def test_a_table_taken_again_by_its_own_process_waits_for_its_dropped_actor(
+    tmp_path: Path,
+) -> None:
+    """A process drops a table (its lease not renewed in time) and its next lease sweep
+    takes the same table back (the renewal gives the row up, the sweep takes it: a new
+    epoch). The dropped actor still runs what it had queued, and the fence is the
+    process's: once the new epoch was fenced, the old actor's writes passed it, beside
+    the new actor's. The restore now waits for the old actor to stop before it fences
+    the new epoch (until then every write of the old one is refused)."""
+
+    async def body(front: Harness, owner: Harness) -> None:
+        tid = await _table_at(owner)
+        co = owner.app.state.cluster
+        release = asyncio.Event()
+        real_stop = co._stop_actor
+
+        async def slow_stop(actor: Any) -> None:
+            await release.wait()  # the old actor's queued commands, still running
+            await real_stop(actor)
+
+        co._stop_actor = slow_stop
+        co.drop(tid, "its lease was not renewed in time")
+        assert tid not in co.store.fences
+        await co.leases.renew()  # gives the row up: this process no longer holds it
+        got = await co.leases.take_expired(10)
+        assert tid in got, got
+        restore = asyncio.create_task(co._restore(got))
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert tid not in co.store.fences, "the new epoch fenced while the old actor runs"
+        assert not restore.done()
+        release.set()
+        await asyncio.wait_for(restore, GUARD_S)
+        assert co.store.fences[tid] == got[tid]
+        assert tid in co.lobby.tables
 
     _run(tmp_path, body)

@@ -117,6 +117,8 @@ class Cluster(Sockets, SharedTables, OperatorView):
         self.bus: B.Bus = _NoBus()  # type: ignore[assignment]  # until ``start``
         self._tasks: list[asyncio.Task[None]] = []
         self._side: set[asyncio.Task[Any]] = set()
+        # table id -> the stop of its actor dropped here (``drop``), until it has stopped
+        self._stopping: dict[int, asyncio.Task[Any]] = {}
         self._restoring: set[asyncio.Future[None]] = set()  # takeovers' restores under way
         # the connections other processes forwarded here that a bus outage of this process
         # dropped (their process may have seen no outage): (node, conn id) -> when
@@ -297,10 +299,11 @@ class Cluster(Sockets, SharedTables, OperatorView):
             ).scalar_one()
         return str(got).encode()
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self._side.add(task)
         task.add_done_callback(self._side.discard)
+        return task
 
     # ------------------------------------------------------------------ leases
 
@@ -344,7 +347,17 @@ class Cluster(Sockets, SharedTables, OperatorView):
         actor.sched.cancel_all()
         for c in actor.conns():
             c.close(MOVED, CLOSE_MOVED)
-        self._spawn(self._stop_actor(actor))
+        # the actor runs what it has queued before it stops (each write refused: its fence
+        # is gone); were this process to take the table again meanwhile (its next renewal
+        # gives the row back, the same loop takes it), ``_restore`` waits for this stop
+        # before it fences the new epoch, which the old actor's writes would pass too
+        stopping = self._spawn(self._stop_actor(actor))
+        self._stopping[table_id] = stopping
+        stopping.add_done_callback(
+            lambda t, tid=table_id: self._stopping.pop(tid, None)
+            if self._stopping.get(tid) is t
+            else None
+        )
 
     @staticmethod
     async def _stop_actor(actor: Any) -> None:
@@ -455,6 +468,9 @@ class Cluster(Sockets, SharedTables, OperatorView):
     async def _restore(self, got: dict[int, int]) -> None:
         """Run the crash restore for tables whose lease this process has just taken."""
         assert self.store.fences is not None
+        old = [self._stopping[t] for t in got if t in self._stopping]
+        if old:
+            await asyncio.wait(old)  # an actor of these tables dropped here: stopped first
         self.store.fences.update(got)
         for t in got:
             self.let_go.pop(t, None)
