@@ -353,11 +353,12 @@ class Cluster(Sockets, SharedTables, OperatorView):
         # before it fences the new epoch, which the old actor's writes would pass too
         stopping = self._spawn(self._stop_actor(actor))
         self._stopping[table_id] = stopping
-        stopping.add_done_callback(
-            lambda t, tid=table_id: self._stopping.pop(tid, None)
-            if self._stopping.get(tid) is t
-            else None
-        )
+
+        def stopped(task: asyncio.Task[Any]) -> None:
+            if self._stopping.get(table_id) is task:
+                del self._stopping[table_id]
+
+        stopping.add_done_callback(stopped)
 
     @staticmethod
     async def _stop_actor(actor: Any) -> None:
