@@ -118,7 +118,7 @@ def test_the_last_human_leaving_an_open_table_closes_it() -> None:
 
 def test_a_failing_seat_write_seats_nobody_until_the_store_answers(tmp_path: Path) -> None:
     """A join and a bot added through REST while the seat write fails: the player gets
-    ``store_unavailable`` and the REST call a 503, the table's seat list is unchanged (no
+    ``unavailable`` (the client joins again after its back-off) and the REST call a 503, the table's seat list is unchanged (no
     seat held in memory that the database does not have); once the store answers the same
     join and the same call seat them."""
 
@@ -130,7 +130,7 @@ def test_a_failing_seat_write_seats_nobody_until_the_store_answers(tmp_path: Pat
             fault = Broken(h.store)
             await h.seat(owner, tid)
             await h.settle()
-            assert "store_unavailable" in owner.errors()
+            assert "unavailable" in owner.errors()
             assert all(not s.taken for s in table.seats)
             # nor is the connection attached (server/attendance.py): no seat, no `seated`
             assert owner.of_type("seated") == [] and table.conns() == []

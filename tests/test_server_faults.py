@@ -347,3 +347,40 @@ def test_a_rejoin_that_meets_a_database_fault_is_answered_unavailable(tmp_path: 
             assert not any(m["type"] in ("match_end", "hand_void") for m in again.messages)
 
     asyncio.run(main())
+
+
+def test_after_a_fault_on_a_discards_notice_the_notice_goes_out_before_what_follows(
+    tmp_path: Path,
+) -> None:
+    """The commit of a discard's notice (the claim pause's first commit) fails for longer
+    than the pause. When the store is back, the discard goes out first and its pause runs,
+    then the next state, as without the fault. The recovery sent every seat the current
+    state first, the next draw already made: the discarder saw the game move on before
+    its discard was shown, which says when nobody could claim it (R12)."""
+    from fujian_mahjong.server.deals import FixedDeals
+
+    async def main() -> None:
+        # seed "b": we deal, and nobody can claim our 3p (so the next draw follows at once)
+        async with running(tmp_path, deals=FixedDeals("b")) as h:
+            me = await h.guest("me")
+            tid = await h.table(me, bots=3, hands=1)
+            await h.seat(me, tid)
+            await h.ready(me)
+            await h.advance(3)
+            discard = {"type": "discard", "tile": "3p"}
+            assert discard in me.legal, me.legal
+            me.new()
+            h.faults.fail(3)  # the notice's commit and its first retries
+            await me.act(discard)
+            await h.advance(3.0)
+            seen = [
+                m["type"] if m["type"] != "status" else f"status {m['store']}"
+                for m in me.new()
+                if m["type"] in ("state", "discard", "status")
+            ]
+            assert "status ok" in seen, seen
+            after = seen[seen.index("status ok") + 1 :]
+            assert after and after[0] == "discard", seen
+            assert h.lobby.tables[tid].status == "playing"
+
+    asyncio.run(main())

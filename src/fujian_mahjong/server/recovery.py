@@ -177,8 +177,13 @@ class Recovery:
         h = t.hand
         if h is not None and t.status == "playing":
             held = now < h.hold_until
-            for c in t.conns():
-                t.presenter.refresh(c, h)
+            if not h.hold_from_send:
+                # (a claim pause whose notice has not gone out: the pump that follows sends
+                # it, its pause, then what came after, in order. The current state first
+                # showed the next draw before the discard, and when it came at once, that
+                # nobody could claim it: R12)
+                for c in t.conns():
+                    t.presenter.refresh(c, h)
             if held:
                 t.sched.later("hold", h.hold_until - now, C.Pump())
             if not h.game.is_over():
