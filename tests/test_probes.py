@@ -170,3 +170,36 @@ def test_each_app_has_its_own_registry(tmp_path: Path) -> None:
             assert _value(fb, name, name + "_count") == 0
 
     asyncio.run(main())
+
+
+def test_a_stopping_server_deals_no_new_hand_even_at_a_table_of_bots(tmp_path: Path) -> None:
+    """SIGTERM with one process (``app.state.drain``): tables finish the hand in progress
+    and deal no other. A table of four bots goes from one hand to the next inside one
+    command, so the drain never found it between two hands and it dealt on until the
+    drain's time was up (19 hands in 4 s), leaving a hand in progress behind."""
+
+    async def main() -> None:
+        async with running(tmp_path, bot_delay_ms=0) as h:
+            me = await h.guest("me")
+            r = await h.http.post(
+                "/api/tables",
+                json={"profile": "fuzhou-tcy", "hands": 64, "bots": 4},
+                headers={"Authorization": f"Bearer {me.token}"},
+            )
+            assert r.status_code in (200, 201), r.text
+            t = h.lobby.tables[int(r.json()["id"])]
+            while t.match is None or t.match.hands_played < 2:  # a hand or two in
+                await asyncio.sleep(0)
+            assert t.status in ("playing", "between")
+            before = t.match.hands_played
+            await asyncio.wait_for(h.app.state.drain(30.0), 10)
+            assert t.match.hands_played <= before + 1  # the hand in progress, no other
+            async with h.store.engine.connect() as c:
+                from sqlalchemy import text
+
+                playing = (
+                    await c.execute(text("SELECT count(*) FROM hands WHERE status = 'playing'"))
+                ).scalar_one()
+            assert playing == 0 and t.status != "playing"
+
+    asyncio.run(main())

@@ -141,9 +141,14 @@ async def _finish_hands(lobby: Lobby, grace_s: float) -> None:
     while True:
         playing = 0
         for t in list(lobby.tables.values()):
+            # no new hand from now (a table of bots goes from one hand to the next in one
+            # command: it was never seen between two hands here, and dealt on until the end)
+            t.stopping = True
             if t.id in stopped:
                 continue
-            if t.status == "playing" and loop.time() < end:
+            # (a table between two hands may be dealing one already, the flag too late for
+            # it: it is waited for while it runs a command)
+            if (t.status == "playing" or not t.idle) and loop.time() < end:
                 playing += 1
                 if t.id not in told:
                     told.add(t.id)

@@ -44,6 +44,8 @@ class DealingTable(Protocol):
     def seats(self) -> list[Seat]: ...
     @property
     def auto_ready(self) -> bool: ...
+    @property
+    def stopping(self) -> bool: ...
     def next_hand_due(self) -> bool: ...
     @property
     def match(self) -> Match | None: ...
@@ -63,7 +65,7 @@ class Dealing:
 
     def may_start(self) -> bool:
         t = self.t
-        if t.status not in ("open", "between") or not all(s.taken for s in t.seats):
+        if t.stopping or t.status not in ("open", "between") or not all(s.taken for s in t.seats):
             return False
         # a room table: no 准备 for its first hand, nor for the next once its wait is over
         auto = t.auto_ready and (t.status == "open" or t.next_hand_due())

@@ -105,6 +105,8 @@ class TableActor(Actor[TableCommand]):
         # a room table (quick match, docs/economy.md): a seated human needs no 准备; the
         # match starts once every seat is taken and every human is connected
         self.auto_ready = False
+        # the server is stopping (SIGTERM, app._finish_hands): no new hand is dealt here
+        self.stopping = False
         # between two hands at a room table: when every connected human counts as ready
         # (docs/protocol.md, ``ready``: a player who stays idle does not hold the table)
         self.next_hand_at: float | None = None
