@@ -73,6 +73,12 @@ def test_make_stakes_defaults_and_refusals() -> None:
     for bad in ({"stake": -1}, {"base": 0}, {"fee": -2}, {"cap": True}, {"min_balance": -1}):
         with pytest.raises(economy.EconomyError):
             economy.make_stakes(**bad)  # type: ignore[arg-type]
+    # a stake and cap whose default minimum balance is past any balance: the error names
+    # the stake (the client sent no min_balance; it said "min_balance: must be 0-10^15")
+    with pytest.raises(economy.EconomyError) as e:
+        economy.make_stakes(stake=10**9, cap=10**9, profile="fuzhou-tcy")
+    assert e.value.code == "bad_stakes" and e.value.message.startswith("stake: "), e.value
+    assert "min_balance" not in e.value.message.split(";")[0]
 
 
 # --------------------------------------------------------------------------- helpers

@@ -158,6 +158,14 @@ def make_stakes(
     floor = min_balance_floor(profile, Stakes(stake, base, fee, cap, 0)) if profile else 0
     if min_balance is None:
         mb = max(MIN_BALANCE_STAKES * stake, floor)
+        if mb > MAX_SILVER:
+            # the default minimum, not anything sent, is past the largest balance
+            raise EconomyError(
+                "bad_stakes",
+                f"stake: one hand here can cost {floor} silver and the table's minimum "
+                f"balance would be {mb}, more than any balance ({MAX_SILVER}); "
+                "lower the stake or the cap",
+            )
     else:
         mb = min_balance
     if isinstance(mb, bool) or not isinstance(mb, int) or not 0 <= mb <= MAX_SILVER:
