@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from fujian_mahjong.server.cluster import bus as B
 from tests.conftest import fresh_pg_database, unavailable
 from tests.inproc import Client, Harness
 from tests.test_cluster import REDIS_URL, redis_unavailable
@@ -236,5 +237,33 @@ def test_a_table_taken_again_by_its_own_process_waits_for_its_dropped_actor(
         await asyncio.wait_for(restore, GUARD_S)
         assert co.store.fences[tid] == got[tid]
         assert tid in co.lobby.tables
+
+    _run(tmp_path, body)
+
+
+def test_a_frame_that_crossed_its_sockets_close_makes_no_connection_at_the_owner(
+    tmp_path: Path,
+) -> None:
+    """The owner closes a forwarded connection (its table dropped) while the client's next
+    frame is on its way. That frame made the owner a new connection at no table, answered
+    ``not_joined`` to a socket whose process had already let it go, and kept for ever
+    (nothing would tell the owner it was gone). Now such a frame (not a ``join``) makes no
+    connection and tells the socket's process to resynchronise; a join still does."""
+
+    async def body(front: Harness, owner: Harness) -> None:
+        tid = await _table_at(owner)
+        co, cf = owner.app.state.cluster, front.app.state.cluster
+        me = await _guest(front, "me")
+        assert await _join(me, tid) == "seated"
+        key = (cf.node, me.conn.id)
+        await _until(lambda: key in co.proxies, "the owner's connection of the socket")
+        co.drop(tid, "its lease was not renewed in time")
+        await _until(lambda: key not in co.proxies, "the owner's connection closed")
+        late = json.dumps({"type": "ready"})
+        co._on_message(cf.node, B.FromSocket(me.conn.id, me.player_id, "me", "", late))
+        assert key not in co.proxies
+        join = json.dumps({"type": "join", "table": tid, "as": "player"})
+        co._on_message(cf.node, B.FromSocket(me.conn.id, me.player_id, "me", "", join))
+        assert key in co.proxies  # a join is a new connection, as always
 
     _run(tmp_path, body)

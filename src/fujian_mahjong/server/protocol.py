@@ -8,6 +8,7 @@ Every message is a JSON object with ``"type"``. Errors are
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -403,3 +404,15 @@ ServerMessage = Annotated[
     Field(discriminator="type"),
 ]
 server_message = TypeAdapter(ServerMessage)
+
+
+def is_join_frame(text: str) -> bool:
+    """Whether a client's frame is a ``join`` (read again only where that matters: after a
+    store fault, or a frame for a table connection another process no longer has)."""
+    if '"join"' not in text:
+        return False
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("type") == "join"

@@ -35,17 +35,6 @@ HINTS_PER_PLAYER = 1
 JOIN_STORE_FAULT = "the server cannot reach its database now; join again shortly"
 
 
-def _is_join(text: str) -> bool:
-    """Whether a client's frame is a ``join`` (read again only after a store fault)."""
-    if '"join"' not in text:
-        return False
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and data.get("type") == "join"
-
-
 class SocketCluster(Protocol):
     """What the dispatcher asks of the cluster (server/cluster/'s ``Cluster``, which sits
     above it: docs/architecture.md, "Layers")."""
@@ -174,7 +163,7 @@ class Dispatcher:
         except (P.ProtocolError, TableError) as e:
             conn.error(e.code, e.message, getattr(e, "bad", True))
         except STORE_FAULTS:
-            if actor_of(conn) is None and _is_join(text):
+            if actor_of(conn) is None and P.is_join_frame(text):
                 # a join (a reconnect taking its seat back) the database could not answer:
                 # ``unavailable``, which the client makes again after its back-off. Answered
                 # ``store_unavailable`` it was never made again: the socket stayed open at

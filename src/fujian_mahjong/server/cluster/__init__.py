@@ -65,6 +65,7 @@ from fujian_mahjong.server.cluster.sockets import (
 )
 from fujian_mahjong.server.cluster.tables import SharedTables
 from fujian_mahjong.server.conn import Conn
+from fujian_mahjong.server.protocol import is_join_frame
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -669,6 +670,12 @@ class Cluster(Sockets, SharedTables, OperatorView):
                     self.post(src, B.CloseSocket(msg.cid, CLOSE_MOVED, RESYNC))
                     return
                 p = self.proxies.get(key)
+                if p is None and not is_join_frame(msg.text):
+                    # a frame sent before that socket's process was told its connection here
+                    # had closed (a table dropped, a drain): no connection here to take it,
+                    # and a new one would be at no table and never told it is gone
+                    self.post(src, B.CloseSocket(msg.cid, CLOSE_MOVED, RESYNC))
+                    return
                 if p is None:
                     transport = RemoteTransport(self, src, msg.cid)
                     conn = Conn(self.settings.bad_messages_per_minute, transport)
