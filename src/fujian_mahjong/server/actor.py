@@ -127,9 +127,13 @@ class Actor(ABC, Generic[Cmd]):
             raise self.closed_error()
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls.add(fut)
-        fut.add_done_callback(self._calls.discard)
         self.queue.put((cmd, fut))
-        return await fut
+        try:
+            return await fut
+        finally:
+            # forgotten as its caller resumes (or is cancelled): no done callback, which
+            # would cost one more turn of the event loop per call
+            self._calls.discard(fut)
 
     async def stop(self) -> None:
         """Stop after the commands already queued."""

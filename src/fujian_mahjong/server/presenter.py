@@ -31,6 +31,18 @@ def public_view(g: Game) -> dict[str, Any]:
     return spectator_view(g)
 
 
+def _waits(view: dict[str, Any]) -> list[str] | None:
+    """``seat_waits`` of a seat's view: none when the seat holds a number of concealed tiles
+    that cannot wait (its own turn, a tile drawn: ``seat_waits`` would parse that hand,
+    new at every draw, to find as much); else the seat's waits (kept per hand text)."""
+    sizes = view.get("hand_sizes")
+    seat = view.get("seat")
+    if isinstance(sizes, list) and isinstance(seat, int) and 0 <= seat < len(sizes):
+        if sizes[seat] % 3 != 1:
+            return None
+    return seat_waits(view)
+
+
 class PresenterTable(Protocol):
     """What the presenter reads of its table (server/table.py's ``TableActor``, above it)."""
 
@@ -247,10 +259,12 @@ class Presenter:
     ) -> None:
         g = h.game
         seat = c.seat
-        holder: Any = c if seat is None else self.t.seats[seat]
-        asked = vis.still_asked(
-            seat, g.phase, h.window_asked, seat is not None and bool(g.legal_actions(seat))
-        )
+        holder: Any
+        if seat is None:
+            holder, legal = c, False
+        else:
+            holder, legal = self.t.seats[seat], bool(g.legal_actions(seat))
+        asked = vis.still_asked(seat, g.phase, h.window_asked, legal)
         key = len(g.events)
         show = vis.what_to_show(asked, held, window, force, holder.last_view is not None)
         if show == "nothing":
@@ -267,7 +281,7 @@ class Presenter:
             }
             c.state_key = -1
         else:
-            if seat is not None and g.legal_actions(seat):
+            if legal and seat is not None:  # (legal: a seat's, never a spectator's)
                 self.t.sched.ensure_deadline(
                     seat,
                     self.t.seats[seat],
@@ -292,11 +306,11 @@ class Presenter:
         msg["seats"] = common["seats"]
         msg["practice"] = common["practice"]
         msg["me"] = {"player_id": c.player_id, "name": c.name, "seat": seat}
-        msg["waits"] = seat_waits(msg["view"]) if seat is not None else None
-        ready = seat_ready_discards(msg["view"]) if seat is not None else None
+        v = msg["view"]
+        msg["waits"] = _waits(v) if seat is not None else None
+        ready = seat_ready_discards(v) if seat is not None else None
         if ready:
             msg["ready_discards"] = ready  # 听牌提示: only on the seat's own turn
-        v = msg["view"]
         if not any(v["discards"]) and not any(v["melds"]):
             msg["opening"] = vis.opening(g.events, seat)  # the opening is shown (docs/web.md)
             if self.t.has_humans:

@@ -139,6 +139,11 @@ def _json_text(value: Any) -> str:
     every event of every hand is written through this, and the standard library's encoder
     cost more CPU than the rest of a commit (docs/architecture.md, "CPU per decision")."""
     try:
+        # string keys (every event's): the plain call, a third cheaper than the option
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        pass
+    try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except orjson.JSONEncodeError:  # what orjson refuses (an int past 64 bits)
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
