@@ -30,6 +30,7 @@ from tests.test_web import (
     Server,
     Watched,
     browser,  # noqa: F401 (the fixture)
+    hand_under_tuoguan,
     serving,
     stacked,
 )
@@ -63,7 +64,8 @@ GEOMETRY = """() => {
     log_lines: (l => l ? l.clientHeight / parseFloat(getComputedStyle(l).lineHeight) : 0)(
       document.querySelector('.table-grid > .action-log.open .log-list')),
     grid_scroll: (e => [e.scrollHeight, e.clientHeight])(document.querySelector('#app > .table-grid')),
-    hand_w: w('[data-role=hand] [data-tile]'),
+    // your tiles, or a spectator's backs of the watched seat there
+    hand_w: w('[data-role=hand] [data-tile], [data-role=hand] [data-back]'),
     river_w: w('[data-role=river] [data-tile]'),
     meld_w: w('section.seat:not([data-rel=self]) [data-role=melds] [data-tile]'),
     scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
@@ -792,7 +794,8 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
     browser: Browser,  # noqa: F811
 ) -> None:
     """Two accounts at a table for silver, in English at 844×390 and 667×375: the stakes
-    note ("1 silver/point · fee 0 · leaving costs 8") keeps to two lines in the corner (three
+    note ("1 silver/point · fee 0 · escape penalty 8", the lobby's words: it said "leaving
+    costs 8" where the lobby says "escape penalty") keeps to two lines in the corner (three
     short ones at 667×375), its escape penalty shown, and the whole table — your hand at the
     foot — is on the screen. It took three lines there, and
     the table ran 19 px past the foot, the hand cut off (the practice table's note is short,
@@ -804,8 +807,8 @@ def test_a_table_for_silver_fits_a_phone_held_sideways_in_english(
         pa = wa.page
         pa.locator("[data-role=hand] [data-tile]").first.wait_for()
         stakes = pa.locator("[data-role=table-stakes]")
-        expect(stakes).to_contain_text("leaving costs 8")
-        assert "leaving costs 8" in (stakes.get_attribute("title") or "")
+        expect(stakes).to_contain_text("escape penalty 8")
+        assert "escape penalty 8" in (stakes.get_attribute("title") or "")
         for width, height in ((844, 390), (667, 375)):
             pa.set_viewport_size({"width": width, "height": height})
             g = pa.evaluate(
@@ -1166,7 +1169,7 @@ def test_a_private_tables_corner_leaves_your_hand_and_the_stakes_note_whole(
         expect(pb.locator(f".social-wrap [data-action={action}]")).to_be_visible()
     stakes = pb.locator("[data-role=table-stakes]")
     expect(stakes).to_contain_text("逃跑扣 420")
-    for lang, last in (("zh", "逃跑扣 420"), ("en", "leaving costs 420")):
+    for lang, last in (("zh", "逃跑扣 420"), ("en", "escape penalty 420")):
         if lang == "en":
             pb.set_viewport_size({"width": 740, "height": 360})
             pb.locator("#app .bar [data-role=lang]").click()
@@ -1197,3 +1200,136 @@ def test_a_private_tables_corner_leaves_your_hand_and_the_stakes_note_whole(
             assert g["last"] <= g["note"][1] + 0.5, at  # its escape penalty read
     wa.close()
     wb.close()
+
+
+# the replay's verdict at this step, measured in the frame it is drawn in: whether its words
+# are cut (each part's and the whole line's scroll width over its box), its box, the header's
+# other items, and the board's top and the page's scroll
+VERDICT = """() => { const v = document.querySelector('[data-role=decision-verdict]');
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; };
+  const board = document.querySelector('[data-role=replay-board]');
+  return {frame: document.querySelector('[data-role=replay]').dataset.frame,
+    verdict: v && {box: r(v), text: v.textContent, agree: v.dataset.agree,
+      cut: Math.max(...[v, ...v.querySelectorAll('.vpart')].map(e => e.scrollWidth - e.clientWidth)),
+      cutY: v.scrollHeight - v.clientHeight},
+    others: [...document.querySelectorAll('.bar > :not(.grow):not([data-role=decision-verdict])')].map(r),
+    bar: r(document.querySelector('.bar')), board: r(board),
+    scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    view: [innerWidth, innerHeight]}; }"""
+
+
+def test_the_replays_verdict_is_whole_on_a_phone_held_sideways(
+    main_server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """The replay of a hand of MAIN_WALL played by 托管, reviewed from seat 0, held sideways
+    at 844×390, 740×360 and 667×375 in both languages: at every step with a decision of
+    seat 0 its verdict ("✗ 机器人：碰 · 实际：过", "✓ Played: Discard 2 Characters") is
+    whole — no word cut — inside the screen, over none of the header's links and buttons,
+    the header one row above the board, which still ends at the screen's foot. It stood in the board's
+    centre, as narrow as the gold's box, cut with …: by 20 px in Chinese at 740×360 and up
+    to 95 px in English at 667×375 (16 px at 844×390)."""
+    hid = hand_under_tuoguan(main_server, browser)
+    review = main_server.http("GET", f"/api/hands/{hid}/review?seat=0")
+    frames = {d["frame"] for d in review["decisions"]}
+    last = len(main_server.http("GET", f"/api/hands/{hid}/replay")["frames"]) - 1
+    for locale in ("en-US", "zh-CN"):
+        w = Watched(browser, locale, 844, 390, mobile=True)
+        pg = w.page
+        pg.goto(f"{main_server.base}/?replay={hid}&seat=0")
+        pg.locator("[data-role=replay-board]").wait_for()
+        step = pg.locator("[data-role=replay]")
+        for width, height in ((844, 390), (740, 360), (667, 375)):
+            pg.set_viewport_size({"width": width, "height": height})
+            if step.get_attribute("data-frame") != "0":
+                pg.click("[data-role=replay-first]")
+            seen, cut, placed = set(), [], []
+            for i in range(last + 1):
+                if i:
+                    pg.keyboard.press("ArrowRight")
+                expect(step).to_have_attribute("data-frame", str(i))
+                g = pg.evaluate(VERDICT)
+                at = f"{locale} {width}×{height} step {i}: {g}"
+                v = g["verdict"]
+                assert (v is not None) == (i in frames), at
+                # the header one row: the board under it still ends at the screen's foot
+                # (the review and the narration are below it, by scrolling)
+                assert g["scroll"][0] == width, at
+                board = g["board"]
+                assert board["y"] >= g["bar"]["y"] + g["bar"]["h"] - 0.5, at
+                assert board["y"] + board["h"] <= height + 0.5, at
+                if not v:
+                    continue
+                seen.add(v["agree"])
+                b = v["box"]
+                if v["cut"] > 0 or v["cutY"] > 0:  # every word of it shown
+                    cut.append((i, v["text"], v["cut"], v["cutY"]))
+                # inside the screen, over none of the header's other items, above the board
+                # (the review below it is off the screen)
+                if not (
+                    b["x"] >= 0
+                    and b["x"] + b["w"] <= width + 0.5
+                    and all(overlap(b, o) == 0 for o in g["others"])
+                    and b["y"] >= 0
+                    and b["y"] + b["h"] <= board["y"] + 0.5
+                ):
+                    placed.append((i, b, g["others"]))
+            where = f"{locale} {width}×{height}"
+            assert cut == [], f"{where}: the verdict cut (step, text, px): {cut}"
+            assert placed == [], f"{where}: the verdict out of place: {placed}"
+            # MAIN_WALL's hand under 托管: seat 0 both agrees with the bot and differs
+            assert seen == {"0", "1"}, (locale, width, seen)
+        w.close()
+
+
+def test_a_spectator_sees_the_table_as_large_as_a_player_does(
+    server: Server,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """A spectator at a phone held sideways (844×390, 740×360, 667×375) watches the player's
+    table of TABLE_WALL, at the chow 上家's 2p offers: the same square as the player's page at
+    the same size (check_square: seats on the edges, rivers in front of them, nothing over
+    anything or scrolling), the watched seat's concealed tiles along the bottom as backs as
+    wide as the player's hand tiles, and river and meld tiles as wide as the player's; in
+    English too. The spectator's bottom row was the watched seat's panel with 10 px backs
+    over empty felt where a hand stands (33 px at 844×390): the table looked a size smaller."""
+    tok = server.guest("被看者")
+    tid = server.table(tok)
+    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.locator("[data-action=ready]").tap()
+    expect(pg.locator("[data-action=discard]")).to_be_visible()
+    spec = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    sp = spec.page
+    sp.goto(f"{server.base}/?token={server.guest('看客')}&table={tid}&as=spectator")
+    sp.locator("[data-role=table]").wait_for()
+    play_to_the_chow(pg)
+    # the spectator has the table as it was before 上家's discard was open to claims (R12):
+    # every seat's discards so far in the rivers, and an opponent's meld face up
+    expect(
+        sp.locator("section.seat:not([data-rel=self]) [data-role=melds] [data-tile]")
+    ).not_to_have_count(0)
+    expect(
+        sp.locator("section.seat[data-rel=self] [data-role=river] [data-tile]")
+    ).not_to_have_count(0)
+    concealed = sp.locator("section.seat[data-rel=self] [data-role=concealed-count]").text_content()
+    for width, height in ((844, 390), (740, 360), (667, 375)):
+        for p in (pg, sp):
+            p.set_viewport_size({"width": width, "height": height})
+        mine, theirs = pg.evaluate(GEOMETRY), sp.evaluate(GEOMETRY)
+        at = f"{width}×{height}: player {mine['hand_w'][:1]} {mine['river_w'][:1]}, spectator {theirs}"
+        backs = theirs["hand_w"]
+        assert backs, f"no backs where a player's hand stands ({at})"
+        check_square(theirs, True)
+        assert backs and str(len(backs)) in (concealed or ""), at
+        assert min(backs) >= min(mine["hand_w"]) - 0.5, at
+        assert min(theirs["river_w"]) >= min(mine["river_w"]) - 0.5, at
+        assert min(theirs["meld_w"]) >= min(mine["meld_w"]) - 0.5, at
+    sp.click("[data-role=lang]")
+    expect(sp.locator("[data-role=lang]")).to_have_text("中文")
+    for width, height in ((844, 390), (667, 375)):
+        sp.set_viewport_size({"width": width, "height": height})
+        check_square(sp.evaluate(GEOMETRY), True)
+    spec.close()
+    w.close()

@@ -33,12 +33,29 @@ test("the catalogue has every level of the seed: Chinese exactly as R11, English
   assert.equal(titles.size, 24, "every English title differs");
 });
 
+test("the English ladder reads as titles: short, capitalised, faithful in its steps", () => {
+  // "Jobless · Rookie" read oddly: titles as a player reads a rank, each part short enough
+  // for the lobby's badge and a leaderboard's column (20 characters at most), in title case
+  const en = lobby("en");
+  for (const lv of SEED) {
+    for (const k of [`lobby.level_title.${lv.n}`, `lobby.level_rank.${lv.n}`]) {
+      assert.ok(en[k].length <= 20, `${k} is long: ${en[k]}`);
+      assert.ok(/^[A-Z0-9]/.test(en[k]) && !en[k].includes("·"), `${k}: ${en[k]}`);
+    }
+  }
+  // the ladder's steps as the Chinese has them: the street's, the teahouse's and the hotel's
+  // three dans, the gamblers' films, the richest from the club to the world
+  assert.deepEqual([2, 3, 4].map((n) => en[`lobby.level_rank.${n}`]), ["Street 1st Dan", "Street 2nd Dan", "Street 3rd Dan"]);
+  assert.deepEqual([17, 18, 19].map((n) => en[`lobby.level_title.${n}`]), ["King of Gamblers", "Saint of Gamblers", "God of Gamblers"]);
+  assert.equal(en["lobby.level_title.23"], "Richest in the World");
+});
+
 test("levelNames: the server's Chinese in zh, the catalogue's English in en", () => {
   setLang("zh");
   assert.deepEqual(levelNames(SEED[0]), { title: "待业", rank: "麻袋" });
   setLang("en");
-  assert.deepEqual(levelNames(SEED[0]), { title: "Jobless", rank: "Rookie" });
-  assert.deepEqual(levelNames(SEED[23]), { title: "God of wealth", rank: "Mahjong invincible" });
+  assert.deepEqual(levelNames(SEED[0]), { title: "Job Seeker", rank: "Novice" });
+  assert.deepEqual(levelNames(SEED[23]), { title: "God of Wealth", rank: "The Invincible" });
   // a level the catalogue does not know keeps the server's words
   assert.deepEqual(levelNames({ n: 99, title_zh: "某", rank_zh: "某段" }), { title: "某", rank: "某段" });
   setLang("zh");

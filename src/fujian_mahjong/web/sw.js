@@ -3,7 +3,7 @@
 // again; the API and the socket always go to the network. Static files are served cache
 // first and refreshed in the background (the next load gets the new copy); a new CACHE name
 // drops every older cache when this worker activates.
-const CACHE = "fjmj-static-v1";
+const CACHE = "fjmj-static-v2";
 const STATIC = /^\/(css|js|assets|locale)\//;
 
 self.addEventListener("install", (e) => {

@@ -15,12 +15,16 @@ import { h, patch } from "./vdom.js";
 const SPEEDS = [0.5, 1, 2, 4];
 
 /** A decision in words; `phase`: the phase it was taken in (the state before it), so that
- * a win on one's own turn says 自摸 as the narration does, not 胡 (R7). */
-export function actionText(a, phase = null) {
+ * a win on one's own turn says 自摸 as the narration does, not 胡 (R7); `claimed`: the
+ * discard open to claims then, which a pong, kong or chow takes ("Bot: Pong 9 Characters",
+ * not "Bot: Pong"). */
+export function actionText(a, phase = null, claimed = null) {
   if (!a) return "";
-  const tile = a.tile ? tileName(a.tile, getLang()) : "";
+  const claim = a.type === "pong" || a.type === "kong" || a.type === "chow";
+  const kind = a.tile || (claim && phase === "claims" ? claimed : null);
+  const tile = kind ? tileName(kind, getLang()) : "";
   if (a.type === "discard") return t("act.discard", { tile });
-  if (a.type === "chow") return t("act.chow", { tile: "", pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
+  if (a.type === "chow") return t("act.chow", { tile, pair: parseTiles(a.tiles).map((k) => tileName(k, getLang())).join(" ") });
   // a win on its own draw: its turn, or the last group (R5: each draws, and wins on it)
   if (a.type === "win") return phase === "turn" || phase === "last_group" ? t("act.win_self") : t("act.win");
   if (a.type === "rob_gold") return a.tile ? t("act.rob_gold_tile", { tile }) : t("act.rob_gold");
@@ -49,7 +53,7 @@ function seatLabel(data, s) {
   return (data.names && data.names[s]) || `#${s}`;
 }
 
-function boardV(data, frame, viewer, phaseBefore = null) {
+function boardV(data, frame, viewer, before = null) {
   const s0 = frame.state;
   const n = data.players;
   const seats = [];
@@ -109,7 +113,7 @@ function boardV(data, frame, viewer, phaseBefore = null) {
       { key: "center", class: "center" },
       h("div", { class: "gold-box" }, h("span", { class: "label" }, t("gold")), s0.indicator ? vtile(s0.indicator, { size: "m", gold: s0.gold }) : null),
       h("div", { class: "counts" }, h("span", {}, t("live", { n: s0.live })), h("span", {}, t("reserve", { n: s0.reserve }))),
-      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line", dataset: { role: "turn-line" } }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action, phaseBefore)}`) : null,
+      frame.actor !== null && frame.actor !== undefined ? h("div", { class: "turn-line", dataset: { role: "turn-line" } }, `${seatLabel(data, frame.actor)}${colon()}${actionText(frame.action, before && before.phase, before && before.last_discard && before.last_discard.tile)}`) : null,
     ),
   );
 }
@@ -188,7 +192,13 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
     document.title = `${t("title")} · ${t("replay_title", { id: handId })}`;
     const decision = review && review.decisions ? review.decisions.find((d) => d.frame === i) : null;
     // the phase the step's decision was taken in (the frame before it)
-    const phaseBefore = i > 0 && frames[i - 1].state ? frames[i - 1].state.phase : null;
+    // the state the step's action was taken in (the frame before it), and the state the
+    // review seat's decision at this step is taken in (this frame's: the decision comes
+    // next): its phase and the discard a claim takes. The decision read the frame before's
+    // phase, so a win on another's discard said 自摸
+    const before = i > 0 && frames[i - 1].state ? frames[i - 1].state : null;
+    const now = frame.state || {};
+    const said = (a) => actionText(a, now.phase, now.last_discard && now.last_discard.tile);
     const agree = decision && sameAction(decision.played, decision.bot);
     const reviewBox = h(
       "div",
@@ -216,8 +226,8 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
         ? h(
             "div",
             { class: `decision ${agree ? "agree" : "differ"}`, dataset: { role: "decision", agree: agree ? "1" : "0" } },
-            h("div", {}, t("played", { action: actionText(decision.played, phaseBefore) })),
-            h("div", {}, t("bot_choice", { action: actionText(decision.bot, phaseBefore) }), " — ", hintReason(getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason)),
+            h("div", {}, t("played", { action: said(decision.played) })),
+            h("div", {}, t("bot_choice", { action: said(decision.bot) }), " — ", hintReason(getLang() === "zh" ? decision.reason_zh || decision.reason : decision.reason)),
             h("div", { class: "verdict" }, agree ? t("agree") : t("differ")),
           )
         : h("div", { class: "muted" }, t("review_none")),
@@ -228,8 +238,8 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
     // and up to 95 px in English at 667×375); the header has the width for it whole, the
     // hand's title giving way. Where they differ the bot's choice comes first, each part
     // whole on its line where the header has to wrap it
-    const played = decision ? t("played", { action: actionText(decision.played, phaseBefore) }) : "";
-    const botSaid = decision && !agree ? t("bot_choice", { action: actionText(decision.bot, phaseBefore) }) : "";
+    const played = decision ? t("played", { action: said(decision.played) }) : "";
+    const botSaid = decision && !agree ? t("bot_choice", { action: said(decision.bot) }) : "";
     const verdictText = decision ? (agree ? `✓ ${played}` : `✗ ${botSaid} · ${played}`) : "";
     const part = (text, key) => h("span", { key, class: "vpart" }, text);
     const verdict = decision
@@ -302,7 +312,7 @@ export async function showReplay(root, handId, seatParam, code = null, stepParam
         h("span", { class: "grow" }),
         h("button", { class: "lang", dataset: { role: "lang" }, onclick: () => { setLang(getLang() === "zh" ? "en" : "zh"); render(); } }, t("lang_switch")),
       ),
-      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, phaseBefore), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
+      h("main", { key: "replay", class: "replay", dataset: { role: "replay", frame: String(i) } }, controls, h("div", { class: "replay-body" }, boardV(data, frame, seat, before), h("aside", { class: "replay-side" }, reviewBox, narr, endBox))),
     ]);
   };
   document.addEventListener("keydown", (e) => {

@@ -283,9 +283,9 @@ function seatV(st, s, now) {
   );
   const hidden = v.hand_sizes[s];
   const level = info.bot ? botLevelName(info.bot_level) : "";
-  // an opponent's concealed tiles as backs along its edge (turned on the sides)
-  // (a spectator sees the bottom seat's as backs too)
-  const backs = !mine
+  // an opponent's concealed tiles as backs along its edge (turned on the sides); a
+  // spectator sees the bottom seat's as backs where a player's hand is (handV)
+  const backs = !bottom
     ? h("span", { class: `backs${side ? " backs-v" : ""}`, "aria-hidden": "true" }, Array.from({ length: Math.min(hidden, 17) }, (_x, i) => vtile("", { key: `h${i}`, back: true, size: "xs" })))
     : null;
   return h(
@@ -546,7 +546,19 @@ function handV(st, dispatch, act) {
   // before the opening's 开金 the hand is shown as dealt (shownView); no decision is open
   // then, so no selection can point into this order
   const v = shownView(st);
-  if (st.seat === null) return h("div", { class: "hand", dataset: { role: "hand" } });
+  if (st.seat === null) {
+    // a spectator has no hand: the watched seat's concealed tiles (seat 0, at the bottom)
+    // stand there as backs the size of a player's hand, none face up (R12), the last one
+    // apart while it is the seat's turn with a tile to discard. They were 10 px backs in
+    // its panel over a row of empty felt: the table a size smaller than a player's
+    const n = Math.min((v.hand_sizes && v.hand_sizes[0]) || 0, 17);
+    const apart = n % 3 === 2 && v.turn === 0 && v.phase !== "over";
+    return h(
+      "div",
+      { class: `hand watched${apart ? " has-drawn" : ""}`, dataset: { role: "hand", watched: "1" } },
+      Array.from({ length: n }, (_x, i) => vtile("", { key: `w${i}`, back: true, size: "l" })),
+    );
+  }
   const { tiles, drawn, all } = allHand(v);
   const keys = tileKeys(tiles);
   if (drawn) keys.push("drawn");
