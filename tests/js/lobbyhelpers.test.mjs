@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { setLang } from "../../src/fujian_mahjong/web/js/i18n.js";
-import { STAKES, allowedStakes, defaultStake, levelNames, replayHref, tableState } from "../../src/fujian_mahjong/web/js/lobbyhelpers.js";
+import { STAKES, allowedStakes, defaultStake, leaveWarning, levelNames, replayHref, tableState } from "../../src/fujian_mahjong/web/js/lobbyhelpers.js";
 
 const ROOT = new URL("../../src/fujian_mahjong/", import.meta.url);
 const SEED = [...readFileSync(new URL("scoring/settlement.py", ROOT), "utf8").matchAll(/\((\d+), "([^"]+)", "([^"]+)", \d+\)/g)].map((m) => ({
@@ -105,4 +105,17 @@ test("a full table that has not dealt is told from one in play", () => {
   assert.equal(tableState({ status: "closed", players: 3, seats }, 7), "closed");
   assert.equal(tableState({ status: "closed", players: 4, seats_taken: 4 }), "closed");
   assert.equal(tableState({}), "open");
+});
+
+test("the leave warning says what the server does (docs/economy.md, Leaving mid-hand)", () => {
+  // an account pays the escape penalty; practice is free
+  assert.deepEqual(leaveWarning({ penalty: 127, stake: 5 }), { key: "lobby.leave_costs", n: 127 });
+  assert.equal(leaveWarning({ practice: true, penalty: 127, stake: 5 }).key, "lobby.leave_practice");
+  // a guest where silver moves between the others: the hand plays on (a bot in its seat),
+  // settled as played; it said the hand would be void (economy.hand_plays_on)
+  assert.equal(leaveWarning({ guest: true, penalty: 127, stake: 5 }).key, "lobby.leave_guest_plays_on");
+  // a guest at a points-only table (a fee, no stake): the hand is void, free
+  assert.equal(leaveWarning({ guest: true, penalty: 2, stake: 0 }).key, "lobby.leave_guest");
+  assert.equal(leaveWarning({ penalty: null }).key, "lobby.leave_voids");
+  for (const lang of ["zh", "en"]) assert.ok(lobby(lang)["lobby.leave_guest_plays_on"], lang);
 });

@@ -56,3 +56,19 @@ export function tableState(info, me = null) {
   const taken = info.seats_taken ?? (Array.isArray(info.seats) ? info.seats.filter((s) => s && (s.name || s.bot)).length : null);
   return n !== null && taken !== null && taken >= n ? "full" : "open";
 }
+
+/**
+ * What leaving mid-hand does to this player, for the warning before 离开 (docs/economy.md,
+ * "Leaving mid-hand"): `{key, n}` of the locale line and the silver it costs. Practice:
+ * nothing is charged. An account: the escape penalty where one applies. A guest at a table
+ * where silver moves between the others (a stake): a bot plays its seat to the hand's end,
+ * which is settled as played, then the match ends (the server's `hand_plays_on`); elsewhere
+ * a guest's leave voids the hand, free.
+ */
+export function leaveWarning({ practice = false, penalty = null, guest = false, stake = 0 } = {}) {
+  if (practice) return { key: "lobby.leave_practice", n: 0 };
+  if (!guest && penalty !== null && penalty !== undefined && penalty > 0) return { key: "lobby.leave_costs", n: penalty };
+  if (guest && stake > 0) return { key: "lobby.leave_guest_plays_on", n: 0 };
+  if (guest && penalty) return { key: "lobby.leave_guest", n: 0 };
+  return { key: "lobby.leave_voids", n: 0 };
+}

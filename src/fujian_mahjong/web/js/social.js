@@ -12,6 +12,7 @@
 import { colon, pick, t } from "./i18n.js";
 import { hasPath, load, save, serverPaths, token } from "./net.js";
 import { call, modal, num } from "./lobby.js";
+import { leaveWarning } from "./lobbyhelpers.js";
 import { h } from "./ui.js";
 
 const BUBBLE_MS = 6000;
@@ -503,8 +504,11 @@ export async function confirmLeave(ctx) {
   // 练习 (docs/economy.md): winning pays nothing there, so leaving costs nothing
   const practice = st && st.practice !== null ? st.practice : Boolean(info && info.practice);
   const penalty = info && !practice ? info.escape_penalty : null;
-  const charged = penalty !== null && penalty !== undefined && penalty > 0 && !(st && st.registered === false);
-  const text = practice ? t("lobby.leave_practice") : charged ? t("lobby.leave_costs", { n: num(penalty) }) : st && st.registered === false && penalty ? t("lobby.leave_guest") : t("lobby.leave_voids");
+  const guest = Boolean(st && st.registered === false);
+  const stake = info && info.stakes ? info.stakes.stake : 0;
+  const warning = leaveWarning({ practice, penalty, guest, stake });
+  const charged = warning.key === "lobby.leave_costs";
+  const text = t(warning.key, { n: num(warning.n) });
   return modal({
     role: "leave-warning",
     title: t("lobby.leave_title"),
