@@ -261,6 +261,29 @@ def test_quick_match_shows_the_stakes_and_lands_at_a_table_filled_with_bots(
     w.close()
 
 
+def test_a_guests_leave_warning_says_the_hand_plays_on_where_silver_moves(
+    server: Server, browser: Browser
+) -> None:
+    """A guest mid-hand at a room table (its bots play for the house: silver moves there) is
+    told what leaving does: a bot plays its seat to the hand's end, then the match ends
+    (docs/economy.md, "Leaving mid-hand"; the server's ``hand_plays_on``). It was told the
+    hand would be void."""
+    tok = server.guest("游客")
+    tid = server.http("POST", "/api/quickmatch", {"room": "fuzhou-tcy:junior"}, tok)["table"]
+    assert server.http("GET", f"/api/tables/{tid}")["practice"] is False
+    w = Watched(browser)
+    pg = w.page
+    pg.goto(f"{server.base}/?token={tok}&table={tid}")
+    pg.locator("[data-role=hand] [data-tile]").first.wait_for()
+    pg.click("[data-role=leave]")
+    warning = pg.locator("[data-role=leave-warning]")
+    expect(warning).to_contain_text("机器人将代你打完本盘，随后比赛结束（游客不扣银子）")
+    expect(warning.locator("[data-role=leave-penalty]")).to_have_attribute("data-amount", "0")
+    warning.locator("[data-action=stay]").click()
+    expect(warning).to_have_count(0)
+    w.close()
+
+
 def test_leave_warning_names_the_penalty_that_is_then_charged(
     server: Server, browser: Browser
 ) -> None:
