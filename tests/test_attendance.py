@@ -146,11 +146,13 @@ def test_leaving_tells_the_connection_and_a_seated_player_leaves_its_seat() -> N
     c = _conn(5)
     c.table, c.seat = t, 3
     fx = Attendance(t, 30.0).leave(c)
-    assert fx.detach == [c] and fx.replies == [Reply(c, {"type": "left", "table": 7})]
-    assert fx.then == [C.SeatLeaves(3)]
+    # the seated player is answered ``left`` by the table once its leave is stored
+    assert fx.detach == [c] and fx.replies == []
+    assert fx.then == [C.SeatLeaves(3, c)]
     w = _conn(6)
     w.table = t
-    assert Attendance(t, 30.0).leave(w).then == []  # a spectator only goes
+    fx = Attendance(t, 30.0).leave(w)
+    assert fx.then == [] and fx.replies == [Reply(w, {"type": "left", "table": 7})]  # it goes
 
 
 def test_a_second_device_takes_the_seat_over(tmp_path: Path) -> None:
@@ -177,3 +179,50 @@ def test_a_second_device_takes_the_seat_over(tmp_path: Path) -> None:
             assert table.seats[0].disconnected_at is None
 
     asyncio.run(main())
+
+
+def test_a_player_is_told_it_has_left_only_once_its_leave_is_stored(tmp_path: Path) -> None:
+    """Mid-match, ``left`` reaches the leaving player after the leave's writes (the hand
+    void, the match ended with it as the leaver): it went out before them, so a crash in
+    between left a player told it had gone seated again, as disconnected, after the
+    restart. And while the store fails, the leave is still answered (the table holds it and
+    stores it when the store is back)."""
+    import sqlite3
+
+    from fujian_mahjong.server.deals import FixedDeals
+
+    async def main(failing: bool) -> None:
+        data = tmp_path / ("failing" if failing else "ok")
+        async with running(data, deals=FixedDeals("b")) as h:
+            me, other = await h.guest("me"), await h.guest("other")
+            tid = await h.table(me, bots=2, hands=2)
+            for c in (me, other):
+                await h.seat(c, tid)
+            await h.ready(me, other)
+            await h.advance(3)
+            db = sqlite3.connect(str(data / "fjmj.sqlite3"))
+            seen: list[Any] = []
+            real = me.rec.send
+
+            def send(text: str) -> bool:
+                if '"left"' in text:  # what the database holds as the player is told
+                    seen.append(db.execute("SELECT leaver FROM matches").fetchall())
+                return real(text)
+
+            me.rec.send = send  # type: ignore[method-assign]
+            if failing:
+                h.faults.fail(2)
+            await me.send({"type": "leave"})
+            await h.settle()
+            assert me.of_type("left")
+            if failing:
+                # answered all the same; stored once the store is back
+                assert seen == [[(None,)]], seen
+                await h.advance(5)
+                assert db.execute("SELECT leaver FROM matches").fetchall() == [(0,)]
+            else:
+                assert seen == [[(0,)]], seen
+            db.close()
+
+    asyncio.run(main(False))
+    asyncio.run(main(True))

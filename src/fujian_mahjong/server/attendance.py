@@ -100,10 +100,10 @@ class Attendance:
 
     def leave(self, conn: Conn) -> Effects:
         """WS ``leave``: a spectator goes; a player mid-match is a leaver (R9, R11)."""
-        fx = Effects(detach=[conn], replies=[Reply(conn, {"type": "left", "table": self.t.id})])
         if conn.seat is not None:
-            fx.then.append(C.SeatLeaves(conn.seat))
-        return fx
+            # answered ``left`` once its leave is stored (the table's ``SeatLeaves``)
+            return Effects(detach=[conn], then=[C.SeatLeaves(conn.seat, conn)])
+        return Effects(detach=[conn], replies=[Reply(conn, {"type": "left", "table": self.t.id})])
 
     def disconnected(self, conn: Conn, now: float) -> Effects:
         """The socket closed: keep the seat for the grace period (R11)."""

@@ -168,9 +168,11 @@ class GraceOver:
 @dataclass(frozen=True, slots=True)
 class SeatLeaves:
     """A seat's player left (WS ``leave``, or its grace period ran out): its seat is freed
-    at an open table; mid-match it is a leaver (R9, R11, D-24)."""
+    at an open table; mid-match it is a leaver (R9, R11, D-24). ``told``: the connection
+    that asked to leave, answered ``left`` once the leave is stored (commit before send)."""
 
     seat: int
+    told: Conn | None = None
 
 
 @dataclass(frozen=True, slots=True)

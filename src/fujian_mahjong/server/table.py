@@ -185,8 +185,15 @@ class TableActor(Actor[TableCommand]):
                 return await self._maybe_start()
             case C.GraceOver(seat):
                 return await self._grace_over(seat)
-            case C.SeatLeaves(seat):
-                return await self._seat_leaves(seat)
+            case C.SeatLeaves(seat, told):
+                try:
+                    return await self._seat_leaves(seat)
+                finally:
+                    # after the leave's writes (a player told it has left is a leaver after
+                    # a crash too); after a store fault as well: the leave is the table's
+                    # then, stored when the store is back (server/recovery.py)
+                    if told is not None:
+                        told.send({"type": "left", "table": self.id})
             case C.Recover():
                 return await self.recovery.recover()
             case C.Close(reason):
