@@ -1061,6 +1061,79 @@ def test_the_replay_keeps_its_place_and_says_what_the_narration_says(
     w.close()
 
 
+# the replay's board measured: 对家's panel (its lines: its children's distinct tops), the
+# foot of its grid row, the top river's box, the tiles of that river over the panel and the
+# board's foot
+TOP_PANEL = """() => {
+  // the last discard lands from above (a 0.35 s animation): measured where it comes to rest
+  document.getAnimations().forEach(a => a.finish());
+  const g = document.querySelector('[data-role=replay-board]');
+  const cs = getComputedStyle(g);
+  const panel = g.querySelector('.box-top').getBoundingClientRect();
+  const row = parseFloat(cs.gridTemplateRows.split(' ')[0]);
+  const foot = g.getBoundingClientRect().top + parseFloat(cs.borderTopWidth)
+    + parseFloat(cs.paddingTop) + row;
+  const river = g.querySelector('.river.r-top');
+  const over = [...river.querySelectorAll('[data-tile]')].map(e => e.getBoundingClientRect())
+    .filter(r => r.top < panel.bottom - 0.5 && r.bottom > panel.top + 0.5
+                 && r.left < panel.right && r.right > panel.left).length;
+  const tops = [...g.querySelector('.box-top').children]
+    .filter(e => e.getClientRects().length).map(e => Math.round(e.getBoundingClientRect().top));
+  return {lines: new Set(tops).size, panel: panel.bottom, foot, river: river.getBoundingClientRect().top,
+          over, board: g.getBoundingClientRect().bottom, view: innerHeight};
+}"""
+
+
+def test_the_replay_on_a_small_phone_keeps_the_top_seat_off_its_river(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """On a phone 360 px high held sideways (640×360, 740×360) 对家's panel in the replay
+    takes two lines when its face-up hand, flowers and melds do not fit one; its grid row
+    then holds it (it stood 6–11 px taller than its row, over the top river's tiles), the
+    top river starts below it, and the whole board still fits the screen — for each seat
+    in turn at the top, at the first step (every hand at its longest) and the last. A
+    server of its own: each seat's review counts against the address's six a minute."""
+    server = serve(tmp_path, walls=[list(MAIN_WALL)])
+    try:
+        top_seat_off_its_river(server, browser)
+    finally:
+        server.stop()
+
+
+def top_seat_off_its_river(server: Server, browser: Browser) -> None:
+    acc = server.account("回放对家")
+    hid = hand_of(server.play_auto(acc["token"], server.table(acc["token"])))
+    last = len(server.http("GET", f"/api/hands/{hid}/replay")["frames"]) - 1
+    w = WebWatched(browser, "zh-CN", 640, 360, mobile=True)  # a phone's touch, sideways
+    pg = w.page
+    # one page: the seat from the review's select, the steps from the buttons, the sizes
+    # from the viewport (a page load for each would run into the server's rate limit)
+    pg.goto(f"{server.base}/?replay={hid}&seat=0&step=0")
+    replay = pg.locator("[data-role=replay]")
+    wrapped = 0
+    for seat in range(4):
+        pg.select_option("[data-role=review-seat]", str(seat))
+        expect(pg.locator(".replay-grid .seat.pos-bottom")).to_have_attribute(
+            "data-seat", str(seat)
+        )
+        for step, button in ((0, "replay-first"), (last, "replay-last")):
+            if replay.get_attribute("data-frame") != str(step):
+                pg.click(f"[data-role={button}]")
+            expect(replay).to_have_attribute("data-frame", str(step))
+            for width in (640, 740):
+                pg.set_viewport_size({"width": width, "height": 360})
+                g = pg.evaluate(TOP_PANEL)
+                at = f"{width}×360, seat {seat}, step {step}: {g}"
+                wrapped += g["lines"] > 1
+                assert g["panel"] <= g["foot"] + 0.5, f"对家's panel taller than its row ({at})"
+                assert g["river"] >= g["panel"] - 0.5, f"the top river under 对家's panel ({at})"
+                assert g["over"] == 0, f"a top river tile under 对家's panel ({at})"
+                assert g["board"] <= g["view"] + 0.5, f"the board past the screen ({at})"
+    # the case the reviewer saw: 对家 on two lines, at one size at least
+    assert wrapped, "对家's panel never took two lines: the check checked nothing"
+    w.close()
+
+
 def test_a_full_table_not_yet_dealt_is_full_not_in_play(server: Server, browser: Browser) -> None:
     """A table whose seats are all taken but which has not dealt (its host not ready) is
     满员 in the table list and in the join-by-code dialog, not 已经开局; the list's stakes

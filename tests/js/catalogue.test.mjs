@@ -44,3 +44,12 @@ test("t: the language's text, then en, then the key", () => {
 test("errorText: the catalogue's error.<code>, else the server's message", () => {
   assert.equal(errorText({ code: "no_such_code_here", message: "as the server says" }), "as the server says");
 });
+
+test("a seat's running total on the end screen and its title at the table: one total, singular", () => {
+  // one number beside each seat (累计 -44): "Match totals -44" read as a plural of one
+  setLang("en");
+  assert.equal(t("totals"), "Match total");
+  assert.equal(t("totals_short"), "Total");
+  setLang("zh");
+  assert.equal(t("totals"), "累计");
+});
