@@ -165,6 +165,15 @@ def test_room_bots_play_for_the_house(db_url: str, tmp_path: Path) -> None:
                 assert end["practice"] is False
                 moved += want
             assert any(e["silver"][0]["transfer"] for e in ends)  # silver really moved
+            # the match's end says what the match moved, the hands' lines summed
+            # (docs/economy.md): the change after the fees, the fees, the last balance
+            last = a.last("match_end")
+            assert last is not None and last["silver"][1:] == [None, None, None]
+            assert last["silver"][0] == {
+                "change": sum(e["silver"][0]["change"] for e in ends),
+                "fees": FEE * len(ends),
+                "balance": balance,
+            }
             assert await silver(h, a) == GRANT + moved - FEE * len(ends)
             async with h.store.sessions() as s:
                 house = await economy.house_balance(s)

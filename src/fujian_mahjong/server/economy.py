@@ -946,6 +946,33 @@ async def hand_end_fields(s: AsyncSession, hand_id: int) -> dict[str, Any]:
     return end_fields(row[0], row[1])
 
 
+async def match_silver(s: AsyncSession, match_id: int, players: int) -> list[dict[str, Any] | None]:
+    """What ``match_end`` adds (docs/economy.md): per seat the silver the match moved, its
+    hands' settlements summed — ``change`` (after the fees), ``fees`` and the ``balance``
+    after the last of them (null for seats without an account, or with nothing settled:
+    a points-only table). Read from the committed settlements."""
+    rows = (
+        await s.execute(
+            select(SettlementRow.kind, SettlementRow.detail)
+            .join(HandRow, HandRow.id == SettlementRow.hand_id)
+            .where(HandRow.match_id == match_id)
+            .order_by(HandRow.id)
+        )
+    ).all()
+    out: list[dict[str, Any] | None] = [None] * players
+    for kind, detail in rows:
+        lines = end_fields(kind, detail)["silver"] or []
+        for i, x in enumerate(lines[:players]):
+            if x is None:
+                continue
+            t = out[i] or {"change": 0, "fees": 0, "balance": None}
+            t["change"] += int(x["change"])
+            t["fees"] += int(x["fee"])
+            t["balance"] = x["balance"]
+            out[i] = t
+    return out
+
+
 def end_fields(kind: str, d: dict[str, Any]) -> dict[str, Any]:
     """``hand_end_fields`` from a settlement's kind and detail (pure)."""
     if kind == "void":

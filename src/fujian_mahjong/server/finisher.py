@@ -28,6 +28,7 @@ from fujian_mahjong.server.effects import (
     TableStatus,
     VoidHand,
 )
+from fujian_mahjong.server.store import STORE_FAULTS
 
 if TYPE_CHECKING:
     from fujian_mahjong.engine import Action, Game, Match
@@ -126,7 +127,18 @@ class Finisher:
         """``economy.hand_end_fields`` of a hand whose settlement has just committed
         (``Settled``): from the settlement this process wrote (no database read on the
         table's path), or read back when it has none (a retry that found the hand settled,
-        a restart)."""
+        a restart). ``kind`` "match": ``hand_id`` is a match's id, and the fields are what
+        its hands moved (``economy.match_silver``; none if the store cannot say now: the
+        match's end is not held back for them)."""
+        if kind == "match":
+            try:
+                async with self.t.store.sessions() as db:
+                    silver = await economy.match_silver(db, hand_id, self.t.cfg.players)
+            except STORE_FAULTS:
+                return {}
+            # (nothing moved at all: a practice match, or no stake)
+            moved = any(x is not None and (x["change"] or x["fees"]) for x in silver)
+            return {"silver": silver} if moved else {}
         st = self.t.store.settlement
         known = st.take(hand_id) if isinstance(st, economy.EconomySettlement) else None
         if known is not None and known[0] == kind:
@@ -273,26 +285,26 @@ class Finisher:
         totals = list(m.totals) if m else [0] * t.cfg.players
         if m is not None and leaver is not None and not m.over:
             m.leave(leaver)
+        end: dict[str, Any] = {
+            "type": "match_end",
+            "table": t.id,
+            "totals": totals,
+            "hands_played": m.hands_played if m else 0,
+            "leaver": leaver,
+            # docs/economy.md, "Between hands": who could not go on
+            **({"short": short} if short else {}),
+            # points only: the library Match's silver/fees come from its in-memory
+            # default balances, not the ledger (the real figures are in each hand_end)
+            "history": [
+                {k: v for k, v in e.items() if k not in ("silver", "fees")}
+                for e in (m.history if m else [])
+            ],
+        }
         fx = Effects(
             writes=[EndMatch(t.match_id, tuple(totals), leaver)],
             leave_done=True,
-            messages=[
-                {
-                    "type": "match_end",
-                    "table": t.id,
-                    "totals": totals,
-                    "hands_played": m.hands_played if m else 0,
-                    "leaver": leaver,
-                    # docs/economy.md, "Between hands": who could not go on
-                    **({"short": short} if short else {}),
-                    # points only: the library Match's silver/fees come from its in-memory
-                    # default balances, not the ledger (the real figures are in each hand_end)
-                    "history": [
-                        {k: v for k, v in e.items() if k not in ("silver", "fees")}
-                        for e in (m.history if m else [])
-                    ],
-                }
-            ],
+            # each seat's silver over the match (docs/economy.md), from the settlements
+            messages=[Settled(end, t.match_id, "match") if t.match_id is not None else end],
         )
         fx += self.close("short of silver" if short else "match over")
         return fx

@@ -122,6 +122,22 @@ export function nextHandText(at, now) {
   return t("web.next_hand_in", { n: Math.max(0, Math.ceil((at - now) / 1000)) });
 }
 
+/** Your silver over the match (match_end's ``silver`` for your seat) in words: "本场银子 −496
+ * （服务费 16，余 9,504）"; null for a spectator, a seat without an account or a match where
+ * nothing moved (practice, no stake). */
+export function matchSilverText(st, match) {
+  const me = st.seat;
+  const line = match && Array.isArray(match.silver) && me !== null && me !== undefined ? match.silver[me] : null;
+  if (!line) return null;
+  const c = line.change > 0 ? `+${num(line.change)}` : num(line.change);
+  return line.balance !== null && line.balance !== undefined ? t("web.match_silver", { c, f: num(line.fees), b: num(line.balance) }) : t("web.match_silver_short", { c, f: num(line.fees) });
+}
+
+function mySilver(st, match) {
+  const text = matchSilverText(st, match);
+  return text === null ? null : h("p", { class: "silver", dataset: { role: "match-silver", change: String(match.silver[st.seat].change) } }, text);
+}
+
 export function renderHandEnd(st, conn, rerender) {
   const he = st.handEnd;
   const v = st.view && st.view.phase === "over" ? st.view : null;
@@ -218,6 +234,9 @@ export function renderHandEnd(st, conn, rerender) {
           // where a column is narrow, the points never (style.css)
           rankStandings(match.totals).map((r) => h("li", { value: String(r.rank), dataset: { rank: String(r.rank), seat: String(r.seat) } }, h("span", { class: "st-entry" }, h("span", { class: "name" }, seatName(st, r.seat)), `${colon()}${r.points}`))),
         ),
+        // the silver the match moved for you, its hands summed by the server (match_end's
+        // ``silver``: your own line, never a spectator's; none at a practice table)
+        mySilver(st, match),
         // seats whose silver fell below the table's minimum between hands ended the match
         // (docs/economy.md, "Between hands")
         Array.isArray(match.short) && match.short.length
