@@ -15,6 +15,7 @@ Debian's Chromium, waits on DOM state only, any console error fails)."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -866,6 +867,13 @@ def test_a_match_ended_by_a_seat_short_of_silver_says_who(
             # the table is closed: nothing left to dissolve, nobody to chat with
             p.locator("[data-role=hand-end][data-closed]").wait_for()
             expect(p.locator("[data-action=dissolve], [data-action=chat]")).to_have_count(0)
+        # under the standings, each player's own silver over the match (match_end's silver)
+        won, lost = (p.locator(f"{HAND_END} [data-role=match-silver]") for p in (pa, pb))
+        expect(won).to_have_count(1)
+        expect(won).to_have_text(re.compile(r"^本场银子 \+[\d,]+（服务费 [\d,]+）$"))
+        expect(lost).to_have_text(re.compile(r"^Silver this match [−-][\d,]+ \(fees [\d,]+\)$"))
+        assert int(won.get_attribute("data-change") or 0) > 0
+        assert int(lost.get_attribute("data-change") or 0) < 0
         wa.close()
         wb.close()
 

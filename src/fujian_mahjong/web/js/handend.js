@@ -123,19 +123,20 @@ export function nextHandText(at, now) {
 }
 
 /** Your silver over the match (match_end's ``silver`` for your seat) in words: "本场银子 −496
- * （服务费 16，余 9,504）"; null for a spectator, a seat without an account or a match where
+ * （服务费 16）"; null for a spectator, a seat without an account or a match where
  * nothing moved (practice, no stake). */
 export function matchSilverText(st, match) {
   const me = st.seat;
   const line = match && Array.isArray(match.silver) && me !== null && me !== undefined ? match.silver[me] : null;
   if (!line) return null;
   const c = line.change > 0 ? `+${num(line.change)}` : num(line.change);
-  return line.balance !== null && line.balance !== undefined ? t("web.match_silver", { c, f: num(line.fees), b: num(line.balance) }) : t("web.match_silver_short", { c, f: num(line.fees) });
+  // (the balance after it is on the last hand's own line, above)
+  return t("web.match_silver", { c, f: num(line.fees) });
 }
 
 function mySilver(st, match) {
   const text = matchSilverText(st, match);
-  return text === null ? null : h("p", { class: "silver", dataset: { role: "match-silver", change: String(match.silver[st.seat].change) } }, text);
+  return text === null ? null : h("p", { class: "match-silver", dataset: { role: "match-silver", change: String(match.silver[st.seat].change) } }, text);
 }
 
 export function renderHandEnd(st, conn, rerender) {
