@@ -216,8 +216,10 @@ def test_a_player_is_told_it_has_left_only_once_its_leave_is_stored(tmp_path: Pa
             await h.settle()
             assert me.of_type("left")
             if failing:
-                # answered all the same; stored once the store is back
+                # answered all the same, and nothing after it (a "try again" would only be
+                # refused: the table holds the leave); stored once the store is back
                 assert seen == [[(None,)]], seen
+                assert me.messages[-1]["type"] == "left", me.messages[-3:]
                 await h.advance(5)
                 assert db.execute("SELECT leaver FROM matches").fetchall() == [(0,)]
             else:

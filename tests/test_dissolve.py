@@ -201,6 +201,13 @@ def test_dissolving_between_hands_keeps_the_hands_played(tmp_path: Path) -> None
                 assert m["totals"] == end["totals"] and len(m["history"]) == 1
                 assert c.of_type("hand_void") == []
                 assert c.last("table_closed")["reason"] == "dissolved"
+                # the match's silver, its one hand's lines (the balance to its seat only)
+                hand = end["silver"]
+                assert [x and x["change"] for x in m["silver"]] == [x and x["change"] for x in hand]
+                assert [x and x["fees"] for x in m["silver"]][:2] == [STAKES["fee"]] * 2
+            assert a.last("match_end")["silver"][0]["balance"] == after[0]
+            assert "balance" not in a.last("match_end")["silver"][1]
+            assert all(x is None or "balance" not in x for x in s.last("match_end")["silver"])
             assert [await silver(h, a), await silver(h, b)] == after
             rep = await audit(h)
             assert rep.hands == 1 and rep.voids == 0 and rep.fees_burned == 2 * STAKES["fee"]

@@ -188,8 +188,12 @@ def test_a_stopping_server_deals_no_new_hand_even_at_a_table_of_bots(tmp_path: P
             )
             assert r.status_code in (200, 201), r.text
             t = h.lobby.tables[int(r.json()["id"])]
-            while t.match is None or t.match.hands_played < 2:  # a hand or two in
-                await asyncio.sleep(0)
+
+            async def two_hands_in() -> None:
+                while t.match is None or t.match.hands_played < 2:
+                    await asyncio.sleep(0)
+
+            await asyncio.wait_for(two_hands_in(), 10)
             assert t.status in ("playing", "between")
             before = t.match.hands_played
             await asyncio.wait_for(h.app.state.drain(30.0), 10)

@@ -118,9 +118,9 @@ def test_the_last_human_leaving_an_open_table_closes_it() -> None:
 
 def test_a_failing_seat_write_seats_nobody_until_the_store_answers(tmp_path: Path) -> None:
     """A join and a bot added through REST while the seat write fails: the player gets
-    ``unavailable`` (the client joins again after its back-off) and the REST call a 503, the table's seat list is unchanged (no
-    seat held in memory that the database does not have); once the store answers the same
-    join and the same call seat them."""
+    ``unavailable`` (the client joins again after its back-off) and the REST call a 503,
+    the table's seat list is unchanged (no seat held in memory that the database does not
+    have); once the store answers the same join and the same call seat them."""
 
     async def main() -> None:
         async with running(tmp_path) as h:

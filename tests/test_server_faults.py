@@ -306,9 +306,9 @@ def test_a_player_who_drops_while_the_store_fails_is_not_made_the_leaver(
 
 
 def test_a_rejoin_that_meets_a_database_fault_is_answered_unavailable(tmp_path: Path) -> None:
-    """A reconnect's ``join`` whose token check meets a database blip is answered
-    ``unavailable``, which the client makes again after its back-off (web/js/net.js), and
-    the join made again takes the seat back. It was answered ``store_unavailable``, which
+    """A reconnect's ``join`` (or its ``hello``) whose token check meets a database blip is
+    answered ``unavailable``, which the client makes again after its back-off (web/js/net.js),
+    and the join made again takes the seat back. It was answered ``store_unavailable``, which
     no client makes again: the socket stayed open at no table until the grace period made
     its player the leaver of a hand the server had failed (R11)."""
     from sqlalchemy.exc import OperationalError
@@ -339,6 +339,13 @@ def test_a_rejoin_that_meets_a_database_fault_is_answered_unavailable(tmp_path: 
             await again.send({"type": "join", "table": tid, "as": "player"})
             answers = [(m["type"], m.get("code")) for m in again.messages[n:]]
             assert answers == [("error", "unavailable")], answers
+            # the hello before it, met by the blip: the same (the client connects again)
+            calls = 0
+            fresh = Client(h, "me", me.token, me.player_id)
+            await fresh.send({"type": "hello", "token": me.token})
+            answers = [(m["type"], m.get("code")) for m in fresh.messages]
+            assert answers == [("error", "unavailable")], answers
+            n = len(again.messages)
             # the client's join made again: seated, the hand going on
             await again.send({"type": "join", "table": tid, "as": "player"})
             assert any(m["type"] == "seated" for m in again.messages[n:])

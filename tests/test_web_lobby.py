@@ -1129,7 +1129,7 @@ def top_seat_off_its_river(server: Server, browser: Browser) -> None:
                 assert g["river"] >= g["panel"] - 0.5, f"the top river under 对家's panel ({at})"
                 assert g["over"] == 0, f"a top river tile under 对家's panel ({at})"
                 assert g["board"] <= g["view"] + 0.5, f"the board past the screen ({at})"
-    # the case the reviewer saw: 对家 on two lines, at one size at least
+    # 对家's panel on two lines, at one size at least (the case this test is about)
     assert wrapped, "对家's panel never took two lines: the check checked nothing"
     w.close()
 

@@ -162,9 +162,9 @@ def make_stakes(
             # the default minimum, not anything sent, is past the largest balance
             raise EconomyError(
                 "bad_stakes",
-                f"stake: one hand here can cost {floor} silver and the table's minimum "
-                f"balance would be {mb}, more than any balance ({MAX_SILVER}); "
-                "lower the stake or the cap",
+                f"stake: the table's minimum balance would be {mb} (the larger of "
+                f"{MIN_BALANCE_STAKES} × the stake and what one hand can cost), more than "
+                f"any balance ({MAX_SILVER}); lower the stake or the cap",
             )
     else:
         mb = min_balance

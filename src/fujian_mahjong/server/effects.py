@@ -180,7 +180,8 @@ Write = (
 class Settled:
     """A message completed, once the writes have committed, with what the settlement of
     ``hand_id`` (``kind``: "hand" or "void") moved: each seat's silver and balance, the
-    level-ups (R11, docs/economy.md)."""
+    level-ups (R11, docs/economy.md); or (``kind`` "match") what the settlements of the
+    match whose id is ``hand_id`` moved, summed (``match_end``'s ``silver``)."""
 
     msg: dict[str, Any]
     hand_id: int

@@ -285,29 +285,39 @@ class Finisher:
         totals = list(m.totals) if m else [0] * t.cfg.players
         if m is not None and leaver is not None and not m.over:
             m.leave(leaver)
+        extra = {"short": short} if short else {}  # docs/economy.md, "Between hands"
+        end = self.match_end_message(totals, leaver, **extra)
+        fx = Effects(
+            writes=[EndMatch(t.match_id, tuple(totals), leaver)],
+            leave_done=True,
+            messages=[end],
+        )
+        fx += self.close("short of silver" if short else "match over")
+        return fx
+
+    def match_end_message(
+        self, totals: list[int], leaver: int | None, **extra: Any
+    ) -> dict[str, Any] | Settled:
+        """The match's ``match_end`` (its end by its hands, a leave, seats short of silver or
+        a dissolution: ``extra``), completed once its writes have committed with each seat's
+        silver over the match (``end_fields`` "match", docs/economy.md)."""
+        t = self.t
+        m = t.match
         end: dict[str, Any] = {
             "type": "match_end",
             "table": t.id,
             "totals": totals,
             "hands_played": m.hands_played if m else 0,
             "leaver": leaver,
-            # docs/economy.md, "Between hands": who could not go on
-            **({"short": short} if short else {}),
-            # points only: the library Match's silver/fees come from its in-memory
-            # default balances, not the ledger (the real figures are in each hand_end)
+            **extra,
+            # points only: the library Match's silver/fees come from its in-memory default
+            # balances, not the ledger (the real figures: each hand_end, and ``silver``)
             "history": [
                 {k: v for k, v in e.items() if k not in ("silver", "fees")}
                 for e in (m.history if m else [])
             ],
         }
-        fx = Effects(
-            writes=[EndMatch(t.match_id, tuple(totals), leaver)],
-            leave_done=True,
-            # each seat's silver over the match (docs/economy.md), from the settlements
-            messages=[Settled(end, t.match_id, "match") if t.match_id is not None else end],
-        )
-        fx += self.close("short of silver" if short else "match over")
-        return fx
+        return Settled(end, t.match_id, "match") if t.match_id is not None else end
 
     def close(self, why: str) -> Effects:
         """The table closes (``table_closed``, every connection let go); nothing when it

@@ -313,6 +313,10 @@ class MatchEnd(_Msg):
     history: list[dict[str, Any]]
     seq: int
     dissolved: bool = False  # 解散房间: ended by the vote of every seated human
+    # docs/economy.md, "Between hands": the seats short of silver that ended it
+    short: list[int] | None = None
+    # each seat's silver over the match (docs/economy.md; its balance to that seat only)
+    silver: list[dict[str, Any] | None] | None = None
 
 
 class TableClosed(_Msg):
@@ -406,13 +410,17 @@ ServerMessage = Annotated[
 server_message = TypeAdapter(ServerMessage)
 
 
-def is_join_frame(text: str) -> bool:
-    """Whether a client's frame is a ``join`` (read again only where that matters: after a
-    store fault, or a frame for a table connection another process no longer has)."""
-    if '"join"' not in text:
-        return False
+def frame_type(text: str) -> str | None:
+    """A client's frame's ``type`` (read again only where that matters: after a store fault,
+    or a frame for a connection another process no longer has); None if it has none."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and data.get("type") == "join"
+        return None
+    kind = data.get("type") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def is_join_frame(text: str) -> bool:
+    """Whether a client's frame is a ``join``."""
+    return '"join"' in text and frame_type(text) == "join"

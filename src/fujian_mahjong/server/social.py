@@ -369,20 +369,6 @@ class Social:
             msg = {"type": "hand_void", "table": t.id, "hand": hand_id, "leaver": None}
             msg["seed"] = h.game.seed
             fx.messages.append(Settled({**msg, "dissolved": True}, hand_id, "void"))
-        fx.messages.append(
-            {
-                "type": "match_end",
-                "table": t.id,
-                "totals": totals,
-                "hands_played": played,
-                "leaver": None,
-                "dissolved": True,
-                # points only, as the finisher's match_end (the silver is in each hand_end)
-                "history": [
-                    {k: v for k, v in e.items() if k not in ("silver", "fees")}
-                    for e in (m.history if m else [])
-                ],
-            }
-        )
+        fx.messages.append(t.finisher.match_end_message(totals, None, dissolved=True))
         fx += t.finisher.close("dissolved")
         return fx

@@ -31,8 +31,8 @@ CLOSE_LOGGED_OUT = 4001
 HINTS_PER_PLAYER = 1
 
 
-# the answer to a join the database could not answer now (docs/protocol.md, ``error``)
-JOIN_STORE_FAULT = "the server cannot reach its database now; join again shortly"
+# the answer to a hello or a join the database could not answer now (docs/protocol.md, ``error``)
+RECONNECT_STORE_FAULT = "the server cannot reach its database now; connect again shortly"
 
 
 class SocketCluster(Protocol):
@@ -163,12 +163,18 @@ class Dispatcher:
         except (P.ProtocolError, TableError) as e:
             conn.error(e.code, e.message, getattr(e, "bad", True))
         except STORE_FAULTS:
-            if actor_of(conn) is None and P.is_join_frame(text):
-                # a join (a reconnect taking its seat back) the database could not answer:
-                # ``unavailable``, which the client makes again after its back-off. Answered
-                # ``store_unavailable`` it was never made again: the socket stayed open at
-                # no table until the seat's grace period made its player the leaver (R11)
-                conn.error("unavailable", JOIN_STORE_FAULT, False)
+            kind = P.frame_type(text) if actor_of(conn) is None else None
+            if kind in ("hello", "join"):
+                # a reconnect (its hello, then its join taking its seat back) the database
+                # could not answer: ``unavailable``, which the client makes again after its
+                # back-off. Answered ``store_unavailable`` it was never made again: the
+                # socket stayed open at no table until the seat's grace period made its
+                # player the leaver (R11)
+                conn.error("unavailable", RECONNECT_STORE_FAULT, False)
+                return
+            if kind == "leave":
+                # told ``left`` already: the table holds the leave and stores it when the
+                # store is back (server/recovery.py); "try again" would only be refused
                 return
             # the database cannot take the write now: nothing changed, the client may retry
             conn.send(

@@ -365,6 +365,12 @@ class Cluster(Sockets, SharedTables, OperatorView):
     async def _stop_actor(actor: Any) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(actor.stop(), 30)
+        task = actor.task
+        if task is not None and not task.done():
+            # past the bound: it runs nothing more (a retake waits for this, ``_restore``)
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
         actor.sched.cancel_all()
 
     async def drain(self, timeout: float) -> int:
