@@ -243,6 +243,15 @@ class Harness:
         for c in clients:
             await c.send({"type": "ready"})
 
+    async def alone_with_bots(self, name: str, **table: Any) -> tuple[Client, int]:
+        """A guest seated alone at a new table of three bots, ready (its match dealt):
+        the guest and the table's id."""
+        me = await self.guest(name)
+        tid = await self.table(me, bots=3, **table)
+        await self.seat(me, tid)
+        await self.ready(me)
+        return me, tid
+
 
 @asynccontextmanager
 async def running(data_dir: Path, **kw: Any) -> AsyncIterator[Harness]:

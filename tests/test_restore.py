@@ -339,10 +339,7 @@ def test_between_two_hands_the_last_hands_end_is_shown_again(tmp_path: Path) -> 
 
     async def main() -> None:
         async with running(tmp_path, deals=FixedDeals("between")) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3, hands=2)
-            await h.seat(me, tid)
-            await h.ready(me)
+            me, tid = await h.alone_with_bots("me", hands=2)
             await me.send({"type": "auto", "on": True})
             for _ in range(2000):  # a bound against a hang only: a fixed seed's hand
                 if me.of_type("hand_end"):

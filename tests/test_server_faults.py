@@ -315,10 +315,7 @@ def test_a_rejoin_that_meets_a_database_fault_is_answered_unavailable(tmp_path: 
 
     async def main() -> None:
         async with running(tmp_path, grace_s=30.0) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3, hands=4)
-            await h.seat(me, tid)
-            await h.ready(me)
+            me, tid = await h.alone_with_bots("me", hands=4)
             await h.advance(2)
             t = h.lobby.tables[tid]
             await me.disconnect()
@@ -369,10 +366,7 @@ def test_after_a_fault_on_a_discards_notice_the_notice_goes_out_before_what_foll
     async def main() -> None:
         # seed "b": we deal, and nobody can claim our 3p (so the next draw follows at once)
         async with running(tmp_path, deals=FixedDeals("b")) as h:
-            me = await h.guest("me")
-            tid = await h.table(me, bots=3, hands=1)
-            await h.seat(me, tid)
-            await h.ready(me)
+            me, tid = await h.alone_with_bots("me")
             await h.advance(3)
             discard = {"type": "discard", "tile": "3p"}
             assert discard in me.legal, me.legal

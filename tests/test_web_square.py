@@ -19,6 +19,7 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -1301,12 +1302,10 @@ def test_a_spectator_sees_the_table_as_large_as_a_player_does(
     wide as the player's hand tiles, and river and meld tiles as wide as the player's; in
     English too. The spectator's bottom row was the watched seat's panel with 10 px backs
     over empty felt where a hand stands (33 px at 844×390): the table looked a size smaller."""
-    tok = server.guest("被看者")
-    tid = server.table(tok)
-    w = Watched(browser, "zh-CN", 844, 390, mobile=True)
+    w, ready = at_a_new_table(server, browser, "被看者", 844, 390, True)
     pg = w.page
-    pg.goto(f"{server.base}/?token={tok}&table={tid}")
-    pg.locator("[data-action=ready]").tap()
+    tid = int(parse_qs(urlparse(pg.url).query)["table"][0])
+    ready.tap()
     expect(pg.locator("[data-action=discard]")).to_be_visible()
     spec = Watched(browser, "zh-CN", 844, 390, mobile=True)
     sp = spec.page
